@@ -1,0 +1,23 @@
+//! Kernel functions, Gram and cross matrices, normalisation, and the row interface the
+//! SMO solver reads kernels through.
+
+/// Kernel entries as the SMO solver reads them: one row at a time, for a chosen set of
+/// columns. Every kernel the library can learn (`G ⊙ K`, a weighted sum of kernels, a
+/// precomputed Gram matrix, a kernel on dense or sparse features) implements this, and
+/// the solver never sees features.
+pub trait KernelSource: Sync {
+    /// Number of training points (the Gram matrix is `len() × len()`).
+    fn len(&self) -> usize;
+
+    /// True when there are no points.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `k(x_i, x_i)`.
+    fn diag(&self, i: usize) -> f64;
+
+    /// Writes `out[t] = k(x_i, x_{cols[t]})` for every `t`. `out.len() == cols.len()`.
+    /// Stored as `f32` because the solver's row cache is `f32` (as in LIBSVM).
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]);
+}

@@ -1,0 +1,17 @@
+//! # kernlearn
+//!
+//! Kernel machines (SVM, SVR, one-class SVM) and the methods that learn their kernel.
+//!
+//! Layout (see `docs/DESIGN.md`):
+//! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits.
+//! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
+//! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
+//! - [`estimator`]: the one interface every method implements.
+
+pub mod data;
+pub mod error;
+pub mod estimator;
+pub mod kernel;
+pub mod svm;
+
+pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! The SMO solver and the kernel machines built on it.
