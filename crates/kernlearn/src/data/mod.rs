@@ -3,6 +3,26 @@
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+pub mod csv;
+mod format;
+pub mod keel;
+pub mod libsvm;
+pub mod scale;
+pub mod split;
+mod text;
+
+pub use csv::{
+    parse_csv, parse_csv_unlabeled, read_csv, read_csv_unlabeled, to_csv_string, write_csv,
+};
+pub use format::{ensure_not_same_file, read_dataset, write_dataset, Format};
+pub use keel::{parse_keel, parse_keel_with_target, read_keel, to_keel_string, write_keel};
+pub use libsvm::{parse_libsvm, read_libsvm, to_libsvm_string, write_libsvm};
+pub use scale::{ScaleMode, Scaler};
+pub use split::{
+    class_counts, class_labels, complement, kfold, stratified_kfold, stratified_split,
+    train_test_split,
+};
+
 /// Dense row-major feature matrix (`n_rows` samples × `n_cols` features).
 ///
 /// Row-major because every kernel evaluation reads whole samples. A sparse store can be
@@ -126,6 +146,98 @@ impl Dataset {
         self.x.n_rows() == 0
     }
 
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.x.n_cols()
+    }
+
+    /// Checks that `y` is empty or has one value per row, and that `feature_names` is
+    /// empty or has one name per column.
+    pub fn check_shape(&self) -> Result<()> {
+        if !self.y.is_empty() && self.y.len() != self.len() {
+            return Err(Error::data(format!(
+                "{} labels for {} samples",
+                self.y.len(),
+                self.len()
+            )));
+        }
+        if !self.feature_names.is_empty() && self.feature_names.len() != self.x.n_cols() {
+            return Err(Error::data(format!(
+                "{} feature names for {} features",
+                self.feature_names.len(),
+                self.x.n_cols()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The feature names, or `f1..fd` when there are none.
+    pub fn feature_names_or_default(&self) -> Vec<String> {
+        if self.feature_names.is_empty() {
+            (1..=self.x.n_cols()).map(|j| format!("f{j}")).collect()
+        } else {
+            self.feature_names.clone()
+        }
+    }
+
+    /// The target name, or `label` when it is empty.
+    pub fn target_name_or_default(&self) -> &str {
+        if self.target_name.is_empty() {
+            "label"
+        } else {
+            &self.target_name
+        }
+    }
+
+    /// Checks that the data can train a classifier and returns its sorted distinct
+    /// classes. Fails when there are no samples or no labels, when a label or feature is
+    /// not finite, or when there are fewer than two classes.
+    pub fn validate_classification(&self) -> Result<Vec<f64>> {
+        self.validate_common()?;
+        let classes = split::class_labels(&self.y);
+        if classes.len() < 2 {
+            return Err(Error::data(format!(
+                "only one class ({}) in the training data; classification needs at least two",
+                classes[0]
+            )));
+        }
+        Ok(classes)
+    }
+
+    /// Checks that the data can train a regressor: samples, one finite target per
+    /// sample, finite features.
+    pub fn validate_regression(&self) -> Result<()> {
+        self.validate_common()
+    }
+
+    fn validate_common(&self) -> Result<()> {
+        if self.is_empty() {
+            return Err(Error::data("the training data has no samples"));
+        }
+        if self.y.is_empty() {
+            return Err(Error::data(
+                "the training data has no labels (no label or target column was read)",
+            ));
+        }
+        self.check_shape()?;
+        if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
+            return Err(Error::data(format!(
+                "the label of sample {} is not finite ({})",
+                i + 1,
+                self.y[i]
+            )));
+        }
+        if let Some((i, j)) = self.x.find_non_finite() {
+            return Err(Error::data(format!(
+                "feature {} of sample {} is not finite ({})",
+                j + 1,
+                i + 1,
+                self.x.row(i)[j]
+            )));
+        }
+        Ok(())
+    }
+
     /// The subset of rows `idx`, in that order.
     pub fn subset(&self, idx: &[usize]) -> Dataset {
         Dataset {
@@ -138,5 +250,55 @@ impl Dataset {
             feature_names: self.feature_names.clone(),
             target_name: self.target_name.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ds(x: Vec<f64>, y: Vec<f64>) -> Dataset {
+        let n = y.len().max(1);
+        Dataset {
+            x: Features::new(n, x.len() / n, x).unwrap(),
+            y,
+            feature_names: vec![],
+            target_name: String::new(),
+        }
+    }
+
+    #[test]
+    fn validate_classification_returns_classes() {
+        let d = ds(vec![1.0, 2.0, 3.0], vec![2.0, -1.0, 2.0]);
+        assert_eq!(d.validate_classification().unwrap(), vec![-1.0, 2.0]);
+        d.validate_regression().unwrap();
+    }
+
+    #[test]
+    fn validate_errors() {
+        let msg = |d: &Dataset| d.validate_classification().unwrap_err().to_string();
+        let one = ds(vec![1.0, 2.0], vec![1.0, 1.0]);
+        assert!(msg(&one).contains("only one class (1) in the training data"));
+        let none = ds(vec![1.0], vec![]);
+        assert!(msg(&none).contains("no labels"));
+        let empty = Dataset {
+            x: Features::new(0, 2, vec![]).unwrap(),
+            ..none.clone()
+        };
+        assert!(msg(&empty).contains("no samples"));
+        assert!(empty.validate_regression().is_err());
+        let nan_y = ds(vec![1.0, 2.0], vec![1.0, f64::NAN]);
+        assert!(msg(&nan_y).contains("label of sample 2"));
+        let nan_x = ds(vec![1.0, f64::INFINITY], vec![1.0, 2.0]);
+        assert!(nan_x
+            .validate_regression()
+            .unwrap_err()
+            .to_string()
+            .contains("sample 2"));
+        let ragged = Dataset {
+            y: vec![1.0],
+            ..ds(vec![1.0, 2.0], vec![1.0, 2.0])
+        };
+        assert!(matches!(ragged.check_shape(), Err(Error::InvalidData(_))));
     }
 }

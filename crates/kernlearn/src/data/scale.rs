@@ -1,0 +1,374 @@
+//! Feature scaling, fitted on training data and stored with a model.
+//!
+//! A [`Scaler`] must be fitted on the **training data only** and then applied unchanged to
+//! validation, test and prediction data; fitting on data that includes the test set
+//! leaks information into the model.
+
+use super::Features;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How each feature is scaled. CLI names: `none`, `01`, `pm1`, `standard`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScaleMode {
+    /// Leave features as they are.
+    #[default]
+    None,
+    /// Min-max scaling of the training range to `[0, 1]` (as LIBSVM's `svm-scale -l 0`).
+    ZeroOne,
+    /// Min-max scaling of the training range to `[-1, 1]` (`svm-scale`'s default).
+    PlusMinusOne,
+    /// Standardisation: subtract the mean, divide by the population standard deviation.
+    Standard,
+}
+
+impl ScaleMode {
+    /// The CLI name (`none`, `01`, `pm1`, `standard`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScaleMode::None => "none",
+            ScaleMode::ZeroOne => "01",
+            ScaleMode::PlusMinusOne => "pm1",
+            ScaleMode::Standard => "standard",
+        }
+    }
+
+    /// The value the lowest training value (min-max) or the mean (standard) maps to.
+    fn base(self) -> f64 {
+        match self {
+            ScaleMode::PlusMinusOne => -1.0,
+            _ => 0.0,
+        }
+    }
+}
+
+impl fmt::Display for ScaleMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ScaleMode {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(ScaleMode::None),
+            "01" => Ok(ScaleMode::ZeroOne),
+            "pm1" => Ok(ScaleMode::PlusMinusOne),
+            "standard" => Ok(ScaleMode::Standard),
+            _ => Err(Error::param(
+                "scale",
+                format!("unknown scaling `{s}`; expected one of none, 01, pm1, standard"),
+            )),
+        }
+    }
+}
+
+/// A fitted per-feature affine map: `x'[j] = base + (x[j] - offset[j]) / scale[j]`,
+/// where `base` is `-1` for [`ScaleMode::PlusMinusOne`] and `0` otherwise, and a
+/// `scale[j]` of 0 marks a column that was constant in training: it maps to `base`
+/// whatever the value.
+///
+/// A division rather than a multiplication by a stored reciprocal, so that the training
+/// range maps onto the target range exactly (as in `svm-scale`); a reciprocal is off
+/// by one unit in the last place at the maximum for about one range in nine.
+///
+/// Fit it on the training data only (see the [module documentation](self)). Values
+/// outside the training range are not clipped, as in `svm-scale`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Scaler {
+    /// The scaling that was fitted.
+    pub mode: ScaleMode,
+    /// Per feature: the training minimum (min-max) or mean (standard); 0 for `None`.
+    pub offset: Vec<f64>,
+    /// Per feature: the divisor, `(max - min) / width` (width 1 or 2) for min-max, the
+    /// population standard deviation for standard, 1 for `None`, 0 for a constant column.
+    pub scale: Vec<f64>,
+}
+
+impl Scaler {
+    /// Fits `mode` on the training features `x`.
+    ///
+    /// Min-max modes map the training minimum exactly to the lower bound and the maximum
+    /// to the upper bound; standardisation uses the population standard deviation. A
+    /// constant column maps to the lower bound (`0` or `-1`), or to `0` for standard:
+    /// its scale is 0, never a division by zero. With no rows every scale is 1.
+    pub fn fit(mode: ScaleMode, x: &Features) -> Scaler {
+        let d = x.n_cols();
+        let (offset, scale) = match mode {
+            _ if x.n_rows() == 0 => (vec![0.0; d], vec![1.0; d]),
+            ScaleMode::None => (vec![0.0; d], vec![1.0; d]),
+            ScaleMode::ZeroOne | ScaleMode::PlusMinusOne => {
+                let width = if mode == ScaleMode::ZeroOne { 1.0 } else { 2.0 };
+                (0..d).map(|j| fit_min_max(x, j, width)).unzip()
+            }
+            ScaleMode::Standard => (0..d).map(|j| fit_standard(x, j)).unzip(),
+        };
+        Scaler {
+            mode,
+            offset,
+            scale,
+        }
+    }
+
+    /// A scaler that changes nothing, for `n_features` features.
+    pub fn identity(n_features: usize) -> Scaler {
+        Scaler {
+            mode: ScaleMode::None,
+            offset: vec![0.0; n_features],
+            scale: vec![1.0; n_features],
+        }
+    }
+
+    /// Number of features the scaler was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.offset.len()
+    }
+
+    /// Scales one value of feature `j`.
+    #[inline]
+    pub fn scale_value(&self, j: usize, v: f64) -> f64 {
+        match (self.mode, self.scale[j]) {
+            (ScaleMode::None, _) => v,
+            (mode, 0.0) => mode.base(),
+            (mode, s) => mode.base() + (v - self.offset[j]) / s,
+        }
+    }
+
+    /// A scaled copy of `x`. Fails when `x` has a different number of features.
+    pub fn transform(&self, x: &Features) -> Result<Features> {
+        let mut out = x.clone();
+        self.transform_in_place(&mut out)?;
+        Ok(out)
+    }
+
+    /// Scales `x` in place. Fails (leaving `x` untouched) when `x` has a different number
+    /// of features, and when a value far outside a tiny training range overflows.
+    pub fn transform_in_place(&self, x: &mut Features) -> Result<()> {
+        self.check_width(x.n_cols())?;
+        if self.mode == ScaleMode::None {
+            return Ok(());
+        }
+        for i in 0..x.n_rows() {
+            for (j, v) in x.row_mut(i).iter_mut().enumerate() {
+                *v = self.scale_value(j, *v);
+            }
+        }
+        if let Some((i, j)) = x.find_non_finite() {
+            return Err(Error::data(format!(
+                "scaling overflowed at sample {}, feature {}: the value lies far outside \
+                 the tiny training range of that feature",
+                i + 1,
+                j + 1
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_width(&self, n_cols: usize) -> Result<()> {
+        if n_cols != self.n_features() {
+            return Err(Error::data(format!(
+                "model was fitted on {} features, input has {n_cols}",
+                self.n_features()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `(min, scale)` mapping column `j`'s `[min, max]` onto `[base, base + width]`.
+fn fit_min_max(x: &Features, j: usize, width: f64) -> (f64, f64) {
+    let (min, max) = x
+        .rows()
+        .map(|r| r[j])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    let range = max - min;
+    // `range / width` is exact (width 1 or 2), so `range / scale == width` exactly.
+    let scale = if range.is_finite() {
+        range / width
+    } else {
+        max / width - min / width
+    };
+    if range > 0.0 && (width / range).is_finite() {
+        (min, scale)
+    } else {
+        (min, 0.0)
+    }
+}
+
+/// `(mean, std)` of column `j` (population std); scale 0 for a constant column.
+fn fit_standard(x: &Features, j: usize) -> (f64, f64) {
+    let n = x.n_rows() as f64;
+    let mean = x.rows().map(|r| r[j]).sum::<f64>() / n;
+    let var = x.rows().map(|r| (r[j] - mean).powi(2)).sum::<f64>() / n;
+    let std = var.sqrt();
+    if std > 0.0 && std.is_finite() && (1.0 / std).is_finite() {
+        (mean, std)
+    } else {
+        (mean, 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toy() -> Features {
+        // Column 0 varied, column 1 constant, column 2 awkward decimals.
+        Features::new(
+            4,
+            3,
+            vec![
+                1.0,
+                5.0,
+                0.1, //
+                3.0,
+                5.0,
+                0.7, //
+                -2.0,
+                5.0,
+                0.30000000000000004, //
+                7.5,
+                5.0,
+                0.2,
+            ],
+        )
+        .unwrap()
+    }
+
+    fn column(x: &Features, j: usize) -> Vec<f64> {
+        x.rows().map(|r| r[j]).collect()
+    }
+
+    fn range(v: &[f64]) -> (f64, f64) {
+        (
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    }
+
+    #[test]
+    fn min_max_ranges_are_exact_on_training_data() {
+        for (mode, lo, hi) in [
+            (ScaleMode::ZeroOne, 0.0, 1.0),
+            (ScaleMode::PlusMinusOne, -1.0, 1.0),
+        ] {
+            let x = toy();
+            let s = Scaler::fit(mode, &x);
+            let t = s.transform(&x).unwrap();
+            assert_eq!(range(&column(&t, 0)), (lo, hi), "{mode}");
+            assert_eq!(range(&column(&t, 2)), (lo, hi), "{mode}");
+            assert_eq!(column(&t, 1), vec![lo; 4], "constant column, {mode}");
+            assert!(t.find_non_finite().is_none());
+        }
+    }
+
+    #[test]
+    fn min_max_is_exact_for_many_awkward_ranges() {
+        let mut seed = 0x9e3779b97f4a7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20_000 {
+            let a = (next() - 0.5) * 1e3;
+            let b = a + next() * 10f64.powi((next() * 12.0) as i32 - 6);
+            let x = Features::new(2, 1, vec![a, b]).unwrap();
+            for mode in [ScaleMode::ZeroOne, ScaleMode::PlusMinusOne] {
+                let t = Scaler::fit(mode, &x).transform(&x).unwrap();
+                let hi = 1.0;
+                if a < b {
+                    assert_eq!(t.as_slice()[1], hi, "{a} {b} {mode}");
+                }
+                assert_eq!(t.as_slice()[0], mode.base());
+            }
+        }
+    }
+
+    #[test]
+    fn standard_has_zero_mean_unit_variance() {
+        let x = toy();
+        let t = Scaler::fit(ScaleMode::Standard, &x).transform(&x).unwrap();
+        for j in [0, 2] {
+            let c = column(&t, j);
+            let mean = c.iter().sum::<f64>() / 4.0;
+            let var = c.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 4.0;
+            assert!(mean.abs() < 1e-15, "{mean}");
+            assert!((var - 1.0).abs() < 1e-14, "{var}");
+        }
+        assert_eq!(column(&t, 1), vec![0.0; 4]);
+    }
+
+    #[test]
+    fn constant_column_ignores_unseen_values_and_overflow_is_caught() {
+        let x = Features::new(2, 2, vec![3.0, 0.0, 3.0, 1e-300]).unwrap();
+        let s = Scaler::fit(ScaleMode::PlusMinusOne, &x);
+        assert_eq!(s.scale[0], 0.0);
+        let t = s
+            .transform(&Features::new(1, 2, vec![9.0, 0.0]).unwrap())
+            .unwrap();
+        assert_eq!(t.as_slice(), &[-1.0, -1.0]);
+        let far = Features::new(1, 2, vec![3.0, 1e300]).unwrap();
+        assert!(matches!(s.transform(&far), Err(Error::InvalidData(_))));
+    }
+
+    #[test]
+    fn no_clipping_outside_training_range() {
+        let x = Features::new(2, 1, vec![0.0, 10.0]).unwrap();
+        let s = Scaler::fit(ScaleMode::PlusMinusOne, &x);
+        let test = Features::new(2, 1, vec![-5.0, 20.0]).unwrap();
+        assert_eq!(s.transform(&test).unwrap().as_slice(), &[-2.0, 3.0]);
+    }
+
+    #[test]
+    fn none_and_identity_change_nothing() {
+        let x = toy();
+        assert_eq!(Scaler::fit(ScaleMode::None, &x).transform(&x).unwrap(), x);
+        assert_eq!(Scaler::identity(3).transform(&x).unwrap(), x);
+        let empty = Features::new(0, 3, vec![]).unwrap();
+        let s = Scaler::fit(ScaleMode::Standard, &empty);
+        assert_eq!(s.scale, vec![1.0; 3]);
+    }
+
+    #[test]
+    fn width_mismatch_is_an_error() {
+        let s = Scaler::fit(ScaleMode::ZeroOne, &toy());
+        let mut other = Features::new(1, 2, vec![1.0, 2.0]).unwrap();
+        let err = s.transform_in_place(&mut other).unwrap_err();
+        assert!(matches!(err, Error::InvalidData(_)));
+        assert!(err
+            .to_string()
+            .contains("model was fitted on 3 features, input has 2"));
+        assert_eq!(other.as_slice(), &[1.0, 2.0]);
+    }
+
+    #[test]
+    fn mode_names_round_trip() {
+        for m in [
+            ScaleMode::None,
+            ScaleMode::ZeroOne,
+            ScaleMode::PlusMinusOne,
+            ScaleMode::Standard,
+        ] {
+            assert_eq!(m.to_string().parse::<ScaleMode>().unwrap(), m);
+        }
+        assert!(matches!(
+            "minmax".parse::<ScaleMode>(),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+
+    #[test]
+    fn scaler_serde_round_trip() {
+        let s = Scaler::fit(ScaleMode::Standard, &toy());
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Scaler>(&json).unwrap(), s);
+    }
+}
