@@ -1,1 +1,21 @@
 //! The SMO solver and the kernel machines built on it.
+//!
+//! - [`problem`]: the five duals (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR) on any
+//!   [`crate::kernel::KernelSource`], the entry point for learned kernels.
+//! - [`model`]: fitted machines with one-vs-one multiclass, decision values, Platt
+//!   probabilities.
+
+mod cache;
+pub mod model;
+pub mod probability;
+pub mod problem;
+mod qmatrix;
+mod solver;
+pub mod subset;
+
+pub use model::{SolverSettingsSerde, SvmFitInfo, SvmModel, SvmParams, SvmType};
+pub use problem::{
+    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, DualSolution,
+    SolverSettings,
+};
+pub use subset::SubsetSource;

@@ -1,0 +1,179 @@
+//! Least-recently-used cache of kernel (Q) rows with a memory budget, as in LIBSVM.
+
+/// Sentinel index of the circular LRU list.
+const NIL: usize = usize::MAX;
+
+/// Rows `Q_i[0..len)` stored as `f32`, evicted least-recently-used first once the budget
+/// (in floats) is spent. A row may be cached partially: its first `len` entries.
+pub(crate) struct RowCache {
+    rows: Vec<Vec<f32>>,
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    head: usize,
+    tail: usize,
+    free_floats: usize,
+}
+
+impl RowCache {
+    /// A cache for `n` rows of at most `n` entries within `budget_bytes` (never less than
+    /// two full rows, so that the two rows of a working pair always fit together).
+    pub(crate) fn new(n: usize, budget_bytes: usize) -> Self {
+        let floats = budget_bytes / std::mem::size_of::<f32>();
+        Self {
+            rows: vec![Vec::new(); n],
+            prev: vec![NIL; n],
+            next: vec![NIL; n],
+            head: NIL,
+            tail: NIL,
+            free_floats: floats.max(2 * n),
+        }
+    }
+
+    fn unlink(&mut self, i: usize) {
+        let (p, n) = (self.prev[i], self.next[i]);
+        if p == NIL {
+            self.head = n;
+        } else {
+            self.next[p] = n;
+        }
+        if n == NIL {
+            self.tail = p;
+        } else {
+            self.prev[n] = p;
+        }
+        self.prev[i] = NIL;
+        self.next[i] = NIL;
+    }
+
+    fn push_back(&mut self, i: usize) {
+        self.prev[i] = self.tail;
+        self.next[i] = NIL;
+        if self.tail == NIL {
+            self.head = i;
+        } else {
+            self.next[self.tail] = i;
+        }
+        self.tail = i;
+    }
+
+    fn evict(&mut self, i: usize) {
+        self.unlink(i);
+        self.free_floats += self.rows[i].len();
+        self.rows[i] = Vec::new();
+    }
+
+    /// Makes row `i` hold at least `len` entries and marks it most recently used.
+    /// Returns the index from which entries must still be computed (`len` when none).
+    pub(crate) fn reserve(&mut self, i: usize, len: usize) -> usize {
+        let old = self.rows[i].len();
+        if old > 0 {
+            self.unlink(i);
+        }
+        let start = if len > old {
+            let more = len - old;
+            while self.free_floats < more && self.head != NIL {
+                self.evict(self.head);
+            }
+            self.free_floats = self.free_floats.saturating_sub(more);
+            self.rows[i].resize(len, 0.0);
+            old
+        } else {
+            len
+        };
+        self.push_back(i);
+        start
+    }
+
+    /// Row `i` (as long as last reserved).
+    #[inline]
+    pub(crate) fn row(&self, i: usize) -> &[f32] {
+        &self.rows[i]
+    }
+
+    /// Mutable row `i`.
+    #[inline]
+    pub(crate) fn row_mut(&mut self, i: usize) -> &mut [f32] {
+        &mut self.rows[i]
+    }
+
+    /// Two distinct rows at once.
+    pub(crate) fn two_rows(&self, i: usize, j: usize) -> (&[f32], &[f32]) {
+        (&self.rows[i], &self.rows[j])
+    }
+
+    /// Follows a swap of variables `i` and `j` in the solver: swaps the rows, and the two
+    /// columns inside every cached row; a row holding only one of the two is dropped.
+    pub(crate) fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        let (had_i, had_j) = (!self.rows[i].is_empty(), !self.rows[j].is_empty());
+        if had_i {
+            self.unlink(i);
+        }
+        if had_j {
+            self.unlink(j);
+        }
+        self.rows.swap(i, j);
+        if !self.rows[i].is_empty() {
+            self.push_back(i);
+        }
+        if !self.rows[j].is_empty() {
+            self.push_back(j);
+        }
+        let (lo, hi) = if i < j { (i, j) } else { (j, i) };
+        let mut h = self.head;
+        while h != NIL {
+            let next = self.next[h];
+            let len = self.rows[h].len();
+            if len > lo {
+                if len > hi {
+                    self.rows[h].swap(lo, hi);
+                } else {
+                    self.evict(h);
+                }
+            }
+            h = next;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evicts_least_recently_used_row() {
+        // Budget of exactly two rows of length 4.
+        let mut c = RowCache::new(4, 8 * 4);
+        assert_eq!(c.reserve(0, 4), 0);
+        assert_eq!(c.reserve(1, 4), 0);
+        assert_eq!(c.reserve(0, 4), 4); // hit, 0 becomes most recent
+        assert_eq!(c.reserve(2, 4), 0); // evicts 1
+        assert_eq!(c.reserve(1, 4), 0); // miss again, evicts 0
+        assert_eq!(c.reserve(2, 2), 2); // still there
+    }
+
+    #[test]
+    fn partial_rows_grow() {
+        let mut c = RowCache::new(5, 1 << 20);
+        assert_eq!(c.reserve(3, 2), 0);
+        c.row_mut(3).copy_from_slice(&[1.0, 2.0]);
+        assert_eq!(c.reserve(3, 5), 2);
+        assert_eq!(&c.row(3)[..2], &[1.0, 2.0]);
+    }
+
+    #[test]
+    fn swap_moves_rows_and_columns() {
+        let mut c = RowCache::new(4, 1 << 20);
+        c.reserve(0, 4);
+        c.row_mut(0).copy_from_slice(&[0.0, 1.0, 2.0, 3.0]);
+        c.reserve(1, 2);
+        c.row_mut(1).copy_from_slice(&[10.0, 11.0]);
+        c.swap_index(1, 3);
+        // Row 0 had both columns: swapped. Row 1 moved to 3, then dropped (holds col 1 only).
+        assert_eq!(c.row(0), &[0.0, 3.0, 2.0, 1.0]);
+        assert!(c.row(1).is_empty());
+        assert!(c.row(3).is_empty());
+    }
+}

@@ -1,0 +1,722 @@
+//! Kernel machines on features or a precomputed kernel: C-SVC and ν-SVC (one-vs-one
+//! multiclass with voting, optional Platt probabilities), one-class SVM, ε-SVR and ν-SVR.
+//! Training, decision values and prediction follow LIBSVM (`svm_train`,
+//! `svm_predict_values`), so models agree with it on identical inputs.
+
+use super::probability::{couple_pairwise, sigmoid_predict, sigmoid_train};
+use super::problem::{
+    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, DualSolution,
+    SolverSettings,
+};
+use super::subset::SubsetSource;
+use crate::data::Features;
+use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
+use crate::{Error, Result};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The five formulations of LIBSVM (`-s 0..4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SvmType {
+    /// C-support vector classification.
+    CSvc,
+    /// ν-support vector classification.
+    NuSvc,
+    /// One-class SVM (novelty detection); predicts +1 (inlier) / −1 (outlier).
+    OneClass,
+    /// ε-support vector regression.
+    EpsilonSvr,
+    /// ν-support vector regression.
+    NuSvr,
+}
+
+impl SvmType {
+    /// True for C-SVC and ν-SVC.
+    pub fn is_classifier(self) -> bool {
+        matches!(self, SvmType::CSvc | SvmType::NuSvc)
+    }
+
+    /// True for ε-SVR and ν-SVR.
+    pub fn is_regressor(self) -> bool {
+        matches!(self, SvmType::EpsilonSvr | SvmType::NuSvr)
+    }
+}
+
+impl std::str::FromStr for SvmType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "c-svc" | "svc" | "svm" | "csvc" => SvmType::CSvc,
+            "nu-svc" | "nusvc" => SvmType::NuSvc,
+            "one-class" | "oneclass" => SvmType::OneClass,
+            "epsilon-svr" | "svr" | "eps-svr" => SvmType::EpsilonSvr,
+            "nu-svr" | "nusvr" => SvmType::NuSvr,
+            _ => {
+                return Err(Error::param(
+                    "svm_type",
+                    format!("unknown `{s}` (expected c-svc, nu-svc, one-class, epsilon-svr or nu-svr)"),
+                ))
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for SvmType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SvmType::CSvc => "c-svc",
+            SvmType::NuSvc => "nu-svc",
+            SvmType::OneClass => "one-class",
+            SvmType::EpsilonSvr => "epsilon-svr",
+            SvmType::NuSvr => "nu-svr",
+        })
+    }
+}
+
+/// Hyper-parameters of a kernel machine (LIBSVM's `svm_parameter`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvmParams {
+    /// Formulation.
+    pub svm_type: SvmType,
+    /// Kernel function.
+    pub kernel: Kernel,
+    /// Trade-off C (C-SVC, ε-SVR, ν-SVR). Default 1.
+    pub c: f64,
+    /// ν (ν-SVC, one-class, ν-SVR). Default 0.5.
+    pub nu: f64,
+    /// Width ε of the insensitive tube (ε-SVR, LIBSVM `-p`). Default 0.1.
+    pub epsilon: f64,
+    /// Per-class weights `(label, w)`: class `label` gets `C·w` (C-SVC).
+    pub class_weights: Vec<(f64, f64)>,
+    /// Fit Platt probabilities (classification; costs a 5-fold CV per class pair).
+    pub probability: bool,
+    /// Seed of the cross-validation shuffle used for probabilities.
+    pub seed: u64,
+    /// Solver tolerance, shrinking, cache and iteration cap.
+    #[serde(default)]
+    pub solver: SolverSettingsSerde,
+}
+
+/// Serialisable mirror of [`SolverSettings`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverSettingsSerde {
+    /// Stopping tolerance ε.
+    pub tol: f64,
+    /// Shrinking heuristic on/off.
+    pub shrinking: bool,
+    /// Kernel cache budget in MiB.
+    pub cache_mb: f64,
+    /// Iteration cap (`None` = LIBSVM's default).
+    pub max_iter: Option<usize>,
+}
+
+impl Default for SolverSettingsSerde {
+    fn default() -> Self {
+        let d = SolverSettings::default();
+        Self {
+            tol: d.tol,
+            shrinking: d.shrinking,
+            cache_mb: d.cache_bytes as f64 / (1u64 << 20) as f64,
+            max_iter: d.max_iter,
+        }
+    }
+}
+
+impl SolverSettingsSerde {
+    /// The solver's settings.
+    pub fn settings(&self) -> SolverSettings {
+        SolverSettings {
+            tol: self.tol,
+            shrinking: self.shrinking,
+            cache_bytes: (self.cache_mb.max(0.0) * (1u64 << 20) as f64) as usize,
+            max_iter: self.max_iter,
+        }
+    }
+}
+
+impl Default for SvmParams {
+    fn default() -> Self {
+        Self {
+            svm_type: SvmType::CSvc,
+            kernel: Kernel::Rbf { gamma: 1.0 },
+            c: 1.0,
+            nu: 0.5,
+            epsilon: 0.1,
+            class_weights: Vec::new(),
+            probability: false,
+            seed: 1,
+            solver: SolverSettingsSerde::default(),
+        }
+    }
+}
+
+impl SvmParams {
+    /// Checks every parameter the chosen formulation uses.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        if !matches!(self.kernel, Kernel::Precomputed) {
+            self.kernel.validate(n_features)?;
+        }
+        let uses_c = matches!(
+            self.svm_type,
+            SvmType::CSvc | SvmType::EpsilonSvr | SvmType::NuSvr
+        );
+        if uses_c && !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
+        }
+        let uses_nu = matches!(
+            self.svm_type,
+            SvmType::NuSvc | SvmType::OneClass | SvmType::NuSvr
+        );
+        if uses_nu && !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(Error::param(
+                "nu",
+                format!("must be in (0, 1], got {}", self.nu),
+            ));
+        }
+        if self.svm_type == SvmType::EpsilonSvr && !(self.epsilon >= 0.0 && self.epsilon.is_finite())
+        {
+            return Err(Error::param(
+                "epsilon",
+                format!("must be >= 0, got {}", self.epsilon),
+            ));
+        }
+        for &(label, w) in &self.class_weights {
+            if !(w > 0.0 && w.is_finite()) {
+                return Err(Error::param(
+                    "class weight",
+                    format!("weight of class {label} must be > 0, got {w}"),
+                ));
+            }
+        }
+        if self.probability && !self.svm_type.is_classifier() {
+            return Err(Error::param(
+                "probability",
+                format!("probability estimates are available for classification only, not {}", self.svm_type),
+            ));
+        }
+        self.solver.settings().validate()
+    }
+}
+
+/// What the solver reported while fitting.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SvmFitInfo {
+    /// Dual objective of each binary subproblem (one per class pair; one for SVR/one-class).
+    pub objectives: Vec<f64>,
+    /// SMO iterations summed over subproblems.
+    pub iterations: usize,
+    /// Bounded support vectors summed over subproblems.
+    pub n_bounded: usize,
+    /// ν-SVC: C of each pair; ν-SVR: the ε found.
+    pub derived: Vec<f64>,
+    /// True if any subproblem stopped at the iteration cap.
+    pub hit_max_iter: bool,
+}
+
+/// A fitted kernel machine in LIBSVM's layout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvmModel {
+    /// Parameters it was trained with.
+    pub params: SvmParams,
+    /// Number of input features (for a precomputed kernel: training points).
+    pub n_features: usize,
+    /// Classes in LIBSVM order (first appearance; `+1` first for ±1 labels). Empty for
+    /// regression and one-class.
+    pub classes: Vec<f64>,
+    /// Support vectors per class (classification).
+    pub n_sv_per_class: Vec<usize>,
+    /// Support vectors, grouped by class (no columns for a precomputed kernel).
+    pub support_vectors: Features,
+    /// Training-set row of each support vector (0-based).
+    pub sv_indices: Vec<usize>,
+    /// `sv_coef[k][s]`: coefficient of support vector `s` in the pairs of its class
+    /// (LIBSVM layout; one row for binary, regression and one-class).
+    pub sv_coef: Vec<Vec<f64>>,
+    /// Offsets, one per class pair (`f = Σ coef·k − rho`).
+    pub rho: Vec<f64>,
+    /// Platt sigmoid parameters per class pair (empty without probabilities).
+    pub prob_a: Vec<f64>,
+    /// See `prob_a`.
+    pub prob_b: Vec<f64>,
+    /// Solver report.
+    pub info: SvmFitInfo,
+}
+
+/// Classes in LIBSVM order and, for each, the indices of its points.
+fn group_classes(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
+    let mut labels: Vec<f64> = Vec::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, &v) in y.iter().enumerate() {
+        match labels.iter().position(|&l| l == v) {
+            Some(k) => members[k].push(i),
+            None => {
+                labels.push(v);
+                members.push(vec![i]);
+            }
+        }
+    }
+    if labels.len() == 2 && labels[0] == -1.0 && labels[1] == 1.0 {
+        labels.swap(0, 1);
+        members.swap(0, 1);
+    }
+    (labels, members)
+}
+
+fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
+    if x.n_rows() == 0 {
+        return Err(Error::data("the training set is empty"));
+    }
+    if let Some((r, c)) = x.find_non_finite() {
+        return Err(Error::data(format!(
+            "feature {} of training row {} is not finite ({})",
+            c + 1,
+            r + 1,
+            x.row(r)[c]
+        )));
+    }
+    if needs_labels && y.len() != x.n_rows() {
+        return Err(Error::data(format!(
+            "{} labels for {} training rows",
+            y.len(),
+            x.n_rows()
+        )));
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(Error::data(format!(
+            "label of training row {} is not finite ({})",
+            i + 1,
+            y[i]
+        )));
+    }
+    Ok(())
+}
+
+impl SvmModel {
+    /// Trains on features `x` with labels (classification) or targets (regression) `y`;
+    /// `y` is ignored for one-class. With [`Kernel::Precomputed`], `x` is the `n × n`
+    /// training Gram matrix.
+    pub fn fit(params: &SvmParams, x: &Features, y: &[f64]) -> Result<Self> {
+        params.validate(x.n_cols())?;
+        check_inputs(x, y, params.svm_type != SvmType::OneClass)?;
+        let mut model = match &params.kernel {
+            Kernel::Precomputed => {
+                let source = PrecomputedKernel::from_features(x)?;
+                Self::fit_source(params, &source, y)?
+            }
+            k => {
+                let source = FeatureKernel::new(k, x)?;
+                Self::fit_source(params, &source, y)?
+            }
+        };
+        model.n_features = x.n_cols();
+        if !matches!(params.kernel, Kernel::Precomputed) {
+            model.support_vectors = x.select_rows(&model.sv_indices);
+        }
+        Ok(model)
+    }
+
+    /// Trains on any kernel (learned kernels plug in here). The returned model has
+    /// `sv_indices` but no support-vector features: predict with
+    /// [`SvmModel::decision_from_kernel`].
+    pub fn fit_source(params: &SvmParams, source: &dyn KernelSource, y: &[f64]) -> Result<Self> {
+        let settings = params.solver.settings();
+        settings.validate()?;
+        let mut model = SvmModel {
+            params: params.clone(),
+            n_features: 0,
+            classes: Vec::new(),
+            n_sv_per_class: Vec::new(),
+            support_vectors: Features::new(0, 0, Vec::new())?,
+            sv_indices: Vec::new(),
+            sv_coef: Vec::new(),
+            rho: Vec::new(),
+            prob_a: Vec::new(),
+            prob_b: Vec::new(),
+            info: SvmFitInfo::default(),
+        };
+        if params.svm_type.is_classifier() {
+            model.fit_classifier(source, y, &settings)?;
+        } else {
+            let sol = match params.svm_type {
+                SvmType::OneClass => solve_one_class(source, params.nu, &settings)?,
+                SvmType::EpsilonSvr => {
+                    solve_epsilon_svr(source, y, params.c, params.epsilon, &settings)?
+                }
+                _ => solve_nu_svr(source, y, params.c, params.nu, &settings)?,
+            };
+            model.record(&sol);
+            model.sv_indices = (0..sol.coef.len()).filter(|&i| sol.coef[i] != 0.0).collect();
+            model.sv_coef = vec![model.sv_indices.iter().map(|&i| sol.coef[i]).collect()];
+            model.rho = vec![sol.rho];
+        }
+        Ok(model)
+    }
+
+    fn record(&mut self, sol: &DualSolution) {
+        self.info.objectives.push(sol.objective);
+        self.info.iterations += sol.iterations;
+        self.info.n_bounded += sol.n_bounded;
+        self.info.hit_max_iter |= sol.hit_max_iter;
+        if let Some(d) = sol.derived {
+            self.info.derived.push(d);
+        }
+    }
+
+    /// One-vs-one training as LIBSVM's `svm_train` for classifiers.
+    fn fit_classifier(
+        &mut self,
+        source: &dyn KernelSource,
+        y: &[f64],
+        settings: &SolverSettings,
+    ) -> Result<()> {
+        let (classes, members) = group_classes(y);
+        if classes.len() < 2 {
+            return Err(Error::data(format!(
+                "only one class ({}) in the training data; classification needs at least two",
+                classes.first().copied().unwrap_or(f64::NAN)
+            )));
+        }
+        for &(label, _) in &self.params.class_weights {
+            if !classes.contains(&label) {
+                return Err(Error::param(
+                    "class weight",
+                    format!("class {label} does not occur in the training labels {classes:?}"),
+                ));
+            }
+        }
+        let weighted_c: Vec<f64> = classes
+            .iter()
+            .map(|&l| {
+                let w = self
+                    .params
+                    .class_weights
+                    .iter()
+                    .find(|(cl, _)| *cl == l)
+                    .map_or(1.0, |&(_, w)| w);
+                self.params.c * w
+            })
+            .collect();
+        let k = classes.len();
+        let mut nonzero: Vec<Vec<bool>> = members.iter().map(|m| vec![false; m.len()]).collect();
+        let mut pair_coef: Vec<Vec<f64>> = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.params.seed);
+        for i in 0..k {
+            for j in i + 1..k {
+                let idx: Vec<usize> = members[i].iter().chain(&members[j]).copied().collect();
+                let sub_y: Vec<f64> = std::iter::repeat_n(1.0, members[i].len())
+                    .chain(std::iter::repeat_n(-1.0, members[j].len()))
+                    .collect();
+                let sub = SubsetSource::new(source, idx);
+                let (cp, cn) = (weighted_c[i], weighted_c[j]);
+                if self.params.probability {
+                    let (a, b) = self.binary_probability(&sub, &sub_y, cp, cn, settings, &mut rng)?;
+                    self.prob_a.push(a);
+                    self.prob_b.push(b);
+                }
+                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings)?;
+                self.record(&sol);
+                self.rho.push(sol.rho);
+                let ni = members[i].len();
+                for (t, &c) in sol.coef.iter().enumerate() {
+                    if c != 0.0 {
+                        if t < ni {
+                            nonzero[i][t] = true;
+                        } else {
+                            nonzero[j][t - ni] = true;
+                        }
+                    }
+                }
+                pair_coef.push(sol.coef);
+            }
+        }
+        self.layout_support_vectors(&classes, &members, &nonzero, &pair_coef);
+        self.classes = classes;
+        Ok(())
+    }
+
+    fn solve_binary(
+        &self,
+        source: &dyn KernelSource,
+        y: &[f64],
+        cp: f64,
+        cn: f64,
+        settings: &SolverSettings,
+    ) -> Result<DualSolution> {
+        match self.params.svm_type {
+            SvmType::NuSvc => solve_nu_svc(source, y, self.params.nu, settings),
+            _ => solve_c_svc(source, y, cp, cn, settings, None),
+        }
+    }
+
+    /// Stores support vectors grouped by class and their coefficients in LIBSVM's
+    /// `sv_coef` layout: for pair (i, j), class-i SVs in row j−1, class-j SVs in row i.
+    fn layout_support_vectors(
+        &mut self,
+        classes: &[f64],
+        members: &[Vec<usize>],
+        nonzero: &[Vec<bool>],
+        pair_coef: &[Vec<f64>],
+    ) {
+        let k = classes.len();
+        let mut start = vec![0; k];
+        self.n_sv_per_class = nonzero.iter().map(|nz| nz.iter().filter(|&&b| b).count()).collect();
+        for c in 1..k {
+            start[c] = start[c - 1] + self.n_sv_per_class[c - 1];
+        }
+        let total: usize = self.n_sv_per_class.iter().sum();
+        self.sv_indices = members
+            .iter()
+            .zip(nonzero)
+            .flat_map(|(m, nz)| m.iter().zip(nz).filter(|(_, &b)| b).map(|(&i, _)| i))
+            .collect();
+        self.sv_coef = vec![vec![0.0; total]; k - 1];
+        let mut p = 0;
+        for i in 0..k {
+            for j in i + 1..k {
+                let ni = members[i].len();
+                let coef = &pair_coef[p];
+                let mut q = start[i];
+                for t in 0..ni {
+                    if nonzero[i][t] {
+                        self.sv_coef[j - 1][q] = coef[t];
+                        q += 1;
+                    }
+                }
+                q = start[j];
+                for t in 0..members[j].len() {
+                    if nonzero[j][t] {
+                        self.sv_coef[i][q] = coef[ni + t];
+                        q += 1;
+                    }
+                }
+                p += 1;
+            }
+        }
+    }
+
+    /// Platt's sigmoid on 5-fold cross-validated decision values (LIBSVM's
+    /// `svm_binary_svc_probability`), with a seeded shuffle.
+    fn binary_probability(
+        &self,
+        source: &dyn KernelSource,
+        y: &[f64],
+        cp: f64,
+        cn: f64,
+        settings: &SolverSettings,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(f64, f64)> {
+        let l = y.len();
+        let mut perm: Vec<usize> = (0..l).collect();
+        perm.shuffle(rng);
+        let folds = 5;
+        let mut dec = vec![0.0; l];
+        for f in 0..folds {
+            let (begin, end) = (f * l / folds, (f + 1) * l / folds);
+            let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
+            let train_y: Vec<f64> = train.iter().map(|&t| y[t]).collect();
+            let n_pos = train_y.iter().filter(|&&v| v > 0.0).count();
+            let constant = match (n_pos, train.len() - n_pos) {
+                (0, 0) => Some(0.0),
+                (_, 0) => Some(1.0),
+                (0, _) => Some(-1.0),
+                _ => None,
+            };
+            if let Some(v) = constant {
+                for &t in &perm[begin..end] {
+                    dec[t] = v;
+                }
+                continue;
+            }
+            let sub = SubsetSource::new(source, train.clone());
+            let sol = self.solve_binary(&sub, &train_y, cp, cn, settings)?;
+            let sv: Vec<(usize, f64)> = train
+                .iter()
+                .zip(&sol.coef)
+                .filter(|(_, &c)| c != 0.0)
+                .map(|(&t, &c)| (t, c))
+                .collect();
+            let sv_idx: Vec<usize> = sv.iter().map(|&(t, _)| t).collect();
+            let mut row = vec![0f32; sv.len()];
+            for &t in &perm[begin..end] {
+                source.fill_row(t, &sv_idx, &mut row);
+                dec[t] = sv.iter().zip(&row).map(|((_, c), &k)| c * k as f64).sum::<f64>() - sol.rho;
+            }
+        }
+        Ok(sigmoid_train(&dec, y))
+    }
+
+    /// Number of support vectors.
+    pub fn n_support(&self) -> usize {
+        self.sv_indices.len()
+    }
+
+    /// Number of class pairs (decision values per point): `k(k−1)/2`, or 1.
+    pub fn n_decision_values(&self) -> usize {
+        self.rho.len()
+    }
+
+    /// Decision values of one point from its kernel values against the support vectors
+    /// (`k_sv[s] = k(x, sv_s)`). Class pairs in LIBSVM order (0,1), (0,2), …, (1,2), …;
+    /// positive means the first class of the pair.
+    pub fn decision_from_kernel(&self, k_sv: &[f64]) -> Vec<f64> {
+        if self.classes.is_empty() {
+            let s: f64 = self.sv_coef[0].iter().zip(k_sv).map(|(c, k)| c * k).sum();
+            return vec![s - self.rho[0]];
+        }
+        let k = self.classes.len();
+        let mut start = vec![0; k];
+        for c in 1..k {
+            start[c] = start[c - 1] + self.n_sv_per_class[c - 1];
+        }
+        let mut out = Vec::with_capacity(self.rho.len());
+        let mut p = 0;
+        for i in 0..k {
+            for j in i + 1..k {
+                let (si, sj) = (start[i], start[j]);
+                let (ci, cj) = (self.n_sv_per_class[i], self.n_sv_per_class[j]);
+                let a: f64 = (si..si + ci).map(|s| self.sv_coef[j - 1][s] * k_sv[s]).sum();
+                let b: f64 = (sj..sj + cj).map(|s| self.sv_coef[i][s] * k_sv[s]).sum();
+                out.push(a + b - self.rho[p]);
+                p += 1;
+            }
+        }
+        out
+    }
+
+    /// Prediction from one point's decision values: the vote winner (classification;
+    /// ties go to the earlier class, as LIBSVM), the value (regression), ±1 (one-class).
+    pub fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        match self.params.svm_type {
+            SvmType::OneClass => {
+                if dec[0] > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+            SvmType::EpsilonSvr | SvmType::NuSvr => dec[0],
+            _ => {
+                let k = self.classes.len();
+                let mut votes = vec![0usize; k];
+                let mut p = 0;
+                for i in 0..k {
+                    for j in i + 1..k {
+                        votes[if dec[p] > 0.0 { i } else { j }] += 1;
+                        p += 1;
+                    }
+                }
+                let mut best = 0;
+                for c in 1..k {
+                    if votes[c] > votes[best] {
+                        best = c;
+                    }
+                }
+                self.classes[best]
+            }
+        }
+    }
+
+    /// Class probabilities (in `classes` order) from decision values; needs a model fitted
+    /// with `probability = true`.
+    pub fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        if self.prob_a.is_empty() {
+            return Err(Error::param(
+                "probability",
+                "the model was trained without probability estimates (fit with probability on)",
+            ));
+        }
+        let k = self.classes.len();
+        let min_prob = 1e-7;
+        let mut r = vec![vec![0.0; k]; k];
+        let mut p = 0;
+        for i in 0..k {
+            for j in i + 1..k {
+                let v = sigmoid_predict(dec[p], self.prob_a[p], self.prob_b[p])
+                    .clamp(min_prob, 1.0 - min_prob);
+                r[i][j] = v;
+                r[j][i] = 1.0 - v;
+                p += 1;
+            }
+        }
+        Ok(if k == 2 {
+            vec![r[0][1], r[1][0]]
+        } else {
+            couple_pairwise(&r)
+        })
+    }
+
+    /// Checks a prediction input: column count and finiteness.
+    fn check_query(&self, x: &Features) -> Result<()> {
+        if x.n_cols() != self.n_features {
+            return Err(Error::data(format!(
+                "the model was fitted on {} features, the input has {}",
+                self.n_features,
+                x.n_cols()
+            )));
+        }
+        if let Some((r, c)) = x.find_non_finite() {
+            return Err(Error::data(format!(
+                "feature {} of input row {} is not finite ({})",
+                c + 1,
+                r + 1,
+                x.row(r)[c]
+            )));
+        }
+        Ok(())
+    }
+
+    /// Decision values of every row of `x` (see [`SvmModel::decision_from_kernel`]).
+    /// With a precomputed kernel, row `i` of `x` holds `k(x_i, train_t)` for every
+    /// training point `t`.
+    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.check_query(x)?;
+        if matches!(self.params.kernel, Kernel::Precomputed) {
+            return Ok((0..x.n_rows())
+                .into_par_iter()
+                .map(|i| {
+                    let row = x.row(i);
+                    let k: Vec<f64> = self.sv_indices.iter().map(|&t| row[t]).collect();
+                    self.decision_from_kernel(&k)
+                })
+                .collect());
+        }
+        // Blocks bound the memory of the test × SV kernel matrix.
+        let block = 1024;
+        let mut out = Vec::with_capacity(x.n_rows());
+        for start in (0..x.n_rows()).step_by(block) {
+            let idx: Vec<usize> = (start..(start + block).min(x.n_rows())).collect();
+            let part = x.select_rows(&idx);
+            let k = self.params.kernel.cross(&part, &self.support_vectors)?;
+            let rows: Vec<Vec<f64>> = (0..part.n_rows())
+                .into_par_iter()
+                .map(|r| {
+                    let kr: Vec<f64> = (0..k.ncols()).map(|c| k[(r, c)]).collect();
+                    self.decision_from_kernel(&kr)
+                })
+                .collect();
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
+    /// Predicted class, value or ±1 for every row of `x`.
+    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        Ok(self
+            .decision_function(x)?
+            .iter()
+            .map(|d| self.predict_from_decision(d))
+            .collect())
+    }
+
+    /// Class probabilities for every row of `x` (columns in `classes` order).
+    pub fn predict_proba(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.decision_function(x)?
+            .iter()
+            .map(|d| self.probabilities_from_decision(d))
+            .collect()
+    }
+}

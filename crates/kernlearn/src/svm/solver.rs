@@ -1,0 +1,570 @@
+//! Sequential minimal optimisation for the SVM duals (the LIBSVM design).
+//!
+//! Solves `min_α ½ αᵀQα + pᵀα` subject to `yᵀα = Δ` and `0 ≤ α_t ≤ C_t`, with
+//! `y_t = ±1`. Working pairs are chosen by second-order information (Fan, Chen and Lin,
+//! JMLR 2005, WSS 3); variables that stay at a bound are shrunk away from the active set
+//! and the gradient is reconstructed before the final optimality check (Chang and Lin,
+//! LIBSVM §5). The ν-formulations add a second equality `Σ_{y_t=±1} α_t` and pick pairs
+//! within one class ([`Variant::Nu`]).
+//!
+//! Stopping rule: `m(α) − M(α) < ε` where `m`/`M` are the maximal/minimal `−y_t ∇f(α)_t`
+//! over the up/low index sets (LIBSVM's `eps`, default 1e-3).
+
+use super::qmatrix::QMatrix;
+
+/// Replacement for a non-positive curvature `Q_ii + Q_jj − 2 y_i y_j Q_ij` (LIBSVM's TAU).
+const TAU: f64 = 1e-12;
+
+/// Which dual the solver handles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Variant {
+    /// One equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class).
+    Standard,
+    /// Two equalities, one per sign of `y` (ν-SVC, ν-SVR).
+    Nu,
+}
+
+/// Settings of one solve.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverOptions {
+    pub eps: f64,
+    pub shrinking: bool,
+    pub max_iter: usize,
+}
+
+/// Result of one solve, as LIBSVM's `SolutionInfo`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Solution {
+    /// Dual variables in the original order.
+    pub alpha: Vec<f64>,
+    /// Dual objective `½ αᵀQα + pᵀα`.
+    pub obj: f64,
+    /// Offset: the decision function is `Σ … − rho`.
+    pub rho: f64,
+    /// ν-variants: the second multiplier `r`.
+    pub r: f64,
+    /// Iterations (pair updates).
+    pub iterations: usize,
+    /// True when `max_iter` stopped the solver before the tolerance was reached.
+    pub hit_max_iter: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Lower,
+    Upper,
+    Free,
+}
+
+/// Solver state, kept apart from `Q` so rows of `Q` can be borrowed while it changes.
+struct State {
+    l: usize,
+    active_size: usize,
+    y: Vec<i8>,
+    grad: Vec<f64>,
+    status: Vec<Status>,
+    alpha: Vec<f64>,
+    p: Vec<f64>,
+    upper: Vec<f64>,
+    active_set: Vec<usize>,
+    grad_bar: Vec<f64>,
+    eps: f64,
+    unshrink: bool,
+    variant: Variant,
+}
+
+impl State {
+    #[inline]
+    fn is_upper(&self, i: usize) -> bool {
+        self.status[i] == Status::Upper
+    }
+
+    #[inline]
+    fn is_lower(&self, i: usize) -> bool {
+        self.status[i] == Status::Lower
+    }
+
+    #[inline]
+    fn is_free(&self, i: usize) -> bool {
+        self.status[i] == Status::Free
+    }
+
+    fn update_status(&mut self, i: usize) {
+        self.status[i] = if self.alpha[i] >= self.upper[i] {
+            Status::Upper
+        } else if self.alpha[i] <= 0.0 {
+            Status::Lower
+        } else {
+            Status::Free
+        };
+    }
+
+    fn swap_index(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
+        q.swap_index(i, j);
+        self.y.swap(i, j);
+        self.grad.swap(i, j);
+        self.status.swap(i, j);
+        self.alpha.swap(i, j);
+        self.p.swap(i, j);
+        self.upper.swap(i, j);
+        self.active_set.swap(i, j);
+        self.grad_bar.swap(i, j);
+    }
+
+    /// Recomputes the gradient of the inactive variables from `grad_bar` and the free α.
+    fn reconstruct_gradient(&mut self, q: &mut dyn QMatrix) {
+        let (l, active) = (self.l, self.active_size);
+        if active == l {
+            return;
+        }
+        for j in active..l {
+            self.grad[j] = self.grad_bar[j] + self.p[j];
+        }
+        let n_free = (0..active).filter(|&j| self.is_free(j)).count();
+        if n_free * l > 2 * active * (l - active) {
+            for i in active..l {
+                let (q_i, _) = q.row(i, active);
+                for j in 0..active {
+                    if self.status[j] == Status::Free {
+                        self.grad[i] += self.alpha[j] * q_i[j] as f64;
+                    }
+                }
+            }
+        } else {
+            for i in 0..active {
+                if self.is_free(i) {
+                    let (q_i, _) = q.row(i, l);
+                    let a = self.alpha[i];
+                    for (g, &qv) in self.grad[active..l].iter_mut().zip(&q_i[active..l]) {
+                        *g += a * qv as f64;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Second-order working-set selection; `None` when optimal within `eps`.
+    fn select_working_set(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
+        match self.variant {
+            Variant::Standard => self.select_standard(q),
+            Variant::Nu => self.select_nu(q),
+        }
+    }
+
+    fn select_standard(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
+        let mut gmax = f64::NEG_INFINITY;
+        let mut gmax2 = f64::NEG_INFINITY;
+        let mut gmax_idx = None;
+        for t in 0..self.active_size {
+            if self.y[t] == 1 {
+                if !self.is_upper(t) && -self.grad[t] >= gmax {
+                    gmax = -self.grad[t];
+                    gmax_idx = Some(t);
+                }
+            } else if !self.is_lower(t) && self.grad[t] >= gmax {
+                gmax = self.grad[t];
+                gmax_idx = Some(t);
+            }
+        }
+        let i = gmax_idx?;
+        let (q_i, qd) = q.row(i, self.active_size);
+        let yi = self.y[i] as f64;
+        let mut gmin_idx = None;
+        let mut obj_diff_min = f64::INFINITY;
+        for j in 0..self.active_size {
+            let (grad_diff, quad) = if self.y[j] == 1 {
+                if self.is_lower(j) {
+                    continue;
+                }
+                gmax2 = gmax2.max(self.grad[j]);
+                (gmax + self.grad[j], qd[i] + qd[j] - 2.0 * yi * q_i[j] as f64)
+            } else {
+                if self.is_upper(j) {
+                    continue;
+                }
+                gmax2 = gmax2.max(-self.grad[j]);
+                (gmax - self.grad[j], qd[i] + qd[j] + 2.0 * yi * q_i[j] as f64)
+            };
+            if grad_diff > 0.0 {
+                let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
+                if obj_diff <= obj_diff_min {
+                    gmin_idx = Some(j);
+                    obj_diff_min = obj_diff;
+                }
+            }
+        }
+        let j = gmin_idx?;
+        if gmax + gmax2 < self.eps {
+            return None;
+        }
+        Some((i, j))
+    }
+
+    fn select_nu(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
+        let (mut gmaxp, mut gmaxp2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        let (mut gmaxn, mut gmaxn2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        let (mut ip, mut in_) = (None, None);
+        for t in 0..self.active_size {
+            if self.y[t] == 1 {
+                if !self.is_upper(t) && -self.grad[t] >= gmaxp {
+                    gmaxp = -self.grad[t];
+                    ip = Some(t);
+                }
+            } else if !self.is_lower(t) && self.grad[t] >= gmaxn {
+                gmaxn = self.grad[t];
+                in_ = Some(t);
+            }
+        }
+        let active = self.active_size;
+        // Rows of the two candidates; an absent one is never read (its gmax is -inf).
+        let (q_ip, q_in, qd): (&[f32], &[f32], &[f64]) = match (ip, in_) {
+            (Some(a), Some(b)) => q.two_rows(a, b, active),
+            (Some(a), None) => {
+                let (r, d) = q.row(a, active);
+                (r, &[], d)
+            }
+            (None, Some(b)) => {
+                let (r, d) = q.row(b, active);
+                (&[], r, d)
+            }
+            (None, None) => return None,
+        };
+        let mut gmin_idx = None;
+        let mut obj_diff_min = f64::INFINITY;
+        for j in 0..active {
+            let (grad_diff, quad) = if self.y[j] == 1 {
+                if self.is_lower(j) {
+                    continue;
+                }
+                gmaxp2 = gmaxp2.max(self.grad[j]);
+                let Some(ip) = ip else { continue };
+                (gmaxp + self.grad[j], qd[ip] + qd[j] - 2.0 * q_ip[j] as f64)
+            } else {
+                if self.is_upper(j) {
+                    continue;
+                }
+                gmaxn2 = gmaxn2.max(-self.grad[j]);
+                let Some(in_) = in_ else { continue };
+                (gmaxn - self.grad[j], qd[in_] + qd[j] - 2.0 * q_in[j] as f64)
+            };
+            if grad_diff > 0.0 {
+                let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
+                if obj_diff <= obj_diff_min {
+                    gmin_idx = Some(j);
+                    obj_diff_min = obj_diff;
+                }
+            }
+        }
+        let j = gmin_idx?;
+        if (gmaxp + gmaxp2).max(gmaxn + gmaxn2) < self.eps {
+            return None;
+        }
+        let i = if self.y[j] == 1 { ip? } else { in_? };
+        Some((i, j))
+    }
+
+    /// Whether variable `i` can leave the active set (LIBSVM's `be_shrunk`).
+    fn be_shrunk(&self, i: usize, g: &[f64; 4]) -> bool {
+        let pos = self.y[i] == 1;
+        match (self.status[i], self.variant) {
+            (Status::Upper, Variant::Standard) => -self.grad[i] > if pos { g[0] } else { g[1] },
+            (Status::Lower, Variant::Standard) => self.grad[i] > if pos { g[1] } else { g[0] },
+            (Status::Upper, Variant::Nu) => -self.grad[i] > if pos { g[0] } else { g[3] },
+            (Status::Lower, Variant::Nu) => self.grad[i] > if pos { g[1] } else { g[2] },
+            (Status::Free, _) => false,
+        }
+    }
+
+    /// Maximal violations used by shrinking, and the current optimality gap.
+    fn violations(&self) -> ([f64; 4], f64) {
+        let mut g = [f64::NEG_INFINITY; 4];
+        for i in 0..self.active_size {
+            let (pos, gi) = (self.y[i] == 1, self.grad[i]);
+            match self.variant {
+                Variant::Standard => {
+                    // g[0]: max −y∇f over I_up; g[1]: max y∇f over I_low.
+                    if !self.is_upper(i) {
+                        let k = if pos { 0 } else { 1 };
+                        g[k] = g[k].max(-gi);
+                    }
+                    if !self.is_lower(i) {
+                        let k = if pos { 1 } else { 0 };
+                        g[k] = g[k].max(gi);
+                    }
+                }
+                Variant::Nu => {
+                    if !self.is_upper(i) {
+                        let k = if pos { 0 } else { 3 };
+                        g[k] = g[k].max(-gi);
+                    }
+                    if !self.is_lower(i) {
+                        let k = if pos { 1 } else { 2 };
+                        g[k] = g[k].max(gi);
+                    }
+                }
+            }
+        }
+        let gap = match self.variant {
+            Variant::Standard => g[0] + g[1],
+            Variant::Nu => (g[0] + g[1]).max(g[2] + g[3]),
+        };
+        (g, gap)
+    }
+
+    fn do_shrinking(&mut self, q: &mut dyn QMatrix) {
+        let (g, gap) = self.violations();
+        if !self.unshrink && gap <= self.eps * 10.0 {
+            self.unshrink = true;
+            self.reconstruct_gradient(q);
+            self.active_size = self.l;
+        }
+        let mut i = 0;
+        while i < self.active_size {
+            if self.be_shrunk(i, &g) {
+                self.active_size -= 1;
+                while self.active_size > i {
+                    if !self.be_shrunk(self.active_size, &g) {
+                        self.swap_index(q, i, self.active_size);
+                        break;
+                    }
+                    self.active_size -= 1;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Updates `α_i, α_j` analytically, clipped to the box, then the gradient.
+    fn take_step(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
+        let active = self.active_size;
+        let (ci, cj) = (self.upper[i], self.upper[j]);
+        let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
+        let (q_i, q_j, qd) = q.two_rows(i, j, active);
+        let qij = q_i[j] as f64;
+        let (qdi, qdj) = (qd[i], qd[j]);
+        let (mut ai, mut aj) = (old_i, old_j);
+        if self.y[i] != self.y[j] {
+            let quad = qdi + qdj + 2.0 * qij;
+            let quad = if quad <= 0.0 { TAU } else { quad };
+            let delta = (-self.grad[i] - self.grad[j]) / quad;
+            let diff = ai - aj;
+            ai += delta;
+            aj += delta;
+            if diff > 0.0 {
+                if aj < 0.0 {
+                    aj = 0.0;
+                    ai = diff;
+                }
+            } else if ai < 0.0 {
+                ai = 0.0;
+                aj = -diff;
+            }
+            if diff > ci - cj {
+                if ai > ci {
+                    ai = ci;
+                    aj = ci - diff;
+                }
+            } else if aj > cj {
+                aj = cj;
+                ai = cj + diff;
+            }
+        } else {
+            let quad = qdi + qdj - 2.0 * qij;
+            let quad = if quad <= 0.0 { TAU } else { quad };
+            let delta = (self.grad[i] - self.grad[j]) / quad;
+            let sum = ai + aj;
+            ai -= delta;
+            aj += delta;
+            if sum > ci {
+                if ai > ci {
+                    ai = ci;
+                    aj = sum - ci;
+                }
+            } else if aj < 0.0 {
+                aj = 0.0;
+                ai = sum;
+            }
+            if sum > cj {
+                if aj > cj {
+                    aj = cj;
+                    ai = sum - cj;
+                }
+            } else if ai < 0.0 {
+                ai = 0.0;
+                aj = sum;
+            }
+        }
+        self.alpha[i] = ai;
+        self.alpha[j] = aj;
+        let (dai, daj) = (ai - old_i, aj - old_j);
+        for ((g, &a), &b) in self.grad[..active].iter_mut().zip(q_i).zip(q_j) {
+            *g += a as f64 * dai + b as f64 * daj;
+        }
+        self.update_bounds_after_step(q, i, j);
+    }
+
+    /// Keeps `grad_bar = Σ_{α_t = C_t} C_t Q_t` current when a variable enters or leaves
+    /// its upper bound.
+    fn update_bounds_after_step(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
+        for k in [i, j] {
+            let was_upper = self.is_upper(k);
+            self.update_status(k);
+            if was_upper != self.is_upper(k) {
+                let c = if was_upper { -self.upper[k] } else { self.upper[k] };
+                let (q_k, _) = q.row(k, self.l);
+                for (gb, &qv) in self.grad_bar.iter_mut().zip(q_k) {
+                    *gb += c * qv as f64;
+                }
+            }
+        }
+    }
+
+    fn calculate_rho(&self) -> (f64, f64) {
+        match self.variant {
+            Variant::Standard => (self.rho_of(|_| true), 0.0),
+            Variant::Nu => {
+                let r1 = self.rho_of(|y| y == 1);
+                let r2 = self.rho_of(|y| y == -1);
+                ((r1 - r2) / 2.0, (r1 + r2) / 2.0)
+            }
+        }
+    }
+
+    /// Average of `y_t ∇f_t` over free variables of the selected class(es), or the
+    /// midpoint of the feasible interval when none is free. In the ν-variant the
+    /// classes are taken one at a time and `y ∇f` is read as `∇f`.
+    fn rho_of(&self, in_class: impl Fn(i8) -> bool) -> f64 {
+        let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut n_free, mut sum_free) = (0usize, 0.0);
+        let nu = self.variant == Variant::Nu;
+        for i in 0..self.active_size {
+            let y = self.y[i];
+            if !in_class(y) {
+                continue;
+            }
+            let yg = if nu { self.grad[i] } else { y as f64 * self.grad[i] };
+            let pos = nu || y == 1;
+            match self.status[i] {
+                Status::Upper if pos => lb = lb.max(yg),
+                Status::Upper => ub = ub.min(yg),
+                Status::Lower if pos => ub = ub.min(yg),
+                Status::Lower => lb = lb.max(yg),
+                Status::Free => {
+                    n_free += 1;
+                    sum_free += yg;
+                }
+            }
+        }
+        if n_free > 0 {
+            sum_free / n_free as f64
+        } else {
+            (ub + lb) / 2.0
+        }
+    }
+}
+
+/// Solves the dual from the feasible starting point `alpha` (see module docs).
+pub(crate) fn solve(
+    q: &mut dyn QMatrix,
+    p: &[f64],
+    y: &[i8],
+    alpha: Vec<f64>,
+    upper: Vec<f64>,
+    variant: Variant,
+    opts: SolverOptions,
+) -> Solution {
+    let l = p.len();
+    let mut st = State {
+        l,
+        active_size: l,
+        y: y.to_vec(),
+        grad: p.to_vec(),
+        status: vec![Status::Free; l],
+        alpha,
+        p: p.to_vec(),
+        upper,
+        active_set: (0..l).collect(),
+        grad_bar: vec![0.0; l],
+        eps: opts.eps,
+        unshrink: false,
+        variant,
+    };
+    for i in 0..l {
+        st.update_status(i);
+    }
+    initialise_gradient(&mut st, q);
+
+    let mut iter = 0;
+    let mut counter = l.min(1000) + 1;
+    while iter < opts.max_iter {
+        counter -= 1;
+        if counter == 0 {
+            counter = l.min(1000);
+            if opts.shrinking {
+                st.do_shrinking(q);
+            }
+        }
+        let (i, j) = match st.select_working_set(q) {
+            Some(pair) => pair,
+            None => {
+                st.reconstruct_gradient(q);
+                st.active_size = l;
+                match st.select_working_set(q) {
+                    Some(pair) => {
+                        counter = 1;
+                        pair
+                    }
+                    None => break,
+                }
+            }
+        };
+        iter += 1;
+        st.take_step(q, i, j);
+    }
+    let hit_max_iter = iter >= opts.max_iter;
+    if hit_max_iter && st.active_size < l {
+        st.reconstruct_gradient(q);
+        st.active_size = l;
+    }
+    let (rho, r) = st.calculate_rho();
+    let obj = st
+        .alpha
+        .iter()
+        .zip(st.grad.iter().zip(&st.p))
+        .map(|(a, (g, p))| a * (g + p))
+        .sum::<f64>()
+        / 2.0;
+    let mut alpha_out = vec![0.0; l];
+    for (t, &orig) in st.active_set.iter().enumerate() {
+        alpha_out[orig] = st.alpha[t];
+    }
+    Solution {
+        alpha: alpha_out,
+        obj,
+        rho,
+        r,
+        iterations: iter,
+        hit_max_iter,
+    }
+}
+
+/// `∇f = Qα + p` and `grad_bar = Σ_{α_t = C_t} C_t Q_t` from the starting point.
+fn initialise_gradient(st: &mut State, q: &mut dyn QMatrix) {
+    let l = st.l;
+    for i in 0..l {
+        if st.is_lower(i) {
+            continue;
+        }
+        let (q_i, _) = q.row(i, l);
+        let a = st.alpha[i];
+        for (g, &qv) in st.grad.iter_mut().zip(q_i) {
+            *g += a * qv as f64;
+        }
+        if st.is_upper(i) {
+            let c = st.upper[i];
+            for (g, &qv) in st.grad_bar.iter_mut().zip(q_i) {
+                *g += c * qv as f64;
+            }
+        }
+    }
+}
