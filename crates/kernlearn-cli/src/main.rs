@@ -1,1 +1,375 @@
-fn main() {}
+//! `kernlearn`: fit, predict and evaluate kernel machines from the command line.
+//! Run without arguments for the demonstration on the bundled datasets.
+
+mod args;
+mod demo;
+mod progress;
+mod report;
+
+use args::{read_for_prediction, DataArgs, ModelArgs};
+use clap::{Parser, Subcommand};
+use kernlearn::data::{
+    ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, Scaler,
+};
+use kernlearn::estimator::{AnyModel, Estimator, Pipeline};
+use kernlearn::svm::SvmModel;
+use kernlearn::{Error, Result};
+use serde_json::{json, Map, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser, Debug)]
+#[command(name = "kernlearn", version, about = "Kernel machines and kernel learning")]
+struct Cli {
+    /// No progress output.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Fit a model on a data file and save it.
+    Fit {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Where to save the model (JSON).
+        #[arg(long, short = 'o')]
+        model_out: PathBuf,
+        /// Overwrite an existing model file.
+        #[arg(long)]
+        force: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Predict with a saved model; scores the predictions when the file has labels.
+    Predict {
+        /// Model file written by `kernlearn fit`.
+        #[arg(long)]
+        model: PathBuf,
+        #[command(flatten)]
+        data: DataArgs,
+        /// Treat every column as a feature (no label column).
+        #[arg(long)]
+        no_labels: bool,
+        /// Write predictions here (one per line; CSV when more columns are asked for).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Add decision values to the output file.
+        #[arg(long)]
+        decision_values: bool,
+        /// Add class probabilities to the output file (model fitted with --probability).
+        #[arg(long)]
+        probabilities: bool,
+        /// Overwrite an existing output file.
+        #[arg(long)]
+        force: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Split, fit and score in one go.
+    Evaluate {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Separate test file (otherwise a seeded split of --data).
+        #[arg(long)]
+        test: Option<PathBuf>,
+        /// Fraction of --data held out for testing (stratified for classification).
+        #[arg(long, default_value_t = 0.2)]
+        test_fraction: f64,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The demonstration run on the bundled datasets (also what no arguments do).
+    Demo {
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let quiet = cli.quiet;
+    let result = match cli.command {
+        None => demo::run(false, quiet),
+        Some(Command::Demo { json }) => demo::run(json, quiet),
+        Some(Command::Fit {
+            data,
+            model,
+            model_out,
+            force,
+            json,
+        }) => fit(&data, &model, &model_out, force, json, quiet),
+        Some(Command::Predict {
+            model,
+            data,
+            no_labels,
+            output,
+            decision_values,
+            probabilities,
+            force,
+            json,
+        }) => predict(&PredictArgs {
+            model: &model,
+            data: &data,
+            no_labels,
+            output: output.as_deref(),
+            decision_values,
+            probabilities,
+            force,
+            json,
+        }),
+        Some(Command::Evaluate {
+            data,
+            model,
+            test,
+            test_fraction,
+            json,
+        }) => evaluate(&data, &model, test.as_deref(), test_fraction, json, quiet),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A fitted pipeline and the time fitting took.
+pub struct Fitted {
+    pub pipeline: Pipeline,
+    pub fit_seconds: f64,
+}
+
+/// Fits scaler and model on `train` (the unit of work of `fit`, `evaluate` and the demo).
+pub fn fit_pipeline(train: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Fitted> {
+    let params = args.svm_params(train)?;
+    let needs_labels = params.svm_type != kernlearn::svm::SvmType::OneClass;
+    if needs_labels && train.y.is_empty() {
+        return Err(Error::data("the training file has no labels"));
+    }
+    if params.svm_type.is_classifier() {
+        train.validate_classification()?;
+    }
+    let spinner = progress::spinner(quiet, &format!("fitting {} on {} rows", params.svm_type, train.len()));
+    let start = Instant::now();
+    let scaler = Scaler::fit(args.scale, &train.x);
+    let x = scaler.transform(&train.x)?;
+    let model = SvmModel::fit(&params, &x, &train.y)?;
+    let fit_seconds = start.elapsed().as_secs_f64();
+    spinner.finish_and_clear();
+    let names = train.feature_names.clone();
+    Ok(Fitted {
+        pipeline: Pipeline::new(scaler, AnyModel::Svm(model), names),
+        fit_seconds,
+    })
+}
+
+/// Refuses to replace an input, or an existing file without `--force`.
+fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+    ensure_not_same_file(out, inputs)?;
+    if out.exists() && !force {
+        return Err(Error::WouldOverwrite {
+            path: out.display().to_string(),
+            reason: "the file exists (pass --force to replace it)".into(),
+        });
+    }
+    Ok(())
+}
+
+fn fit(
+    data: &DataArgs,
+    args: &ModelArgs,
+    model_out: &Path,
+    force: bool,
+    json: bool,
+    quiet: bool,
+) -> Result<()> {
+    check_output(model_out, &[&data.data], force)?;
+    let train = data.read()?;
+    let fitted = fit_pipeline(&train, args, quiet)?;
+    let mut out = Map::new();
+    report::model_fields(&fitted.pipeline.model, &mut out);
+    out.insert("n_train".into(), json!(train.len()));
+    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
+    if !train.y.is_empty() {
+        let pred = fitted.pipeline.predict(&train.x)?;
+        report::add_scores(&mut out, "train", fitted.pipeline.model.task(), &pred, &train.y)?;
+    }
+    fitted.pipeline.save(model_out)?;
+    out.insert("model_file".into(), json!(model_out.display().to_string()));
+    report::print(&out, json);
+    Ok(())
+}
+
+struct PredictArgs<'a> {
+    model: &'a Path,
+    data: &'a DataArgs,
+    no_labels: bool,
+    output: Option<&'a Path>,
+    decision_values: bool,
+    probabilities: bool,
+    force: bool,
+    json: bool,
+}
+
+fn predict(a: &PredictArgs) -> Result<()> {
+    if let Some(out) = a.output {
+        check_output(out, &[&a.data.data, a.model], a.force)?;
+    }
+    let pipeline = Pipeline::load(a.model)?;
+    let n_features = pipeline.model.n_features();
+    let test = read_for_prediction(
+        &a.data.data,
+        a.data.format,
+        a.data.target.as_deref(),
+        n_features,
+        a.no_labels,
+    )?;
+    let start = Instant::now();
+    let x = pipeline.transform(&test.x)?;
+    let decision = pipeline.model.decision_function(&x)?;
+    let AnyModel::Svm(svm) = &pipeline.model;
+    let pred: Vec<f64> = decision.iter().map(|d| svm.predict_from_decision(d)).collect();
+    let proba = if a.probabilities {
+        Some(decision.iter().map(|d| svm.probabilities_from_decision(d)).collect::<Result<Vec<_>>>()?)
+    } else {
+        None
+    };
+    let predict_seconds = start.elapsed().as_secs_f64();
+    let mut out = Map::new();
+    out.insert("method".into(), json!(pipeline.model.method()));
+    out.insert("n_test".into(), json!(test.len()));
+    out.insert("predict_seconds".into(), json!(predict_seconds));
+    if !test.y.is_empty() {
+        report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
+    }
+    if let Some(path) = a.output {
+        let dec = a.decision_values.then_some(decision.as_slice());
+        write_predictions(path, &pred, dec, proba.as_deref(), &svm.classes)?;
+        out.insert("output".into(), json!(path.display().to_string()));
+    }
+    report::print(&out, a.json);
+    Ok(())
+}
+
+/// One prediction per line; with decision values or probabilities, a CSV with a header.
+fn write_predictions(
+    path: &Path,
+    pred: &[f64],
+    dec: Option<&[Vec<f64>]>,
+    proba: Option<&[Vec<f64>]>,
+    classes: &[f64],
+) -> Result<()> {
+    let mut s = String::new();
+    if dec.is_some() || proba.is_some() {
+        let mut head = vec!["prediction".to_string()];
+        if let Some(d) = dec {
+            head.extend((0..d.first().map_or(0, Vec::len)).map(|k| format!("decision_{k}")));
+        }
+        if proba.is_some() {
+            head.extend(classes.iter().map(|c| format!("p_{c}")));
+        }
+        s += &(head.join(",") + "\n");
+    }
+    for (t, p) in pred.iter().enumerate() {
+        let mut cells = vec![p.to_string()];
+        if let Some(d) = dec {
+            cells.extend(d[t].iter().map(|v| v.to_string()));
+        }
+        if let Some(pr) = proba {
+            cells.extend(pr[t].iter().map(|v| v.to_string()));
+        }
+        s += &(cells.join(",") + "\n");
+    }
+    let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(s.as_bytes()).map_err(|e| Error::io(path, e))
+}
+
+/// Train/test split of `data`: stratified for classification.
+pub fn split(data: &Dataset, task_is_classification: bool, test_fraction: f64, seed: u64) -> Result<(Dataset, Dataset)> {
+    let (train, test) = if task_is_classification {
+        stratified_split(&data.y, test_fraction, seed)?
+    } else {
+        train_test_split(data.len(), test_fraction, seed)?
+    };
+    Ok((data.subset(&train), data.subset(&test)))
+}
+
+/// Fits on `train`, scores on both parts; the fields of `evaluate --json`.
+pub fn evaluate_split(train: &Dataset, test: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Map<String, Value>> {
+    let fitted = fit_pipeline(train, args, quiet)?;
+    let model = &fitted.pipeline.model;
+    let mut out = Map::new();
+    report::model_fields(model, &mut out);
+    out.insert("n_train".into(), json!(train.len()));
+    out.insert("n_test".into(), json!(test.len()));
+    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
+    let train_pred = fitted.pipeline.predict(&train.x)?;
+    report::add_scores(&mut out, "train", model.task(), &train_pred, &train.y)?;
+    let start = Instant::now();
+    let test_pred = fitted.pipeline.predict(&test.x)?;
+    out.insert("predict_seconds".into(), json!(start.elapsed().as_secs_f64()));
+    report::add_scores(&mut out, "test", model.task(), &test_pred, &test.y)?;
+    Ok(out)
+}
+
+fn evaluate(
+    data: &DataArgs,
+    args: &ModelArgs,
+    test_path: Option<&Path>,
+    test_fraction: f64,
+    json: bool,
+    quiet: bool,
+) -> Result<()> {
+    let all = data.read()?;
+    let (train, test) = match test_path {
+        Some(p) => {
+            let test = read_test_like(p, data, &all)?;
+            (all, test)
+        }
+        None => {
+            let classify = args.svm_type(&all)?.is_classifier();
+            split(&all, classify, test_fraction, args.seed)?
+        }
+    };
+    if test.y.is_empty() {
+        return Err(Error::data("the test data has no labels to score against"));
+    }
+    let out = evaluate_split(&train, &test, args, quiet)?;
+    report::print(&out, json);
+    Ok(())
+}
+
+/// Reads a separate test file in the training file's format and width.
+fn read_test_like(path: &Path, data: &DataArgs, train: &Dataset) -> Result<Dataset> {
+    let format = match data.format {
+        Some(f) => f,
+        None => Format::from_path(path)?,
+    };
+    let test = match format {
+        Format::Libsvm => kernlearn::data::read_libsvm(path, Some(train.x.n_cols()))?,
+        f => kernlearn::data::read_dataset(path, Some(f), data.target.as_deref())?,
+    };
+    if test.x.n_cols() != train.x.n_cols() {
+        return Err(Error::data(format!(
+            "{} has {} features, the training data has {}",
+            path.display(),
+            test.x.n_cols(),
+            train.x.n_cols()
+        )));
+    }
+    Ok(test)
+}

@@ -12,6 +12,7 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod kernel;
+pub mod metrics;
 pub mod svm;
 
 pub use error::{Error, Result};

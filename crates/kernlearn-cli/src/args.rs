@@ -1,0 +1,191 @@
+//! Command-line options shared by the subcommands, and their translation into library
+//! parameters.
+
+use clap::Args;
+use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Format, ScaleMode};
+use kernlearn::kernel::Kernel;
+use kernlearn::svm::{SvmParams, SvmType};
+use kernlearn::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// Where the data comes from.
+#[derive(Args, Debug, Clone)]
+pub struct DataArgs {
+    /// Data file (CSV with header, LIBSVM/SVMlight, or KEEL .dat).
+    #[arg(long, short = 'd')]
+    pub data: PathBuf,
+    /// Input format; by default chosen from the extension (.csv, .libsvm/.svm/.txt, .dat).
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Label/target column of a CSV or KEEL file (default: the last column).
+    #[arg(long)]
+    pub target: Option<String>,
+}
+
+impl DataArgs {
+    /// Reads the dataset.
+    pub fn read(&self) -> Result<Dataset> {
+        read_dataset(&self.data, self.format, self.target.as_deref())
+    }
+}
+
+/// Reads a file to predict on: labels are optional (a CSV with exactly the model's
+/// feature count, or `--no-labels`, is read as unlabelled).
+pub fn read_for_prediction(
+    path: &Path,
+    format: Option<Format>,
+    target: Option<&str>,
+    n_features: usize,
+    no_labels: bool,
+) -> Result<Dataset> {
+    let format = match format {
+        Some(f) => f,
+        None => Format::from_path(path)?,
+    };
+    match format {
+        Format::Libsvm => read_libsvm(path, Some(n_features)),
+        Format::Csv if no_labels || csv_columns(path)? == n_features => read_csv_unlabeled(path),
+        _ => read_dataset(path, Some(format), target),
+    }
+}
+
+fn csv_columns(path: &Path) -> Result<usize> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut header = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut header)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(header.trim_end().split(',').count())
+}
+
+/// The model to fit.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Method: svc (C-SVC), nu-svc, one-class, svr (ε-SVR), nu-svr. Default: svr when the
+    /// last column is named `target`, svc otherwise.
+    #[arg(long, short = 'm')]
+    pub method: Option<String>,
+    /// Kernel: linear, poly, rbf, laplacian, sigmoid, chi2, precomputed, or a full spec
+    /// such as `rbf:sigma=2` or `poly:degree=2,gamma=1,coef0=1`.
+    #[arg(long, short = 'k', default_value = "rbf")]
+    pub kernel: String,
+    /// Kernel width γ (rbf: exp(−γ‖x−x'‖²)); default 1/d as in LIBSVM.
+    #[arg(long, short = 'g', conflicts_with = "sigma")]
+    pub gamma: Option<f64>,
+    /// Gaussian width σ as in the papers: exp(−‖x−x'‖²/σ²), i.e. γ = 1/σ².
+    #[arg(long)]
+    pub sigma: Option<f64>,
+    /// Polynomial degree.
+    #[arg(long, default_value_t = 3)]
+    pub degree: u32,
+    /// coef0 of polynomial and sigmoid kernels.
+    #[arg(long, default_value_t = 0.0)]
+    pub coef0: f64,
+    /// Trade-off C.
+    #[arg(short = 'c', long = "c", default_value_t = 1.0)]
+    pub c: f64,
+    /// ν of nu-svc, one-class and nu-svr.
+    #[arg(long, default_value_t = 0.5)]
+    pub nu: f64,
+    /// ε of the SVR insensitive tube (LIBSVM -p).
+    #[arg(long, default_value_t = 0.1)]
+    pub epsilon: f64,
+    /// Solver stopping tolerance (LIBSVM -e).
+    #[arg(long, default_value_t = 1e-3)]
+    pub tol: f64,
+    /// Kernel cache in MiB.
+    #[arg(long, default_value_t = 200.0)]
+    pub cache_mb: f64,
+    /// Turn the shrinking heuristic off.
+    #[arg(long)]
+    pub no_shrinking: bool,
+    /// Fit Platt probabilities (classification).
+    #[arg(long)]
+    pub probability: bool,
+    /// Class weight LABEL=W (C of that class becomes C·W); repeatable.
+    #[arg(long = "class-weight", value_name = "LABEL=W")]
+    pub class_weights: Vec<String>,
+    /// Feature scaling fitted on the training data: none, 01, pm1 or standard.
+    #[arg(long, default_value = "01")]
+    pub scale: ScaleMode,
+    /// Random seed (splits, probability cross-validation).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl ModelArgs {
+    /// The SVM formulation, from `--method` or the dataset's target column name.
+    pub fn svm_type(&self, data: &Dataset) -> Result<SvmType> {
+        match &self.method {
+            Some(m) => m.parse(),
+            None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
+            None => Ok(SvmType::CSvc),
+        }
+    }
+
+    /// The kernel, with defaults filled in for `n_features` columns.
+    pub fn kernel(&self, n_features: usize) -> Result<Kernel> {
+        if self.kernel.contains(':') || self.kernel.contains('(') {
+            return self.kernel.parse();
+        }
+        let gamma = match (self.gamma, self.sigma) {
+            (Some(g), _) => g,
+            (None, Some(s)) => {
+                if !(s > 0.0 && s.is_finite()) {
+                    return Err(Error::param("sigma", format!("must be > 0, got {s}")));
+                }
+                1.0 / (s * s)
+            }
+            (None, None) => 1.0 / n_features.max(1) as f64,
+        };
+        match self.kernel.as_str() {
+            "linear" | "precomputed" => self.kernel.parse(),
+            "rbf" | "gaussian" => Kernel::rbf_gamma(gamma),
+            "poly" | "polynomial" => Kernel::polynomial(self.degree, gamma, self.coef0),
+            "laplacian" => Kernel::laplacian(gamma),
+            "sigmoid" => Kernel::sigmoid(gamma, self.coef0),
+            "chi2" => Kernel::chi_squared(gamma),
+            other => other.parse(),
+        }
+    }
+
+    /// All SVM parameters for `data`.
+    pub fn svm_params(&self, data: &Dataset) -> Result<SvmParams> {
+        let mut p = SvmParams {
+            svm_type: self.svm_type(data)?,
+            kernel: self.kernel(data.x.n_cols())?,
+            c: self.c,
+            nu: self.nu,
+            epsilon: self.epsilon,
+            class_weights: self.parse_class_weights()?,
+            probability: self.probability,
+            seed: self.seed,
+            ..SvmParams::default()
+        };
+        p.solver.tol = self.tol;
+        p.solver.cache_mb = self.cache_mb;
+        p.solver.shrinking = !self.no_shrinking;
+        p.validate(data.x.n_cols())?;
+        Ok(p)
+    }
+
+    fn parse_class_weights(&self) -> Result<Vec<(f64, f64)>> {
+        self.class_weights
+            .iter()
+            .map(|s| {
+                let bad = || {
+                    Error::param(
+                        "class-weight",
+                        format!("`{s}` is not LABEL=WEIGHT (e.g. `1=2.5`)"),
+                    )
+                };
+                let (l, w) = s.split_once('=').ok_or_else(bad)?;
+                Ok((
+                    l.trim().parse().map_err(|_| bad())?,
+                    w.trim().parse().map_err(|_| bad())?,
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,35 @@
+//! Progress display: shown on a terminal, silent with `--quiet` or when stderr is not a TTY.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+fn visible(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// A spinner with a message, ticking in the background.
+pub fn spinner(quiet: bool, msg: &str) -> ProgressBar {
+    if !visible(quiet) {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new_spinner();
+    pb.set_message(msg.to_string());
+    pb.enable_steady_tick(Duration::from_millis(120));
+    pb
+}
+
+/// A bar over `len` steps.
+pub fn bar(quiet: bool, len: u64, msg: &str) -> ProgressBar {
+    if !visible(quiet) {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_message(msg.to_string());
+    pb
+}
