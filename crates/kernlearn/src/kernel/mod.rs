@@ -1,5 +1,25 @@
 //! Kernel functions, Gram and cross matrices, normalisation, and the row interface the
 //! SMO solver reads kernels through.
+//!
+//! - [`Kernel`]: the kernel functions (`eval`, spec parsing/printing, validation).
+//! - [`Kernel::gram`], [`Kernel::cross`]: parallel Gram (`n × n`) and cross (`test × train`)
+//!   matrices as `faer::Mat<f64>`; [`normalize_trace`], [`normalize_cosine`] and their
+//!   `_cross` versions.
+//! - [`FeatureKernel`], [`PrecomputedKernel`], [`AnyKernelSource`]: [`KernelSource`]s
+//!   for the SMO solver.
+//! - [`KernelOnFeatures`], [`per_feature`]: kernels on feature subsets (for MKL).
+
+mod functions;
+mod matrix;
+mod source;
+mod subset;
+
+pub use functions::Kernel;
+pub use matrix::{
+    normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,
+};
+pub use source::{AnyKernelSource, FeatureKernel, PrecomputedKernel};
+pub use subset::{per_feature, KernelOnFeatures};
 
 /// Kernel entries as the SMO solver reads them: one row at a time, for a chosen set of
 /// columns. Every kernel the library can learn (`G ⊙ K`, a weighted sum of kernels, a
