@@ -684,18 +684,19 @@ impl SvmModel {
                 })
                 .collect());
         }
-        // Blocks bound the memory of the test × SV kernel matrix.
-        let block = 1024;
+        // Blocks bound the memory of the SV × test kernel matrix; SV-major so that each
+        // test point's kernel values are one contiguous column.
+        let block = 2048;
         let mut out = Vec::with_capacity(x.n_rows());
         for start in (0..x.n_rows()).step_by(block) {
             let idx: Vec<usize> = (start..(start + block).min(x.n_rows())).collect();
             let part = x.select_rows(&idx);
-            let k = self.params.kernel.cross(&part, &self.support_vectors)?;
+            let k = self.params.kernel.cross(&self.support_vectors, &part)?;
             let rows: Vec<Vec<f64>> = (0..part.n_rows())
                 .into_par_iter()
-                .map(|r| {
-                    let kr: Vec<f64> = (0..k.ncols()).map(|c| k[(r, c)]).collect();
-                    self.decision_from_kernel(&kr)
+                .map(|c| {
+                    let kc: Vec<f64> = k.col(c).iter().copied().collect();
+                    self.decision_from_kernel(&kc)
                 })
                 .collect();
             out.extend(rows);
