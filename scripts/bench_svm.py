@@ -351,7 +351,7 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
         env["RAYON_NUM_THREADS"] = str(threads)
     cmd = [binary, "fit", "--data", split.train_file, "--scale", "none", "--method", "svc",
            "--kernel", "rbf", "--gamma", repr(gamma), "-c", repr(C), "--tol", repr(EPS),
-           "--cache-mb", str(cache_mb), "--model", model, "--force", "--json", "--quiet"]
+           "--cache-mb", str(cache_mb), "--model-out", model, "--no-train-score", "--force", "--json", "--quiet"]
     res.raw["train_command"] = " ".join(cmd)
     outputs = []
     for _ in range(repeats):

@@ -39,8 +39,11 @@ enum Command {
         #[command(flatten)]
         model: ModelArgs,
         /// Where to save the model (JSON).
-        #[arg(long, short = 'o')]
+        #[arg(long = "model-out", short = 'o', alias = "model")]
         model_out: PathBuf,
+        /// Skip scoring the model on its own training data (saves a prediction pass).
+        #[arg(long)]
+        no_train_score: bool,
         /// Overwrite an existing model file.
         #[arg(long)]
         force: bool,
@@ -108,9 +111,10 @@ fn main() -> ExitCode {
             data,
             model,
             model_out,
+            no_train_score,
             force,
             json,
-        }) => fit(&data, &model, &model_out, force, json, quiet),
+        }) => fit(&data, &model, &model_out, !no_train_score, force, json, quiet),
         Some(Command::Predict {
             model,
             data,
@@ -193,6 +197,7 @@ fn fit(
     data: &DataArgs,
     args: &ModelArgs,
     model_out: &Path,
+    train_score: bool,
     force: bool,
     json: bool,
     quiet: bool,
@@ -204,7 +209,7 @@ fn fit(
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    if !train.y.is_empty() {
+    if train_score && !train.y.is_empty() {
         let pred = fitted.pipeline.predict(&train.x)?;
         report::add_scores(&mut out, "train", fitted.pipeline.model.task(), &pred, &train.y)?;
     }
