@@ -373,7 +373,7 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
     res.objective = fit.get("objective")
     res.n_sv = fit.get("n_support")
     res.iterations = fit.get("iterations")
-    res.rho = fit.get("rho")
+    res.rho = fit.get("rho", ((fit.get("details") or {}).get("rho") or [None])[0])
     if fit.get("train_accuracy") is not None:
         res.train_accuracy = accuracy_fraction(float(fit["train_accuracy"]))
     res.raw["deterministic"] = all(

@@ -53,7 +53,9 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              random stratified 50/50 split (seed 0) of each bundled dataset.\n\
              Classification: accuracy; regression (ε-SVR): relative squared error.\n"
         );
-        let header = ["dataset", "n", "d", "method", "train", "test", "#SV", "fit s"];
+        let header = [
+            "dataset", "n", "d", "method", "train", "test", "#SV", "fit s",
+        ];
         print!("{}", table(&header, &rows));
     }
     Ok(())
@@ -70,7 +72,10 @@ fn row(name: &str, data: &Dataset, r: &serde_json::Map<String, Value>) -> Vec<St
         name.to_string(),
         data.len().to_string(),
         data.x.n_cols().to_string(),
-        r.get("method").and_then(Value::as_str).unwrap_or("?").to_string(),
+        r.get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
         fmt(train),
         fmt(test),
         r.get("n_support").map_or("-".into(), |v| v.to_string()),

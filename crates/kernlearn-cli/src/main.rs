@@ -21,7 +21,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser, Debug)]
-#[command(name = "kernlearn", version, about = "Kernel machines and kernel learning")]
+#[command(
+    name = "kernlearn",
+    version,
+    about = "Kernel machines and kernel learning"
+)]
 struct Cli {
     /// No progress output.
     #[arg(long, short = 'q', global = true)]
@@ -33,6 +37,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Fit a model on a data file and save it.
+    #[command(allow_negative_numbers = true)]
     Fit {
         #[command(flatten)]
         data: DataArgs,
@@ -78,6 +83,7 @@ enum Command {
         json: bool,
     },
     /// Split, fit and score in one go.
+    #[command(allow_negative_numbers = true)]
     Evaluate {
         #[command(flatten)]
         data: DataArgs,
@@ -114,7 +120,15 @@ fn main() -> ExitCode {
             no_train_score,
             force,
             json,
-        }) => fit(&data, &model, &model_out, !no_train_score, force, json, quiet),
+        }) => fit(
+            &data,
+            &model,
+            &model_out,
+            !no_train_score,
+            force,
+            json,
+            quiet,
+        ),
         Some(Command::Predict {
             model,
             data,
@@ -167,7 +181,10 @@ pub fn fit_pipeline(train: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Fi
     if params.svm_type.is_classifier() {
         train.validate_classification()?;
     }
-    let spinner = progress::spinner(quiet, &format!("fitting {} on {} rows", params.svm_type, train.len()));
+    let spinner = progress::spinner(
+        quiet,
+        &format!("fitting {} on {} rows", params.svm_type, train.len()),
+    );
     let start = Instant::now();
     let scaler = Scaler::fit(args.scale, &train.x);
     let x = scaler.transform(&train.x)?;
@@ -211,7 +228,13 @@ fn fit(
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
     if train_score && !train.y.is_empty() {
         let pred = fitted.pipeline.predict(&train.x)?;
-        report::add_scores(&mut out, "train", fitted.pipeline.model.task(), &pred, &train.y)?;
+        report::add_scores(
+            &mut out,
+            "train",
+            fitted.pipeline.model.task(),
+            &pred,
+            &train.y,
+        )?;
     }
     fitted.pipeline.save(model_out)?;
     out.insert("model_file".into(), json!(model_out.display().to_string()));
@@ -243,13 +266,22 @@ fn predict(a: &PredictArgs) -> Result<()> {
         n_features,
         a.no_labels,
     )?;
+    warn_on_renamed_features(&pipeline.feature_names, &test.feature_names);
     let start = Instant::now();
     let x = pipeline.transform(&test.x)?;
     let decision = pipeline.model.decision_function(&x)?;
     let AnyModel::Svm(svm) = &pipeline.model;
-    let pred: Vec<f64> = decision.iter().map(|d| svm.predict_from_decision(d)).collect();
+    let pred: Vec<f64> = decision
+        .iter()
+        .map(|d| svm.predict_from_decision(d))
+        .collect();
     let proba = if a.probabilities {
-        Some(decision.iter().map(|d| svm.probabilities_from_decision(d)).collect::<Result<Vec<_>>>()?)
+        Some(
+            decision
+                .iter()
+                .map(|d| svm.probabilities_from_decision(d))
+                .collect::<Result<Vec<_>>>()?,
+        )
     } else {
         None
     };
@@ -268,6 +300,23 @@ fn predict(a: &PredictArgs) -> Result<()> {
     }
     report::print(&out, a.json);
     Ok(())
+}
+
+/// Columns named differently from the training file usually mean the wrong file.
+fn warn_on_renamed_features(fitted: &[String], given: &[String]) {
+    let default = |names: &[String]| {
+        names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| *n == format!("f{}", i + 1))
+    };
+    if fitted.len() == given.len() && fitted != given && !default(fitted) && !default(given) {
+        eprintln!(
+            "warning: the input's columns ({}) are not named as at fit time ({})",
+            given.join(","),
+            fitted.join(",")
+        );
+    }
 }
 
 /// One prediction per line; with decision values or probabilities, a CSV with a header.
@@ -304,7 +353,12 @@ fn write_predictions(
 }
 
 /// Train/test split of `data`: stratified for classification.
-pub fn split(data: &Dataset, task_is_classification: bool, test_fraction: f64, seed: u64) -> Result<(Dataset, Dataset)> {
+pub fn split(
+    data: &Dataset,
+    task_is_classification: bool,
+    test_fraction: f64,
+    seed: u64,
+) -> Result<(Dataset, Dataset)> {
     let (train, test) = if task_is_classification {
         stratified_split(&data.y, test_fraction, seed)?
     } else {
@@ -314,7 +368,12 @@ pub fn split(data: &Dataset, task_is_classification: bool, test_fraction: f64, s
 }
 
 /// Fits on `train`, scores on both parts; the fields of `evaluate --json`.
-pub fn evaluate_split(train: &Dataset, test: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Map<String, Value>> {
+pub fn evaluate_split(
+    train: &Dataset,
+    test: &Dataset,
+    args: &ModelArgs,
+    quiet: bool,
+) -> Result<Map<String, Value>> {
     let fitted = fit_pipeline(train, args, quiet)?;
     let model = &fitted.pipeline.model;
     let mut out = Map::new();
@@ -326,7 +385,10 @@ pub fn evaluate_split(train: &Dataset, test: &Dataset, args: &ModelArgs, quiet: 
     report::add_scores(&mut out, "train", model.task(), &train_pred, &train.y)?;
     let start = Instant::now();
     let test_pred = fitted.pipeline.predict(&test.x)?;
-    out.insert("predict_seconds".into(), json!(start.elapsed().as_secs_f64()));
+    out.insert(
+        "predict_seconds".into(),
+        json!(start.elapsed().as_secs_f64()),
+    );
     report::add_scores(&mut out, "test", model.task(), &test_pred, &test.y)?;
     Ok(out)
 }

@@ -197,11 +197,10 @@ impl Pipeline {
     /// Writes the model as JSON. Written to a temporary file first, then renamed, so a
     /// failed write never leaves half a model behind.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string(self)
-            .map_err(|e| Error::Model {
-                path: path.display().to_string(),
-                reason: format!("cannot serialise: {e}"),
-            })?;
+        let text = serde_json::to_string(self).map_err(|e| Error::Model {
+            path: path.display().to_string(),
+            reason: format!("cannot serialise: {e}"),
+        })?;
         let tmp = path.with_extension("kernlearn-tmp");
         std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
         std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
@@ -222,9 +221,17 @@ impl Pipeline {
         };
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             if e.is_eof() {
-                err(format!("truncated (the JSON ends early at line {}, column {})", e.line(), e.column()))
+                err(format!(
+                    "truncated (the JSON ends early at line {}, column {})",
+                    e.line(),
+                    e.column()
+                ))
             } else {
-                err(format!("not a kernlearn model: invalid JSON at line {}, column {}: {e}", e.line(), e.column()))
+                err(format!(
+                    "not a kernlearn model: invalid JSON at line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ))
             }
         })?;
         match value.get("format").and_then(|f| f.as_str()) {

@@ -53,7 +53,10 @@ mod tests {
 
     #[test]
     fn closed_forms() {
-        assert_eq!(accuracy(&[1.0, -1.0, 1.0, 1.0], &[1.0, 1.0, 1.0, -1.0]).unwrap(), 0.5);
+        assert_eq!(
+            accuracy(&[1.0, -1.0, 1.0, 1.0], &[1.0, 1.0, 1.0, -1.0]).unwrap(),
+            0.5
+        );
         assert_eq!(mse(&[1.0, 2.0], &[0.0, 0.0]).unwrap(), 2.5);
         // Predicting the mean gives RSE 1; perfect prediction gives 0.
         let y = [1.0, 2.0, 3.0];

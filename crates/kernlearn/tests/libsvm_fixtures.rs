@@ -25,7 +25,9 @@ fn f(v: &Value) -> f64 {
 fn params_of(fx: &Value) -> SvmParams {
     let k = &fx["kernel"];
     let kernel = match k["type"].as_str().unwrap() {
-        "rbf" => Kernel::Rbf { gamma: f(&k["gamma"]) },
+        "rbf" => Kernel::Rbf {
+            gamma: f(&k["gamma"]),
+        },
         "linear" => Kernel::Linear,
         "polynomial" => Kernel::Polynomial {
             gamma: f(&k["gamma"]),
@@ -60,10 +62,7 @@ fn params_of(fx: &Value) -> SvmParams {
     params.solver.tol = f(&p["eps"]);
     params.solver.cache_mb = 100.0;
     if let Some(w) = p["weights"].as_object() {
-        params.class_weights = w
-            .iter()
-            .map(|(l, v)| (l.parse().unwrap(), f(v)))
-            .collect();
+        params.class_weights = w.iter().map(|(l, v)| (l.parse().unwrap(), f(v))).collect();
     }
     params.probability = p["probability"].as_bool().unwrap_or(false);
     params
@@ -105,7 +104,11 @@ fn check_case(case: &str) {
     let o = refit(case);
     let fx = &o.fx;
     let subs = fx["subproblems"].as_array().unwrap();
-    assert_eq!(o.model.info.objectives.len(), subs.len(), "{case}: subproblems");
+    assert_eq!(
+        o.model.info.objectives.len(),
+        subs.len(),
+        "{case}: subproblems"
+    );
     for (k, sub) in subs.iter().enumerate() {
         assert_close(
             &format!("{case} pair {k} objective"),
@@ -131,7 +134,10 @@ fn check_case(case: &str) {
     theirs.sort_unstable();
     assert_eq!(ours, theirs, "{case}: support vectors");
     let total_iter: u64 = subs.iter().map(|s| s["iter"].as_u64().unwrap()).sum();
-    assert_eq!(o.model.info.iterations as u64, total_iter, "{case}: SMO iterations");
+    assert_eq!(
+        o.model.info.iterations as u64, total_iter,
+        "{case}: SMO iterations"
+    );
 
     let dec = fx["test_decision_values"].as_array().unwrap();
     for (t, (ours, theirs)) in o.decision.iter().zip(dec).enumerate() {
@@ -140,10 +146,21 @@ fn check_case(case: &str) {
             v => vec![f(v)],
         };
         for (a, b) in ours.iter().zip(&theirs) {
-            assert_close(&format!("{case} decision value of test point {t}"), *a, *b, 1e-5, 1e-5);
+            assert_close(
+                &format!("{case} decision value of test point {t}"),
+                *a,
+                *b,
+                1e-5,
+                1e-5,
+            );
         }
     }
-    let preds: Vec<f64> = fx["test_predictions"].as_array().unwrap().iter().map(f).collect();
+    let preds: Vec<f64> = fx["test_predictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(f)
+        .collect();
     if o.model.params.svm_type.is_regressor() {
         for (a, b) in o.predictions.iter().zip(&preds) {
             assert_close(&format!("{case} prediction"), *a, *b, 1e-5, 1e-6);
@@ -212,6 +229,9 @@ fn probabilities_are_close_to_libsvm() {
                 worst = worst.max((a - f(b)).abs());
             }
         }
-        assert!(worst < 0.1, "{case}: largest probability difference {worst}");
+        assert!(
+            worst < 0.1,
+            "{case}: largest probability difference {worst}"
+        );
     }
 }

@@ -58,7 +58,9 @@ impl std::str::FromStr for SvmType {
             _ => {
                 return Err(Error::param(
                     "svm_type",
-                    format!("unknown `{s}` (expected c-svc, nu-svc, one-class, epsilon-svr or nu-svr)"),
+                    format!(
+                        "unknown `{s}` (expected c-svc, nu-svc, one-class, epsilon-svr or nu-svr)"
+                    ),
                 ))
             }
         })
@@ -177,7 +179,8 @@ impl SvmParams {
                 format!("must be in (0, 1], got {}", self.nu),
             ));
         }
-        if self.svm_type == SvmType::EpsilonSvr && !(self.epsilon >= 0.0 && self.epsilon.is_finite())
+        if self.svm_type == SvmType::EpsilonSvr
+            && !(self.epsilon >= 0.0 && self.epsilon.is_finite())
         {
             return Err(Error::param(
                 "epsilon",
@@ -195,7 +198,10 @@ impl SvmParams {
         if self.probability && !self.svm_type.is_classifier() {
             return Err(Error::param(
                 "probability",
-                format!("probability estimates are available for classification only, not {}", self.svm_type),
+                format!(
+                    "probability estimates are available for classification only, not {}",
+                    self.svm_type
+                ),
             ));
         }
         self.solver.settings().validate()
@@ -349,7 +355,9 @@ impl SvmModel {
                 _ => solve_nu_svr(source, y, params.c, params.nu, &settings)?,
             };
             model.record(&sol);
-            model.sv_indices = (0..sol.coef.len()).filter(|&i| sol.coef[i] != 0.0).collect();
+            model.sv_indices = (0..sol.coef.len())
+                .filter(|&i| sol.coef[i] != 0.0)
+                .collect();
             model.sv_coef = vec![model.sv_indices.iter().map(|&i| sol.coef[i]).collect()];
             model.rho = vec![sol.rho];
         }
@@ -413,7 +421,8 @@ impl SvmModel {
                 let sub = SubsetSource::new(source, idx);
                 let (cp, cn) = (weighted_c[i], weighted_c[j]);
                 if self.params.probability {
-                    let (a, b) = self.binary_probability(&sub, &sub_y, cp, cn, settings, &mut rng)?;
+                    let (a, b) =
+                        self.binary_probability(&sub, &sub_y, cp, cn, settings, &mut rng)?;
                     self.prob_a.push(a);
                     self.prob_b.push(b);
                 }
@@ -463,7 +472,10 @@ impl SvmModel {
     ) {
         let k = classes.len();
         let mut start = vec![0; k];
-        self.n_sv_per_class = nonzero.iter().map(|nz| nz.iter().filter(|&&b| b).count()).collect();
+        self.n_sv_per_class = nonzero
+            .iter()
+            .map(|nz| nz.iter().filter(|&&b| b).count())
+            .collect();
         for c in 1..k {
             start[c] = start[c - 1] + self.n_sv_per_class[c - 1];
         }
@@ -543,7 +555,12 @@ impl SvmModel {
             let mut row = vec![0f32; sv.len()];
             for &t in &perm[begin..end] {
                 source.fill_row(t, &sv_idx, &mut row);
-                dec[t] = sv.iter().zip(&row).map(|((_, c), &k)| c * k as f64).sum::<f64>() - sol.rho;
+                dec[t] = sv
+                    .iter()
+                    .zip(&row)
+                    .map(|((_, c), &k)| c * k as f64)
+                    .sum::<f64>()
+                    - sol.rho;
             }
         }
         Ok(sigmoid_train(&dec, y))
@@ -578,7 +595,9 @@ impl SvmModel {
             for j in i + 1..k {
                 let (si, sj) = (start[i], start[j]);
                 let (ci, cj) = (self.n_sv_per_class[i], self.n_sv_per_class[j]);
-                let a: f64 = (si..si + ci).map(|s| self.sv_coef[j - 1][s] * k_sv[s]).sum();
+                let a: f64 = (si..si + ci)
+                    .map(|s| self.sv_coef[j - 1][s] * k_sv[s])
+                    .sum();
                 let b: f64 = (sj..sj + cj).map(|s| self.sv_coef[i][s] * k_sv[s]).sum();
                 out.push(a + b - self.rho[p]);
                 p += 1;

@@ -128,9 +128,15 @@ mod tests {
     #[test]
     fn sigmoid_separates_and_is_monotone() {
         let dec: Vec<f64> = (-10..=10).map(|v| v as f64 / 5.0).collect();
-        let y: Vec<f64> = dec.iter().map(|&f| if f > 0.0 { 1.0 } else { -1.0 }).collect();
+        let y: Vec<f64> = dec
+            .iter()
+            .map(|&f| if f > 0.0 { 1.0 } else { -1.0 })
+            .collect();
         let (a, b) = sigmoid_train(&dec, &y);
-        assert!(a < 0.0, "A = {a} must be negative for positive-means-class-1");
+        assert!(
+            a < 0.0,
+            "A = {a} must be negative for positive-means-class-1"
+        );
         let p_lo = sigmoid_predict(-2.0, a, b);
         let p_hi = sigmoid_predict(2.0, a, b);
         assert!(p_lo < 0.2 && p_hi > 0.8, "{p_lo} {p_hi}");

@@ -362,14 +362,7 @@ pub fn solve_epsilon_svr(
         .chain(targets.iter().map(|&t| epsilon + t))
         .collect();
     let l = targets.len();
-    let (sol, coef) = solve_svr_dual(
-        source,
-        p,
-        vec![0.0; 2 * l],
-        c,
-        Variant::Standard,
-        settings,
-    );
+    let (sol, coef) = solve_svr_dual(source, p, vec![0.0; 2 * l], c, Variant::Standard, settings);
     Ok(finish(sol, coef, &vec![1; l], (c, c)))
 }
 

@@ -126,7 +126,11 @@ impl<'a> SvrQ<'a> {
         let data = self.cache.row(real);
         let si = self.sign[i];
         let buf = &mut self.buffers[b][..len];
-        for ((v, &s), &k) in buf.iter_mut().zip(&self.sign[..len]).zip(&self.index[..len]) {
+        for ((v, &s), &k) in buf
+            .iter_mut()
+            .zip(&self.sign[..len])
+            .zip(&self.index[..len])
+        {
             let q = data[k];
             *v = if s == si { q } else { -q };
         }

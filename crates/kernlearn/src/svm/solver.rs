@@ -177,13 +177,19 @@ impl State {
                     continue;
                 }
                 gmax2 = gmax2.max(self.grad[j]);
-                (gmax + self.grad[j], qd[i] + qd[j] - 2.0 * yi * q_i[j] as f64)
+                (
+                    gmax + self.grad[j],
+                    qd[i] + qd[j] - 2.0 * yi * q_i[j] as f64,
+                )
             } else {
                 if self.is_upper(j) {
                     continue;
                 }
                 gmax2 = gmax2.max(-self.grad[j]);
-                (gmax - self.grad[j], qd[i] + qd[j] + 2.0 * yi * q_i[j] as f64)
+                (
+                    gmax - self.grad[j],
+                    qd[i] + qd[j] + 2.0 * yi * q_i[j] as f64,
+                )
             };
             if grad_diff > 0.0 {
                 let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
@@ -410,7 +416,11 @@ impl State {
             let was_upper = self.is_upper(k);
             self.update_status(k);
             if was_upper != self.is_upper(k) {
-                let c = if was_upper { -self.upper[k] } else { self.upper[k] };
+                let c = if was_upper {
+                    -self.upper[k]
+                } else {
+                    self.upper[k]
+                };
                 let (q_k, _) = q.row(k, self.l);
                 for (gb, &qv) in self.grad_bar.iter_mut().zip(q_k) {
                     *gb += c * qv as f64;
@@ -442,7 +452,11 @@ impl State {
             if !in_class(y) {
                 continue;
             }
-            let yg = if nu { self.grad[i] } else { y as f64 * self.grad[i] };
+            let yg = if nu {
+                self.grad[i]
+            } else {
+                y as f64 * self.grad[i]
+            };
             let pos = nu || y == 1;
             match self.status[i] {
                 Status::Upper if pos => lb = lb.max(yg),

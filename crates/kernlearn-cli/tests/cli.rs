@@ -1,0 +1,258 @@
+//! The `kernlearn` binary end to end: the demo, fit → predict, evaluate, JSON fields, and
+//! the errors a user meets with bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kernlearn"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn stderr_of(out: &Output) -> String {
+    assert!(!out.status.success(), "should have failed");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kernlearn-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn demo_runs_without_arguments() {
+    let out = run(&[]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in ["heart", "sonar", "ionosphere", "wine", "housing"] {
+        assert!(text.contains(name), "{text}");
+    }
+}
+
+#[test]
+fn fit_then_predict_matches_libsvm_accuracy() {
+    let dir = scratch("fitpredict");
+    let model = dir.join("m.json").display().to_string();
+    let fit = json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.libsvm"),
+        "--scale",
+        "none",
+        "--gamma",
+        "0.10000000149011612",
+        "--tol",
+        "0.0010000000474974513",
+        "--model-out",
+        &model,
+        "--json",
+    ]));
+    for key in [
+        "method",
+        "n_train",
+        "train_accuracy",
+        "fit_seconds",
+        "n_support",
+        "objective",
+        "params",
+    ] {
+        assert!(fit.get(key).is_some(), "fit --json lacks {key}: {fit}");
+    }
+    assert_eq!(fit["n_support"], 81);
+    let pred_file = dir.join("pred.csv").display().to_string();
+    let pred = json_of(&run(&[
+        "predict",
+        "--model",
+        &model,
+        "--data",
+        &fixture("heart.test.libsvm"),
+        "--json",
+        "--output",
+        &pred_file,
+        "--decision-values",
+    ]));
+    // LIBSVM: 79.2593% (107/135).
+    assert_eq!(pred["test_accuracy"].as_f64().unwrap(), 107.0 / 135.0);
+    assert!(pred["predict_seconds"].as_f64().is_some());
+    let lines = std::fs::read_to_string(&pred_file).unwrap();
+    assert!(lines.starts_with("prediction,decision_0\n"));
+    assert_eq!(lines.lines().count(), 136);
+    // An existing model is not replaced without --force.
+    let e = stderr_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--model-out",
+        &model,
+    ]));
+    assert!(e.contains("--force"), "{e}");
+    // An output that is one of the inputs is refused even with --force.
+    let e = stderr_of(&run(&[
+        "predict",
+        "--model",
+        &model,
+        "--data",
+        &fixture("heart.test.libsvm"),
+        "--output",
+        &fixture("heart.test.libsvm"),
+        "--force",
+    ]));
+    assert!(e.contains("refusing"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn evaluate_reports_classification_and_regression_scores() {
+    let out = json_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("wine.train.csv"),
+        "--test",
+        &fixture("wine.test.csv"),
+        "--scale",
+        "none",
+        "-c",
+        "2",
+        "--gamma",
+        "0.20000000298023224",
+        "--json",
+    ]));
+    for key in [
+        "n_train",
+        "n_test",
+        "train_accuracy",
+        "test_accuracy",
+        "fit_seconds",
+        "predict_seconds",
+        "n_support",
+    ] {
+        assert!(out.get(key).is_some(), "evaluate --json lacks {key}");
+    }
+    // LIBSVM: 96.6292% (86/89).
+    assert_eq!(out["test_accuracy"].as_f64().unwrap(), 86.0 / 89.0);
+    let reg = json_of(&run(&[
+        "evaluate",
+        "--data",
+        &repo().join("data/housing.csv").display().to_string(),
+        "--test-fraction",
+        "0.3",
+        "-c",
+        "10",
+        "--json",
+    ]));
+    assert_eq!(reg["method"], "epsilon-svr");
+    for key in ["train_mse", "test_mse", "test_rse"] {
+        assert!(reg[key].as_f64().is_some(), "lacks {key}");
+    }
+    assert!(reg["test_rse"].as_f64().unwrap() < 0.5);
+}
+
+#[test]
+fn bad_files_get_errors_naming_line_and_column() {
+    let dir = scratch("badfiles");
+    let cases = [
+        ("empty.csv", "", "empty"),
+        ("ragged.csv", "a,b,label\n1,2,1\n3,1\n", ":3"),
+        ("text.csv", "a,b,label\n1,2,1\n3,x,-1\n", ":3:2"),
+        ("nan.csv", "a,b,label\n1,2,1\n3,nan,-1\n", "non-finite"),
+        (
+            "oneclass.csv",
+            "a,b,label\n1,2,1\n3,4,1\n",
+            "only one class",
+        ),
+    ];
+    for (name, text, expect) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let model = dir.join("m.json").display().to_string();
+        let e = stderr_of(&run(&[
+            "fit",
+            "--data",
+            &path.display().to_string(),
+            "--model-out",
+            &model,
+            "--force",
+        ]));
+        assert!(e.contains(expect), "{name}: expected `{expect}` in: {e}");
+    }
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("heart.train.csv"),
+        "-c",
+        "0",
+    ]));
+    assert!(e.contains("`C`"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--sigma",
+        "-1",
+    ]));
+    assert!(e.contains("sigma"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--test-fraction",
+        "1.5",
+    ]));
+    assert!(e.contains("test fraction"), "{e}");
+    // Feature count at predict time differs from fit time.
+    let model = dir.join("m.json").display().to_string();
+    json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--model-out",
+        &model,
+        "--force",
+        "--json",
+    ]));
+    let e = stderr_of(&run(&[
+        "predict",
+        "--model",
+        &model,
+        "--data",
+        &fixture("sonar.test.csv"),
+    ]));
+    assert!(e.contains("fitted on 13 features, input has 60"), "{e}");
+    let e = stderr_of(&run(&[
+        "predict",
+        "--model",
+        &fixture("heart.train.csv"),
+        "--data",
+        &fixture("heart.test.csv"),
+    ]));
+    assert!(e.contains("not a kernlearn model"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
