@@ -387,7 +387,7 @@ fn one_class_and_svr_basic_sanity() {
     // ε-SVR on a noiseless linear target with a linear kernel recovers it closely.
     let t: Vec<f64> = x.rows().map(|r| 2.0 * r[0] - r[1] + 0.5).collect();
     let lin = FeatureKernel::new(&Kernel::Linear, &x).unwrap();
-    let svr = solve_epsilon_svr(&lin, &t, 100.0, 0.01, &settings()).unwrap();
+    let svr = solve_epsilon_svr(&lin, &t, 100.0, 0.01, &settings(), None).unwrap();
     let km = kernel_matrix(&lin);
     for i in 0..t.len() {
         let f: f64 = (0..t.len()).map(|j| svr.coef[j] * km[i][j]).sum::<f64>() - svr.rho;

@@ -224,7 +224,7 @@ pub struct SvmFitInfo {
 }
 
 /// A fitted kernel machine in LIBSVM's layout.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SvmModel {
     /// Parameters it was trained with.
     pub params: SvmParams,
@@ -250,6 +250,27 @@ pub struct SvmModel {
     pub prob_b: Vec<f64>,
     /// Solver report.
     pub info: SvmFitInfo,
+    /// Coefficients of each subproblem in its own point order (class pair, or the whole
+    /// problem): what a warm start for a larger C needs. Not saved.
+    #[serde(skip)]
+    pub subproblem_coef: Vec<Vec<f64>>,
+}
+
+/// Equal when they predict the same: every saved field (the warm-start state is not).
+impl PartialEq for SvmModel {
+    fn eq(&self, o: &Self) -> bool {
+        self.params == o.params
+            && self.n_features == o.n_features
+            && self.classes == o.classes
+            && self.n_sv_per_class == o.n_sv_per_class
+            && self.support_vectors == o.support_vectors
+            && self.sv_indices == o.sv_indices
+            && self.sv_coef == o.sv_coef
+            && self.rho == o.rho
+            && self.prob_a == o.prob_a
+            && self.prob_b == o.prob_b
+            && self.info == o.info
+    }
 }
 
 /// Classes in LIBSVM order and, for each, the indices of its points.
@@ -329,6 +350,20 @@ impl SvmModel {
     /// `sv_indices` but no support-vector features: predict with
     /// [`SvmModel::decision_from_kernel`].
     pub fn fit_source(params: &SvmParams, source: &dyn KernelSource, y: &[f64]) -> Result<Self> {
+        Self::fit_source_warm(params, source, y, None)
+    }
+
+    /// [`SvmModel::fit_source`] warm-started from `previous`, a model fitted on the same
+    /// points and labels with a smaller (or equal) C and otherwise equal parameters, so
+    /// that its dual solution is feasible. Used along increasing C in grid search.
+    /// C-SVC and ε-SVR start from it; the other formulations ignore it.
+    pub fn fit_source_warm(
+        params: &SvmParams,
+        source: &dyn KernelSource,
+        y: &[f64],
+        previous: Option<&SvmModel>,
+    ) -> Result<Self> {
+        let warm = |k: usize| previous.and_then(|m| m.subproblem_coef.get(k)).map(Vec::as_slice);
         let settings = params.solver.settings();
         settings.validate()?;
         let mut model = SvmModel {
@@ -343,14 +378,15 @@ impl SvmModel {
             prob_a: Vec::new(),
             prob_b: Vec::new(),
             info: SvmFitInfo::default(),
+            subproblem_coef: Vec::new(),
         };
         if params.svm_type.is_classifier() {
-            model.fit_classifier(source, y, &settings)?;
+            model.fit_classifier(source, y, &settings, previous)?;
         } else {
             let sol = match params.svm_type {
                 SvmType::OneClass => solve_one_class(source, params.nu, &settings)?,
                 SvmType::EpsilonSvr => {
-                    solve_epsilon_svr(source, y, params.c, params.epsilon, &settings)?
+                    solve_epsilon_svr(source, y, params.c, params.epsilon, &settings, warm(0))?
                 }
                 _ => solve_nu_svr(source, y, params.c, params.nu, &settings)?,
             };
@@ -360,6 +396,7 @@ impl SvmModel {
                 .collect();
             model.sv_coef = vec![model.sv_indices.iter().map(|&i| sol.coef[i]).collect()];
             model.rho = vec![sol.rho];
+            model.subproblem_coef = vec![sol.coef];
         }
         Ok(model)
     }
@@ -380,6 +417,7 @@ impl SvmModel {
         source: &dyn KernelSource,
         y: &[f64],
         settings: &SolverSettings,
+        previous: Option<&SvmModel>,
     ) -> Result<()> {
         let (classes, members) = group_classes(y);
         if classes.len() < 2 {
@@ -426,7 +464,8 @@ impl SvmModel {
                     self.prob_a.push(a);
                     self.prob_b.push(b);
                 }
-                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings)?;
+                let warm = previous.and_then(|m| m.subproblem_coef.get(pair_coef.len()));
+                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings, warm)?;
                 self.record(&sol);
                 self.rho.push(sol.rho);
                 let ni = members[i].len();
@@ -444,6 +483,7 @@ impl SvmModel {
         }
         self.layout_support_vectors(&classes, &members, &nonzero, &pair_coef);
         self.classes = classes;
+        self.subproblem_coef = pair_coef;
         Ok(())
     }
 
@@ -454,10 +494,15 @@ impl SvmModel {
         cp: f64,
         cn: f64,
         settings: &SolverSettings,
+        warm_coef: Option<&Vec<f64>>,
     ) -> Result<DualSolution> {
         match self.params.svm_type {
             SvmType::NuSvc => solve_nu_svc(source, y, self.params.nu, settings),
-            _ => solve_c_svc(source, y, cp, cn, settings, None),
+            _ => {
+                let alpha: Option<Vec<f64>> =
+                    warm_coef.map(|c| c.iter().map(|v| v.abs()).collect());
+                solve_c_svc(source, y, cp, cn, settings, alpha.as_deref())
+            }
         }
     }
 
@@ -544,7 +589,7 @@ impl SvmModel {
                 continue;
             }
             let sub = SubsetSource::new(source, train.clone());
-            let sol = self.solve_binary(&sub, &train_y, cp, cn, settings)?;
+            let sol = self.solve_binary(&sub, &train_y, cp, cn, settings, None)?;
             let sv: Vec<(usize, f64)> = train
                 .iter()
                 .zip(&sol.coef)

@@ -185,7 +185,7 @@ pub fn solve_c_svc(
     Ok(finish(sol, coef, &s, (c_pos, c_neg)))
 }
 
-/// A warm start must be a feasible point of the C-SVC dual.
+/// A warm start must be a feasible point of the dual: `0 ≤ α ≤ upper`, `sᵀα = 0`.
 fn check_warm_start(alpha: &[f64], s: &[i8], upper: &[f64]) -> Result<Vec<f64>> {
     if alpha.len() != s.len() {
         return Err(Error::param(
@@ -340,12 +340,16 @@ fn solve_svr_dual(
 
 /// ε-SVR (Vapnik): `min ½ (α−α*)ᵀK(α−α*) + ε Σ(α+α*) − Σ y(α−α*)`,
 /// `Σ(α − α*) = 0`, `0 ≤ α, α* ≤ C`.
+///
+/// `initial_coef` warm-starts from coefficients `α − α*` of a feasible point (e.g. the
+/// solution for a smaller C); they are split as `α = max(coef, 0)`, `α* = max(−coef, 0)`.
 pub fn solve_epsilon_svr(
     source: &dyn KernelSource,
     targets: &[f64],
     c: f64,
     epsilon: f64,
     settings: &SolverSettings,
+    initial_coef: Option<&[f64]>,
 ) -> Result<DualSolution> {
     check_len(source, targets.len(), "targets")?;
     check_positive("C", c)?;
