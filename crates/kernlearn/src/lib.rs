@@ -16,6 +16,7 @@ pub mod error;
 pub mod estimator;
 pub mod kernel;
 pub mod metrics;
+pub mod select;
 pub mod svm;
 
 pub use error::{Error, Result};

@@ -366,7 +366,21 @@ pub fn solve_epsilon_svr(
         .chain(targets.iter().map(|&t| epsilon + t))
         .collect();
     let l = targets.len();
-    let (sol, coef) = solve_svr_dual(source, p, vec![0.0; 2 * l], c, Variant::Standard, settings);
+    let alpha2 = match initial_coef {
+        None => vec![0.0; 2 * l],
+        Some(coef) => {
+            let split: Vec<f64> = coef
+                .iter()
+                .map(|&v| v.max(0.0))
+                .chain(coef.iter().map(|&v| (-v).max(0.0)))
+                .collect();
+            let signs: Vec<i8> = std::iter::repeat_n(1, l)
+                .chain(std::iter::repeat_n(-1, l))
+                .collect();
+            check_warm_start(&split, &signs, &vec![c; 2 * l])?
+        }
+    };
+    let (sol, coef) = solve_svr_dual(source, p, alpha2, c, Variant::Standard, settings);
     Ok(finish(sol, coef, &vec![1; l], (c, c)))
 }
 

@@ -1,0 +1,59 @@
+//! A Gram matrix held in memory as `f32` (the precision of the solver's row cache), so
+//! that grid search computes each kernel once and every fold and C reads it.
+
+use crate::data::Features;
+use crate::kernel::{Kernel, KernelSource};
+use crate::Result;
+
+/// `K_ij = k(x_i, x_j)` for all training points, row-major `f32`, diagonal in `f64`.
+pub struct DenseGram {
+    n: usize,
+    values: Vec<f32>,
+    diag: Vec<f64>,
+}
+
+impl DenseGram {
+    /// Bytes a Gram matrix of `n` points takes.
+    pub fn bytes(n: usize) -> usize {
+        n * n * std::mem::size_of::<f32>()
+    }
+
+    /// Computes the Gram matrix of `x` (in parallel, see [`Kernel::gram`]).
+    pub fn new(kernel: &Kernel, x: &Features) -> Result<Self> {
+        let g = kernel.gram(x)?;
+        let n = x.n_rows();
+        let mut values = vec![0f32; n * n];
+        // Column j of the symmetric matrix is row j.
+        for j in 0..n {
+            let col = g.col(j);
+            for (v, &k) in values[j * n..(j + 1) * n].iter_mut().zip(col.iter()) {
+                *v = k as f32;
+            }
+        }
+        let diag = (0..n).map(|i| g[(i, i)]).collect();
+        Ok(Self { n, values, diag })
+    }
+
+    /// `K_ij`.
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.values[i * self.n + j] as f64
+    }
+}
+
+impl KernelSource for DenseGram {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        let row = &self.values[i * self.n..(i + 1) * self.n];
+        for (o, &c) in out.iter_mut().zip(cols) {
+            *o = row[c];
+        }
+    }
+}

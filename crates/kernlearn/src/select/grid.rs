@@ -1,0 +1,365 @@
+//! Grid search with k-fold cross-validation over (σ, C[, ε]) for RBF kernel machines:
+//! the papers' "SVM-CV" and "SVR-CV".
+//!
+//! Speed comes from doing each piece of work once: the Gram matrix of the training set is
+//! computed once per σ and shared by every fold and every C (when it fits the memory
+//! budget; otherwise each fold uses the cached solver on its own points); along
+//! increasing C each fit is warm-started from the previous solution, which stays
+//! feasible because the box only grows; folds run in parallel.
+
+use super::gram::DenseGram;
+use crate::data::{complement, kfold, stratified_kfold, Features};
+use crate::kernel::{FeatureKernel, Kernel, KernelSource};
+use crate::metrics::{accuracy, mse};
+use crate::svm::{SubsetSource, SvmModel, SvmParams};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The hyper-parameter values to try. The Gaussian kernel is `exp(−‖x−x'‖²/σ²)`
+/// (γ = 1/σ² in LIBSVM's terms).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Grid {
+    /// Gaussian widths σ.
+    pub sigmas: Vec<f64>,
+    /// Trade-offs C.
+    pub cs: Vec<f64>,
+    /// SVR tube widths ε (ignored by classifiers). Empty = [`Grid::default_epsilons`].
+    pub epsilons: Vec<f64>,
+}
+
+/// `2^lo, 2^(lo+1), …, 2^hi`.
+pub fn powers_of_two(lo: i32, hi: i32) -> Vec<f64> {
+    (lo..=hi).map(|e| 2f64.powi(e)).collect()
+}
+
+impl Default for Grid {
+    /// The papers' grid (KNPL/DANK, METHODS.md §7): σ, C ∈ {2⁻⁵, …, 2⁵}.
+    fn default() -> Self {
+        Self {
+            sigmas: powers_of_two(-5, 5),
+            cs: powers_of_two(-5, 5),
+            epsilons: Vec::new(),
+        }
+    }
+}
+
+impl Grid {
+    /// ε for SVR when none are given: {0.01, 0.1, 0.5} × the standard deviation of the
+    /// training targets, so the grid follows the targets' unit (the papers give no ε).
+    pub fn default_epsilons(y: &[f64]) -> Vec<f64> {
+        let n = y.len().max(1) as f64;
+        let mean = y.iter().sum::<f64>() / n;
+        let sd = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+        let sd = if sd > 0.0 { sd } else { 1.0 };
+        [0.01, 0.1, 0.5].iter().map(|f| f * sd).collect()
+    }
+
+    fn validate(&self, regression: bool) -> Result<()> {
+        let lists: [(&str, &[f64]); 3] = [
+            ("sigma", &self.sigmas),
+            ("C", &self.cs),
+            ("epsilon", &self.epsilons),
+        ];
+        for (name, values) in lists {
+            if values.is_empty() && name != "epsilon" {
+                return Err(Error::param(
+                    format!("{name} grid"),
+                    "is empty; give at least one value",
+                ));
+            }
+            let positive = name != "epsilon";
+            if let Some(v) = values
+                .iter()
+                .find(|v| !v.is_finite() || **v < 0.0 || (positive && **v <= 0.0))
+            {
+                let need = if positive { "> 0" } else { ">= 0" };
+                return Err(Error::param(
+                    format!("{name} grid"),
+                    format!("every value must be {need}, got {v}"),
+                ));
+            }
+        }
+        let _ = regression;
+        Ok(())
+    }
+}
+
+/// One grid point and its cross-validated score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GridPoint {
+    /// Gaussian width σ (γ = 1/σ²).
+    pub sigma: f64,
+    /// Trade-off C.
+    pub c: f64,
+    /// SVR tube width (regression only).
+    pub epsilon: Option<f64>,
+    /// Mean over folds of the fold scores (accuracy, or MSE for regression), as
+    /// scikit-learn's `GridSearchCV` averages them.
+    pub score: f64,
+    /// Score of each fold.
+    pub fold_scores: Vec<f64>,
+}
+
+/// Outcome of a grid search.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Selection {
+    /// Parameters of the best grid point (the base parameters with σ, C, ε filled in).
+    pub params: SvmParams,
+    /// The best grid point.
+    pub best: GridPoint,
+    /// Every grid point, σ outermost, then ε, then C (in the grid's order).
+    pub points: Vec<GridPoint>,
+    /// `accuracy` (higher is better) or `mse` (lower is better).
+    pub metric: String,
+    /// How many grid points tied with the best score (1 = no tie).
+    pub n_tied: usize,
+    /// The rule that broke ties.
+    pub tie_rule: String,
+    /// Test indices of each fold.
+    pub folds: Vec<Vec<usize>>,
+    /// Whether Gram matrices were held in memory (false: cached solver per fold).
+    pub used_gram: bool,
+}
+
+/// Grid search with k-fold cross-validation (stratified for classification).
+#[derive(Clone, Debug)]
+pub struct GridSearch {
+    /// Formulation, solver settings and class weights; kernel, C and ε are set per point.
+    pub base: SvmParams,
+    /// Values to try.
+    pub grid: Grid,
+    /// Number of folds (the papers: 5).
+    pub folds: usize,
+    /// Seed of the fold assignment.
+    pub seed: u64,
+    /// Largest Gram matrix (in bytes, f32) held in memory; above it folds use the
+    /// cached solver on their own points.
+    pub gram_budget_bytes: usize,
+}
+
+impl GridSearch {
+    /// The papers' protocol: default grid, 5 folds, 1 GiB for the Gram matrix.
+    pub fn new(base: SvmParams) -> Self {
+        Self {
+            base,
+            grid: Grid::default(),
+            folds: 5,
+            seed: 0,
+            gram_budget_bytes: 1 << 30,
+        }
+    }
+
+    fn is_regression(&self) -> bool {
+        self.base.svm_type.is_regressor()
+    }
+
+    /// Cross-validates every grid point on `(x, y)` and picks the best. `progress` is
+    /// called once per (σ, fold) finished.
+    pub fn run(
+        &self,
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Selection> {
+        let regression = self.is_regression();
+        self.grid.validate(regression)?;
+        if x.n_rows() != y.len() {
+            return Err(Error::data(format!(
+                "{} labels for {} rows",
+                y.len(),
+                x.n_rows()
+            )));
+        }
+        if self.folds < 2 {
+            return Err(Error::param(
+                "folds",
+                format!("need at least 2, got {}", self.folds),
+            ));
+        }
+        let n = x.n_rows();
+        let folds = if regression {
+            kfold(n, self.folds, self.seed)?
+        } else {
+            stratified_kfold(y, self.folds, self.seed)?
+        };
+        let epsilons: Vec<Option<f64>> = if !regression {
+            vec![None]
+        } else if self.grid.epsilons.is_empty() {
+            Grid::default_epsilons(y).into_iter().map(Some).collect()
+        } else {
+            self.grid.epsilons.iter().copied().map(Some).collect()
+        };
+        let mut c_order: Vec<usize> = (0..self.grid.cs.len()).collect();
+        c_order.sort_by(|&a, &b| self.grid.cs[a].total_cmp(&self.grid.cs[b]));
+        let used_gram = DenseGram::bytes(n) <= self.gram_budget_bytes;
+
+        let mut points = Vec::new();
+        for &sigma in &self.grid.sigmas {
+            let kernel = Kernel::rbf_sigma(sigma)?;
+            let gram = if used_gram {
+                Some(DenseGram::new(&kernel, x)?)
+            } else {
+                None
+            };
+            let per_fold: Vec<Vec<Vec<f64>>> = folds
+                .par_iter()
+                .map(|test| {
+                    let job = FoldJob {
+                        search: self,
+                        kernel: &kernel,
+                        gram: gram.as_ref(),
+                        x,
+                        y,
+                        train: complement(n, test),
+                        test,
+                    };
+                    let r = job.scores(&epsilons, &c_order);
+                    progress();
+                    r
+                })
+                .collect::<Result<_>>()?;
+            for (e, &eps) in epsilons.iter().enumerate() {
+                for (ci, &c) in self.grid.cs.iter().enumerate() {
+                    let fold_scores: Vec<f64> = per_fold.iter().map(|f| f[e][ci]).collect();
+                    let score = fold_scores.iter().sum::<f64>() / fold_scores.len() as f64;
+                    points.push(GridPoint {
+                        sigma,
+                        c,
+                        epsilon: eps,
+                        score,
+                        fold_scores,
+                    });
+                }
+            }
+        }
+        let (best, n_tied) = pick_best(&points, regression);
+        let mut params = self.params_at(&points[best])?;
+        params.seed = self.base.seed;
+        Ok(Selection {
+            params,
+            best: points[best].clone(),
+            points,
+            metric: if regression { "mse" } else { "accuracy" }.into(),
+            n_tied,
+            tie_rule: "ties go to the simpler model: smaller C, then wider σ, then wider ε"
+                .into(),
+            folds,
+            used_gram,
+        })
+    }
+
+    /// The base parameters with one grid point's σ, C and ε.
+    pub fn params_at(&self, p: &GridPoint) -> Result<SvmParams> {
+        let mut params = self.base.clone();
+        params.kernel = Kernel::rbf_sigma(p.sigma)?;
+        params.c = p.c;
+        if let Some(e) = p.epsilon {
+            params.epsilon = e;
+        }
+        Ok(params)
+    }
+
+    /// Runs the search, then refits the best parameters on all of `(x, y)`.
+    pub fn fit_best(
+        &self,
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<(Selection, SvmModel)> {
+        let sel = self.run(x, y, progress)?;
+        let model = SvmModel::fit(&sel.params, x, y)?;
+        Ok((sel, model))
+    }
+}
+
+/// Best point, and how many share its score. Ties: smaller C, then larger σ, then
+/// larger ε (each makes the model simpler).
+fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
+    let better = |a: f64, b: f64| if regression { a < b } else { a > b };
+    let mut best = 0;
+    for (i, p) in points.iter().enumerate().skip(1) {
+        let b = &points[best];
+        let simpler = (p.c, -p.sigma, -p.epsilon.unwrap_or(0.0))
+            < (b.c, -b.sigma, -b.epsilon.unwrap_or(0.0));
+        if better(p.score, b.score) || (p.score == b.score && simpler) {
+            best = i;
+        }
+    }
+    let n_tied = points.iter().filter(|p| p.score == points[best].score).count();
+    (best, n_tied)
+}
+
+/// The work of one fold for one σ: every ε and every C (ascending, warm-started).
+struct FoldJob<'a> {
+    search: &'a GridSearch,
+    kernel: &'a Kernel,
+    gram: Option<&'a DenseGram>,
+    x: &'a Features,
+    y: &'a [f64],
+    train: Vec<usize>,
+    test: &'a [usize],
+}
+
+impl FoldJob<'_> {
+    /// Scores indexed `[ε][C]` in the grid's C order.
+    fn scores(&self, epsilons: &[Option<f64>], c_order: &[usize]) -> Result<Vec<Vec<f64>>> {
+        let train_y: Vec<f64> = self.train.iter().map(|&i| self.y[i]).collect();
+        let test_y: Vec<f64> = self.test.iter().map(|&i| self.y[i]).collect();
+        let train_x;
+        let owned;
+        let source: &dyn KernelSource = match self.gram {
+            Some(g) => {
+                owned = SubsetSource::new(g, self.train.clone());
+                &owned
+            }
+            None => {
+                train_x = self.x.select_rows(&self.train);
+                &FeatureKernel::new(self.kernel, &train_x)?
+            }
+        };
+        let cs = &self.search.grid.cs;
+        let mut out = Vec::with_capacity(epsilons.len());
+        for &eps in epsilons {
+            let mut row = vec![0.0; cs.len()];
+            let mut previous: Option<SvmModel> = None;
+            for &ci in c_order {
+                let mut params = self.search.base.clone();
+                params.kernel = self.kernel.clone();
+                params.c = cs[ci];
+                params.probability = false;
+                if let Some(e) = eps {
+                    params.epsilon = e;
+                }
+                let model = SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?;
+                let pred = self.predict(&model);
+                row[ci] = if eps.is_some() {
+                    mse(&pred, &test_y)?
+                } else {
+                    accuracy(&pred, &test_y)?
+                };
+                previous = Some(model);
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    /// Predictions for the fold's test points from kernel values against the SVs.
+    fn predict(&self, model: &SvmModel) -> Vec<f64> {
+        let sv: Vec<usize> = model.sv_indices.iter().map(|&s| self.train[s]).collect();
+        let mut k_sv = vec![0.0; sv.len()];
+        self.test
+            .iter()
+            .map(|&t| {
+                for (k, &s) in k_sv.iter_mut().zip(&sv) {
+                    *k = match self.gram {
+                        Some(g) => g.get(t, s),
+                        None => self.kernel.eval(self.x.row(t), self.x.row(s)),
+                    };
+                }
+                model.predict_from_decision(&model.decision_from_kernel(&k_sv))
+            })
+            .collect()
+    }
+}

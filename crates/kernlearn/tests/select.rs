@@ -1,0 +1,142 @@
+//! Grid search: its shortcuts (one Gram matrix per σ, warm starts along C, parallel folds)
+//! must not change any cross-validation score, checked against plain refits; and bad
+//! grids get clear errors.
+
+use kernlearn::data::{complement, read_csv, Dataset};
+use kernlearn::metrics::{accuracy, mse};
+use kernlearn::select::{Grid, GridSearch};
+use kernlearn::svm::{SvmModel, SvmParams, SvmType};
+use std::path::Path;
+
+fn fixture(name: &str) -> Dataset {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name);
+    read_csv(&p, None).unwrap()
+}
+
+fn small_grid() -> Grid {
+    Grid {
+        sigmas: vec![0.5, 1.0, 4.0],
+        cs: vec![8.0, 0.25, 1.0],
+        epsilons: vec![],
+    }
+}
+
+/// The CV score of a point recomputed the slow way: fresh fit per fold, features kernel.
+fn brute_force(search: &GridSearch, data: &Dataset, sel_folds: &[Vec<usize>], p: &kernlearn::select::GridPoint) -> f64 {
+    let params = search.params_at(p).unwrap();
+    let n = data.len();
+    let scores: Vec<f64> = sel_folds
+        .iter()
+        .map(|test| {
+            let train = data.subset(&complement(n, test));
+            let held = data.subset(test);
+            let model = SvmModel::fit(&params, &train.x, &train.y).unwrap();
+            let pred = model.predict(&held.x).unwrap();
+            if params.svm_type.is_regressor() {
+                mse(&pred, &held.y).unwrap()
+            } else {
+                accuracy(&pred, &held.y).unwrap()
+            }
+        })
+        .collect();
+    scores.iter().sum::<f64>() / scores.len() as f64
+}
+
+#[test]
+fn classification_scores_equal_plain_refits() {
+    for name in ["heart.train.csv", "wine.train.csv"] {
+        let data = fixture(name);
+        let mut search = GridSearch::new(SvmParams::default());
+        search.grid = small_grid();
+        let sel = search.run(&data.x, &data.y, &|| {}).unwrap();
+        assert!(sel.used_gram);
+        assert_eq!(sel.points.len(), 9);
+        for p in &sel.points {
+            let slow = brute_force(&search, &data, &sel.folds, p);
+            assert!(
+                (p.score - slow).abs() < 1e-9,
+                "{name} σ={} C={}: grid {} vs refit {}",
+                p.sigma,
+                p.c,
+                p.score,
+                slow
+            );
+        }
+        let best = sel.points.iter().map(|p| p.score).fold(f64::MIN, f64::max);
+        assert_eq!(sel.best.score, best);
+        // Without the Gram matrix (budget 0) the same scores come out.
+        search.gram_budget_bytes = 0;
+        let again = search.run(&data.x, &data.y, &|| {}).unwrap();
+        assert!(!again.used_gram);
+        for (a, b) in sel.points.iter().zip(&again.points) {
+            assert!((a.score - b.score).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn regression_scores_equal_plain_refits() {
+    let data = fixture("housing.train.csv");
+    let base = SvmParams {
+        svm_type: SvmType::EpsilonSvr,
+        ..SvmParams::default()
+    };
+    let mut search = GridSearch::new(base);
+    search.grid = Grid {
+        sigmas: vec![0.5, 2.0],
+        cs: vec![1.0, 16.0],
+        epsilons: vec![0.5, 2.0],
+    };
+    let sel = search.run(&data.x, &data.y, &|| {}).unwrap();
+    assert_eq!(sel.metric, "mse");
+    assert_eq!(sel.points.len(), 8);
+    // Warm starts reach another point of the same ε-optimal set, so the fold MSEs agree
+    // to the solver's tolerance rather than exactly.
+    for p in &sel.points {
+        let slow = brute_force(&search, &data, &sel.folds, p);
+        assert!((p.score - slow).abs() < 1e-4 * slow, "{p:?} vs {slow}");
+    }
+    let best = sel.points.iter().map(|p| p.score).fold(f64::MAX, f64::min);
+    assert_eq!(sel.best.score, best);
+}
+
+#[test]
+fn ties_go_to_smaller_c_then_wider_sigma() {
+    // Two well-separated clusters: many grid points reach 100% accuracy.
+    let data = fixture("tiny.train.csv");
+    let mut search = GridSearch::new(SvmParams::default());
+    search.grid = Grid {
+        sigmas: vec![0.25, 1.0, 4.0],
+        cs: vec![4.0, 16.0, 64.0],
+        epsilons: vec![],
+    };
+    search.folds = 2;
+    let sel = search.run(&data.x, &data.y, &|| {}).unwrap();
+    let best = sel.best.score;
+    let tied: Vec<_> = sel.points.iter().filter(|p| p.score == best).collect();
+    assert_eq!(sel.n_tied, tied.len());
+    let min_c = tied.iter().map(|p| p.c).fold(f64::MAX, f64::min);
+    let max_sigma = tied.iter().filter(|p| p.c == min_c).map(|p| p.sigma).fold(0.0, f64::max);
+    assert_eq!((sel.best.c, sel.best.sigma), (min_c, max_sigma));
+}
+
+#[test]
+fn bad_grids_are_refused() {
+    let data = fixture("heart.train.csv");
+    let run = |grid: Grid, folds: usize| {
+        let mut s = GridSearch::new(SvmParams::default());
+        s.grid = grid;
+        s.folds = folds;
+        s.run(&data.x, &data.y, &|| {}).unwrap_err().to_string()
+    };
+    let e = run(Grid { sigmas: vec![], ..small_grid() }, 5);
+    assert!(e.contains("sigma grid") && e.contains("empty"), "{e}");
+    let e = run(Grid { cs: vec![1.0, 0.0], ..small_grid() }, 5);
+    assert!(e.contains("C grid") && e.contains("> 0"), "{e}");
+    let e = run(Grid { sigmas: vec![-1.0], ..small_grid() }, 5);
+    assert!(e.contains("sigma grid"), "{e}");
+    let e = run(small_grid(), 100);
+    assert!(e.contains("fewer than 100 folds") || e.contains("100"), "{e}");
+    let e = run(small_grid(), 1);
+    assert!(e.contains("folds") || e.contains("k"), "{e}");
+}
