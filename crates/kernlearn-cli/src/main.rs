@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod progress;
 mod report;
+mod select;
 
 use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
@@ -99,6 +100,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Choose σ and C (and ε for SVR) by k-fold cross-validation over a grid.
+    Select {
+        #[command(flatten)]
+        data: DataArgs,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        select: select::SelectArgs,
+        /// Print one JSON object (with every grid point's score and the folds).
+        #[arg(long)]
+        json: bool,
+    },
     /// The demonstration run on the bundled datasets (also what no arguments do).
     Demo {
         /// Print one JSON object.
@@ -148,6 +161,12 @@ fn main() -> ExitCode {
             force,
             json,
         }),
+        Some(Command::Select {
+            data,
+            model,
+            select,
+            json,
+        }) => select::run(&data, &model, &select, json, quiet),
         Some(Command::Evaluate {
             data,
             model,

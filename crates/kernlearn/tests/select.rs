@@ -9,7 +9,9 @@ use kernlearn::svm::{SvmModel, SvmParams, SvmType};
 use std::path::Path;
 
 fn fixture(name: &str) -> Dataset {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name);
     read_csv(&p, None).unwrap()
 }
 
@@ -22,7 +24,12 @@ fn small_grid() -> Grid {
 }
 
 /// The CV score of a point recomputed the slow way: fresh fit per fold, features kernel.
-fn brute_force(search: &GridSearch, data: &Dataset, sel_folds: &[Vec<usize>], p: &kernlearn::select::GridPoint) -> f64 {
+fn brute_force(
+    search: &GridSearch,
+    data: &Dataset,
+    sel_folds: &[Vec<usize>],
+    p: &kernlearn::select::GridPoint,
+) -> f64 {
     let params = search.params_at(p).unwrap();
     let n = data.len();
     let scores: Vec<f64> = sel_folds
@@ -116,7 +123,11 @@ fn ties_go_to_smaller_c_then_wider_sigma() {
     let tied: Vec<_> = sel.points.iter().filter(|p| p.score == best).collect();
     assert_eq!(sel.n_tied, tied.len());
     let min_c = tied.iter().map(|p| p.c).fold(f64::MAX, f64::min);
-    let max_sigma = tied.iter().filter(|p| p.c == min_c).map(|p| p.sigma).fold(0.0, f64::max);
+    let max_sigma = tied
+        .iter()
+        .filter(|p| p.c == min_c)
+        .map(|p| p.sigma)
+        .fold(0.0, f64::max);
     assert_eq!((sel.best.c, sel.best.sigma), (min_c, max_sigma));
 }
 
@@ -129,14 +140,35 @@ fn bad_grids_are_refused() {
         s.folds = folds;
         s.run(&data.x, &data.y, &|| {}).unwrap_err().to_string()
     };
-    let e = run(Grid { sigmas: vec![], ..small_grid() }, 5);
+    let e = run(
+        Grid {
+            sigmas: vec![],
+            ..small_grid()
+        },
+        5,
+    );
     assert!(e.contains("sigma grid") && e.contains("empty"), "{e}");
-    let e = run(Grid { cs: vec![1.0, 0.0], ..small_grid() }, 5);
+    let e = run(
+        Grid {
+            cs: vec![1.0, 0.0],
+            ..small_grid()
+        },
+        5,
+    );
     assert!(e.contains("C grid") && e.contains("> 0"), "{e}");
-    let e = run(Grid { sigmas: vec![-1.0], ..small_grid() }, 5);
+    let e = run(
+        Grid {
+            sigmas: vec![-1.0],
+            ..small_grid()
+        },
+        5,
+    );
     assert!(e.contains("sigma grid"), "{e}");
     let e = run(small_grid(), 100);
-    assert!(e.contains("fewer than 100 folds") || e.contains("100"), "{e}");
+    assert!(
+        e.contains("fewer than 100 folds") || e.contains("100"),
+        "{e}"
+    );
     let e = run(small_grid(), 1);
     assert!(e.contains("folds") || e.contains("k"), "{e}");
 }

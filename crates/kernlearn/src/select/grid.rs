@@ -156,12 +156,7 @@ impl GridSearch {
 
     /// Cross-validates every grid point on `(x, y)` and picks the best. `progress` is
     /// called once per (σ, fold) finished.
-    pub fn run(
-        &self,
-        x: &Features,
-        y: &[f64],
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Selection> {
+    pub fn run(&self, x: &Features, y: &[f64], progress: &(dyn Fn() + Sync)) -> Result<Selection> {
         let regression = self.is_regression();
         self.grid.validate(regression)?;
         if x.n_rows() != y.len() {
@@ -242,8 +237,7 @@ impl GridSearch {
             points,
             metric: if regression { "mse" } else { "accuracy" }.into(),
             n_tied,
-            tie_rule: "ties go to the simpler model: smaller C, then wider σ, then wider ε"
-                .into(),
+            tie_rule: "ties go to the simpler model: smaller C, then wider σ, then wider ε".into(),
             folds,
             used_gram,
         })
@@ -280,13 +274,16 @@ fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
     let mut best = 0;
     for (i, p) in points.iter().enumerate().skip(1) {
         let b = &points[best];
-        let simpler = (p.c, -p.sigma, -p.epsilon.unwrap_or(0.0))
-            < (b.c, -b.sigma, -b.epsilon.unwrap_or(0.0));
+        let simpler =
+            (p.c, -p.sigma, -p.epsilon.unwrap_or(0.0)) < (b.c, -b.sigma, -b.epsilon.unwrap_or(0.0));
         if better(p.score, b.score) || (p.score == b.score && simpler) {
             best = i;
         }
     }
-    let n_tied = points.iter().filter(|p| p.score == points[best].score).count();
+    let n_tied = points
+        .iter()
+        .filter(|p| p.score == points[best].score)
+        .count();
     (best, n_tied)
 }
 
@@ -331,7 +328,8 @@ impl FoldJob<'_> {
                 if let Some(e) = eps {
                     params.epsilon = e;
                 }
-                let model = SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?;
+                let model =
+                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?;
                 let pred = self.predict(&model);
                 row[ci] = if eps.is_some() {
                     mse(&pred, &test_y)?

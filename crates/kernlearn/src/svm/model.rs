@@ -363,7 +363,11 @@ impl SvmModel {
         y: &[f64],
         previous: Option<&SvmModel>,
     ) -> Result<Self> {
-        let warm = |k: usize| previous.and_then(|m| m.subproblem_coef.get(k)).map(Vec::as_slice);
+        let warm = |k: usize| {
+            previous
+                .and_then(|m| m.subproblem_coef.get(k))
+                .map(Vec::as_slice)
+        };
         let settings = params.solver.settings();
         settings.validate()?;
         let mut model = SvmModel {

@@ -1,0 +1,154 @@
+//! `kernlearn select`: grid search with k-fold cross-validation (SVM-CV / SVR-CV).
+
+use crate::args::{DataArgs, ModelArgs};
+use crate::progress;
+use clap::Args;
+use kernlearn::data::{Dataset, Scaler};
+use kernlearn::select::{Grid, GridSearch, Selection};
+use kernlearn::svm::SvmModel;
+use kernlearn::{Error, Result};
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// The grid and folds of a search.
+#[derive(Args, Debug, Clone)]
+pub struct SelectArgs {
+    /// Gaussian widths σ to try (comma-separated; γ = 1/σ²). Default 2^-5,…,2^5.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub sigmas: Option<Vec<f64>>,
+    /// Values of C to try (comma-separated). Default 2^-5,…,2^5.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub cs: Option<Vec<f64>>,
+    /// SVR tube widths ε to try. Default {0.01, 0.1, 0.5} × std of the targets.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub epsilons: Option<Vec<f64>>,
+    /// Number of cross-validation folds (stratified for classification).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Largest Gram matrix held in memory, MiB (above it: cached solver per fold).
+    #[arg(long, default_value_t = 1024.0)]
+    pub gram_mb: f64,
+}
+
+impl SelectArgs {
+    /// The search for `train` with the model options of `model`.
+    pub fn search(&self, train: &Dataset, model: &ModelArgs) -> Result<GridSearch> {
+        if model.kernel != "rbf" {
+            return Err(Error::param(
+                "kernel",
+                format!(
+                    "grid search tunes the Gaussian kernel (rbf), not `{}`",
+                    model.kernel
+                ),
+            ));
+        }
+        let mut search = GridSearch::new(model.svm_params(train)?);
+        let defaults = Grid::default();
+        search.grid = Grid {
+            sigmas: self.sigmas.clone().unwrap_or(defaults.sigmas),
+            cs: self.cs.clone().unwrap_or(defaults.cs),
+            epsilons: self.epsilons.clone().unwrap_or_default(),
+        };
+        search.folds = self.folds;
+        search.seed = model.seed;
+        search.gram_budget_bytes = (self.gram_mb.max(0.0) * (1u64 << 20) as f64) as usize;
+        Ok(search)
+    }
+}
+
+/// Scales `train`, runs the search with a progress bar, refits the best point.
+pub fn select_and_fit(
+    train: &Dataset,
+    model: &ModelArgs,
+    sel: &SelectArgs,
+    quiet: bool,
+) -> Result<(Scaler, Selection, SvmModel, f64, f64)> {
+    let search = sel.search(train, model)?;
+    let scaler = Scaler::fit(model.scale, &train.x);
+    let x = scaler.transform(&train.x)?;
+    let steps = (search.grid.sigmas.len() * search.folds) as u64;
+    let pb = progress::bar(quiet, steps, "grid search (σ × fold)");
+    let start = Instant::now();
+    let selection = search.run(&x, &train.y, &|| pb.inc(1))?;
+    let select_seconds = start.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+    let start = Instant::now();
+    let fitted = SvmModel::fit(&selection.params, &x, &train.y)?;
+    Ok((
+        scaler,
+        selection,
+        fitted,
+        select_seconds,
+        start.elapsed().as_secs_f64(),
+    ))
+}
+
+/// The JSON fields describing a selection.
+pub fn selection_fields(sel: &Selection, out: &mut Map<String, Value>, with_grid: bool) {
+    let b = &sel.best;
+    out.insert(
+        "selected".into(),
+        json!({
+            "sigma": b.sigma,
+            "gamma": 1.0 / (b.sigma * b.sigma),
+            "c": b.c,
+            "epsilon": b.epsilon,
+            "cv_score": b.score,
+        }),
+    );
+    out.insert("cv_metric".into(), json!(sel.metric));
+    out.insert("n_tied".into(), json!(sel.n_tied));
+    out.insert("tie_rule".into(), json!(sel.tie_rule));
+    out.insert("used_gram".into(), json!(sel.used_gram));
+    if with_grid {
+        let grid: Vec<Value> = sel
+            .points
+            .iter()
+            .map(|p| json!({"sigma": p.sigma, "c": p.c, "epsilon": p.epsilon, "score": p.score}))
+            .collect();
+        out.insert("grid".into(), json!(grid));
+        out.insert("folds".into(), json!(sel.folds));
+    }
+}
+
+/// `kernlearn select`.
+pub fn run(
+    data: &DataArgs,
+    model: &ModelArgs,
+    sel: &SelectArgs,
+    as_json: bool,
+    quiet: bool,
+) -> Result<()> {
+    let train = data.read()?;
+    if train.y.is_empty() {
+        return Err(Error::data("the data has no labels to select against"));
+    }
+    let (_, selection, fitted, select_seconds, refit_seconds) =
+        select_and_fit(&train, model, sel, quiet)?;
+    let mut out = Map::new();
+    out.insert("method".into(), json!(fitted.params.svm_type.to_string()));
+    out.insert("n_train".into(), json!(train.len()));
+    out.insert("select_seconds".into(), json!(select_seconds));
+    out.insert("refit_seconds".into(), json!(refit_seconds));
+    out.insert("n_support".into(), json!(fitted.n_support()));
+    selection_fields(&selection, &mut out, as_json);
+    if as_json {
+        println!("{}", Value::Object(out));
+    } else {
+        let b = &selection.best;
+        println!(
+            "selected σ = {} (γ = {}), C = {}{} with {}-fold CV {} {:.4} ({} grid points tied; {})",
+            b.sigma,
+            1.0 / (b.sigma * b.sigma),
+            b.c,
+            b.epsilon.map_or(String::new(), |e| format!(", ε = {e}")),
+            sel.folds,
+            selection.metric,
+            b.score,
+            selection.n_tied,
+            selection.tie_rule
+        );
+        println!("grid search {select_seconds:.3} s, refit {refit_seconds:.3} s");
+    }
+    Ok(())
+}
