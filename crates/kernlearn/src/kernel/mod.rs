@@ -40,4 +40,10 @@ pub trait KernelSource: Sync {
     /// Writes `out[t] = k(x_i, x_{cols[t]})` for every `t`. `out.len() == cols.len()`.
     /// Stored as `f32` because the solver's row cache is `f32` (as in LIBSVM).
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]);
+
+    /// For a view of some points of another source: that source and the points, so that
+    /// a view of a view reads the original directly (see `svm::SubsetSource`).
+    fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
+        None
+    }
 }

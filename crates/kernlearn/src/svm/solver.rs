@@ -167,29 +167,35 @@ impl State {
             }
         }
         let i = gmax_idx?;
-        let (q_i, qd) = q.row(i, self.active_size);
+        let active = self.active_size;
+        let (q_i, qd) = q.row(i, active);
+        let qd_i = qd[i];
         let yi = self.y[i] as f64;
         let mut gmin_idx = None;
         let mut obj_diff_min = f64::INFINITY;
-        for j in 0..self.active_size {
-            let (grad_diff, quad) = if self.y[j] == 1 {
-                if self.is_lower(j) {
+        // Zipped slices of equal length: no bounds checks in the hot loop.
+        let vars = self.y[..active]
+            .iter()
+            .zip(&self.status[..active])
+            .zip(&self.grad[..active])
+            .zip(q_i.iter().zip(&qd[..active]));
+        for (j, (((&y, &status), &g), (&q_ij, &qd_j))) in vars.enumerate() {
+            let (grad_diff, quad) = if y == 1 {
+                if status == Status::Lower {
                     continue;
                 }
-                gmax2 = gmax2.max(self.grad[j]);
-                (
-                    gmax + self.grad[j],
-                    qd[i] + qd[j] - 2.0 * yi * q_i[j] as f64,
-                )
+                if g >= gmax2 {
+                    gmax2 = g;
+                }
+                (gmax + g, qd_i + qd_j - 2.0 * yi * q_ij as f64)
             } else {
-                if self.is_upper(j) {
+                if status == Status::Upper {
                     continue;
                 }
-                gmax2 = gmax2.max(-self.grad[j]);
-                (
-                    gmax - self.grad[j],
-                    qd[i] + qd[j] + 2.0 * yi * q_i[j] as f64,
-                )
+                if -g >= gmax2 {
+                    gmax2 = -g;
+                }
+                (gmax - g, qd_i + qd_j + 2.0 * yi * q_ij as f64)
             };
             if grad_diff > 0.0 {
                 let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };

@@ -2,6 +2,11 @@
 //! cross-validation folds) without copying the data or the kernel.
 
 use crate::kernel::KernelSource;
+use std::cell::Cell;
+
+thread_local! {
+    static MAPPED: Cell<Vec<usize>> = const { Cell::new(Vec::new()) };
+}
 
 /// `k_sub(i, j) = k(idx[i], idx[j])`.
 pub struct SubsetSource<'a> {
@@ -10,9 +15,16 @@ pub struct SubsetSource<'a> {
 }
 
 impl<'a> SubsetSource<'a> {
-    /// The points `idx` of `inner`, in that order.
+    /// The points `idx` of `inner`, in that order. A subset of a subset is flattened
+    /// into one subset of the original source.
     pub fn new(inner: &'a dyn KernelSource, idx: Vec<usize>) -> Self {
-        Self { inner, idx }
+        match inner.as_subset() {
+            Some((base, outer)) => Self {
+                inner: base,
+                idx: idx.iter().map(|&i| outer[i]).collect(),
+            },
+            None => Self { inner, idx },
+        }
     }
 }
 
@@ -26,8 +38,17 @@ impl KernelSource for SubsetSource<'_> {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        // One allocation per row is small next to the kernel evaluations it feeds.
-        let mapped: Vec<usize> = cols.iter().map(|&c| self.idx[c]).collect();
+        // The mapped column list lives in a per-thread buffer: rows of small problems are
+        // cheap (grid search over an in-memory Gram), so an allocation per row shows.
+        // The buffer is taken out while in use, so a nested subset simply allocates.
+        let mut mapped = MAPPED.with(|m| m.take());
+        mapped.clear();
+        mapped.extend(cols.iter().map(|&c| self.idx[c]));
         self.inner.fill_row(self.idx[i], &mapped, out);
+        MAPPED.with(|m| m.set(mapped));
+    }
+
+    fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
+        Some((self.inner, &self.idx))
     }
 }
