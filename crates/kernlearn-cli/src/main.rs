@@ -3,6 +3,7 @@
 
 mod args;
 mod demo;
+mod experiment;
 mod progress;
 mod report;
 mod select;
@@ -96,9 +97,24 @@ enum Command {
         /// Fraction of --data held out for testing (stratified for classification).
         #[arg(long, default_value_t = 0.2)]
         test_fraction: f64,
+        /// `grid`: choose σ, C (and ε) by cross-validation on the training part first.
+        #[arg(long, value_enum, default_value_t = experiment::SelectMode::None)]
+        select: experiment::SelectMode,
+        #[command(flatten)]
+        grid: select::SelectArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// The papers' protocol: repeated random splits, selection and scores per dataset.
+    #[command(allow_negative_numbers = true)]
+    Experiment {
+        #[command(flatten)]
+        exp: experiment::ExperimentArgs,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        grid: select::SelectArgs,
     },
     /// Choose σ and C (and ε for SVR) by k-fold cross-validation over a grid.
     Select {
@@ -172,8 +188,24 @@ fn main() -> ExitCode {
             model,
             test,
             test_fraction,
+            select,
+            grid,
             json,
-        }) => evaluate(&data, &model, test.as_deref(), test_fraction, json, quiet),
+        }) => {
+            let grid = (select == experiment::SelectMode::Grid).then_some(&grid);
+            evaluate(
+                &data,
+                &model,
+                test.as_deref(),
+                test_fraction,
+                grid,
+                json,
+                quiet,
+            )
+        }
+        Some(Command::Experiment { exp, model, grid }) => {
+            experiment::run(&exp, &model, &grid, quiet)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -417,6 +449,7 @@ fn evaluate(
     args: &ModelArgs,
     test_path: Option<&Path>,
     test_fraction: f64,
+    grid: Option<&select::SelectArgs>,
     json: bool,
     quiet: bool,
 ) -> Result<()> {
@@ -434,9 +467,44 @@ fn evaluate(
     if test.y.is_empty() {
         return Err(Error::data("the test data has no labels to score against"));
     }
-    let out = evaluate_split(&train, &test, args, quiet)?;
+    let out = match grid {
+        None => evaluate_split(&train, &test, args, quiet)?,
+        Some(g) => evaluate_selected(&train, &test, args, g, quiet)?,
+    };
     report::print(&out, json);
     Ok(())
+}
+
+/// `evaluate --select grid`: selects on `train` (scaled), refits, scores both parts and
+/// reports the selected parameters.
+fn evaluate_selected(
+    train: &Dataset,
+    test: &Dataset,
+    args: &ModelArgs,
+    grid: &select::SelectArgs,
+    quiet: bool,
+) -> Result<Map<String, Value>> {
+    let (scaler, selection, model, select_seconds, fit_seconds) =
+        select::select_and_fit(train, args, grid, quiet)?;
+    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), train.feature_names.clone());
+    let model = &pipeline.model;
+    let mut out = Map::new();
+    report::model_fields(model, &mut out);
+    select::selection_fields(&selection, &mut out, false);
+    out.insert("n_train".into(), json!(train.len()));
+    out.insert("n_test".into(), json!(test.len()));
+    out.insert("select_seconds".into(), json!(select_seconds));
+    out.insert("fit_seconds".into(), json!(fit_seconds));
+    let train_pred = pipeline.predict(&train.x)?;
+    report::add_scores(&mut out, "train", model.task(), &train_pred, &train.y)?;
+    let start = Instant::now();
+    let test_pred = pipeline.predict(&test.x)?;
+    out.insert(
+        "predict_seconds".into(),
+        json!(start.elapsed().as_secs_f64()),
+    );
+    report::add_scores(&mut out, "test", model.task(), &test_pred, &test.y)?;
+    Ok(out)
 }
 
 /// Reads a separate test file in the training file's format and width.

@@ -1,0 +1,130 @@
+//! `kernlearn experiment`: the papers' repeated-split protocol on one or more datasets
+//! (SVM-CV / SVR-CV with `--select grid`).
+
+use crate::args::ModelArgs;
+use crate::progress;
+use crate::select::SelectArgs;
+use clap::{Args, ValueEnum};
+use kernlearn::data::{read_dataset, Format};
+use kernlearn::select::{
+    csv_rows, markdown_table, Experiment, ExperimentMethod, ExperimentReport, GridSettings,
+    Progress,
+};
+use kernlearn::{Error, Result};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// How parameters are chosen on each training part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SelectMode {
+    /// Grid search with k-fold cross-validation (σ, C, and ε for SVR).
+    Grid,
+    /// Use the model options as given.
+    None,
+}
+
+/// Options of `kernlearn experiment`.
+#[derive(Args, Debug, Clone)]
+pub struct ExperimentArgs {
+    /// Data files (repeatable), one table row each.
+    #[arg(long = "data", short = 'd', required = true)]
+    pub data: Vec<PathBuf>,
+    /// Input format; by default chosen from each file's extension.
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Label/target column (default: the last column).
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Parameter selection on each training part.
+    #[arg(long, value_enum, default_value_t = SelectMode::Grid)]
+    pub select: SelectMode,
+    /// Number of random splits (repeat r uses seed --seed + r).
+    #[arg(long, default_value_t = 10)]
+    pub repeats: usize,
+    /// Fraction of each dataset in the test part (stratified for classification).
+    #[arg(long, default_value_t = 0.5)]
+    pub test_fraction: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write one CSV row per repeat here.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Also write the markdown table here.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+/// `kernlearn experiment`.
+pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool) -> Result<()> {
+    // Check the protocol before reading anything.
+    if a.repeats < 1 {
+        return Err(Error::param("repeats", "need at least 1 repeat, got 0"));
+    }
+    if !(a.test_fraction > 0.0 && a.test_fraction < 1.0) {
+        return Err(Error::param(
+            "test-fraction",
+            format!("must be strictly between 0 and 1, got {}", a.test_fraction),
+        ));
+    }
+    // `svm` means: svc for classification, svr for a `target` column.
+    let mut model = model.clone();
+    if model.method.as_deref() == Some("svm") {
+        model.method = None;
+    }
+    let mut reports: Vec<ExperimentReport> = Vec::new();
+    for path in &a.data {
+        let data = read_dataset(path, a.format, a.target.as_deref())?;
+        let params = model.svm_params(&data)?;
+        let search = match a.select {
+            SelectMode::None => None,
+            SelectMode::Grid => {
+                let s = grid.search(&data, &model)?;
+                Some(GridSettings {
+                    grid: s.grid,
+                    folds: s.folds,
+                    gram_budget_bytes: s.gram_budget_bytes,
+                })
+            }
+        };
+        let exp = Experiment {
+            method: ExperimentMethod::Svm { params, search },
+            repeats: a.repeats,
+            test_fraction: a.test_fraction,
+            scale: model.scale,
+            seed: model.seed,
+        };
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into(),
+        );
+        let steps = a.repeats as u64 * (exp.method.steps_per_repeat() + 1);
+        let pb = progress::bar(quiet, steps, &format!("{name}: {}", exp.method.name()));
+        let report = exp
+            .run(&name, &data, &|_: Progress| pb.inc(1))
+            .map_err(|e| with_file(e, path))?;
+        pb.finish_and_clear();
+        reports.push(report);
+    }
+    let table = markdown_table(&reports);
+    if let Some(p) = &a.csv {
+        std::fs::write(p, csv_rows(&reports)).map_err(|e| Error::io(p, e))?;
+    }
+    if let Some(p) = &a.markdown {
+        std::fs::write(p, &table).map_err(|e| Error::io(p, e))?;
+    }
+    if a.json {
+        println!("{}", json!({ "datasets": reports }));
+    } else {
+        print!("{table}");
+    }
+    Ok(())
+}
+
+/// Data errors name the file they come from.
+fn with_file(e: Error, path: &std::path::Path) -> Error {
+    match e {
+        Error::InvalidData(m) => Error::data(format!("{}: {m}", path.display())),
+        other => other,
+    }
+}

@@ -1,0 +1,687 @@
+//! The repeated-split experiment protocol of the papers' tables (METHODS.md §7):
+//! for each repeat `r` a seeded random split (seed `base_seed + r`; stratified for
+//! classification), a scaler fitted on the training part only, model selection and
+//! fitting on the training part, and train / test scores; then mean ± sample std over
+//! the repeats.
+//!
+//! The method is an [`ExperimentMethod`]: today the RBF kernel machine with a fixed
+//! parameter set or a grid search (SVM-CV / SVR-CV). Kernel-learning methods (KNPL, DANK,
+//! MKL) become further variants: each only has to turn a scaled training part into
+//! predictions for the training and test points ([`ExperimentMethod::run_split`]).
+
+use super::grid::{Grid, GridSearch};
+use crate::data::{stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler};
+use crate::kernel::Kernel;
+use crate::metrics::{accuracy, mse, relative_squared_error};
+use crate::svm::{SvmModel, SvmParams};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Grid and folds of a cross-validated selection inside each repeat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GridSettings {
+    /// Values to try (the papers': σ, C ∈ 2⁻⁵…2⁵).
+    pub grid: Grid,
+    /// Number of folds (the papers: 5).
+    pub folds: usize,
+    /// Largest Gram matrix held in memory, bytes (see [`GridSearch::gram_budget_bytes`]).
+    pub gram_budget_bytes: usize,
+}
+
+impl Default for GridSettings {
+    /// The papers' protocol: default grid, 5 folds, 1 GiB.
+    fn default() -> Self {
+        Self {
+            grid: Grid::default(),
+            folds: 5,
+            gram_budget_bytes: 1 << 30,
+        }
+    }
+}
+
+/// What is fitted on each training part.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExperimentMethod {
+    /// A kernel machine ([`SvmModel`]): `params` as given, or with σ, C (and ε) chosen
+    /// by grid search on each training part when `search` is set.
+    Svm {
+        /// Formulation, kernel and solver settings (kernel, C, ε replaced when searching).
+        params: SvmParams,
+        /// Grid search settings; `None` fits `params` as they are.
+        search: Option<GridSettings>,
+    },
+}
+
+/// What a method reports for one split.
+#[derive(Clone, Debug)]
+pub struct SplitOutcome {
+    /// Predictions for the training part.
+    pub train_pred: Vec<f64>,
+    /// Predictions for the test part.
+    pub test_pred: Vec<f64>,
+    /// The parameters used (selected or fixed).
+    pub chosen: ChosenParams,
+    /// Support vectors (or the method's equivalent size measure).
+    pub n_support: usize,
+    /// Seconds spent selecting parameters (0 without selection).
+    pub select_seconds: f64,
+    /// Seconds fitting the final model.
+    pub fit_seconds: f64,
+    /// Seconds predicting the test part.
+    pub predict_seconds: f64,
+}
+
+/// Hyper-parameters used in one repeat.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChosenParams {
+    /// Gaussian width σ (`exp(−‖x−x'‖²/σ²)`), when the kernel is Gaussian.
+    pub sigma: Option<f64>,
+    /// Trade-off C.
+    pub c: Option<f64>,
+    /// SVR tube width ε (regression).
+    pub epsilon: Option<f64>,
+    /// Cross-validated score of the chosen point (accuracy or MSE), when selected.
+    pub cv_score: Option<f64>,
+}
+
+/// Progress of an experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// One unit of the method's selection work finished (for SVM-CV: one σ × fold).
+    Step,
+    /// Repeat `r` (0-based) finished.
+    RepeatDone(usize),
+}
+
+impl ExperimentMethod {
+    /// The papers' name: `SVM-CV` / `SVR-CV` with a search, else the formulation
+    /// (`c-svc`, `epsilon-svr`, …).
+    pub fn name(&self) -> String {
+        match self {
+            ExperimentMethod::Svm { params, search } => match search {
+                Some(_) if params.svm_type.is_regressor() => "SVR-CV".into(),
+                Some(_) => "SVM-CV".into(),
+                None => params.svm_type.to_string(),
+            },
+        }
+    }
+
+    /// Whether the targets are real values (scored by MSE and RSE).
+    pub fn is_regression(&self) -> bool {
+        match self {
+            ExperimentMethod::Svm { params, .. } => params.svm_type.is_regressor(),
+        }
+    }
+
+    /// How many [`Progress::Step`] events one repeat emits.
+    pub fn steps_per_repeat(&self) -> u64 {
+        match self {
+            ExperimentMethod::Svm {
+                search: Some(s), ..
+            } => (s.grid.sigmas.len() * s.folds) as u64,
+            ExperimentMethod::Svm { search: None, .. } => 0,
+        }
+    }
+
+    /// Fits on the (already scaled) training part and predicts both parts. `seed` seeds
+    /// the method's own randomness (CV folds, probabilities).
+    pub fn run_split(
+        &self,
+        train_x: &Features,
+        train_y: &[f64],
+        test_x: &Features,
+        seed: u64,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<SplitOutcome> {
+        match self {
+            ExperimentMethod::Svm { params, search } => {
+                let mut params = params.clone();
+                params.seed = seed;
+                let mut chosen = ChosenParams::default();
+                let mut select_seconds = 0.0;
+                if let Some(s) = search {
+                    let mut gs = GridSearch::new(params.clone());
+                    gs.grid = s.grid.clone();
+                    gs.folds = s.folds;
+                    gs.seed = seed;
+                    gs.gram_budget_bytes = s.gram_budget_bytes;
+                    let start = Instant::now();
+                    let sel = gs.run(train_x, train_y, &|| progress(Progress::Step))?;
+                    select_seconds = start.elapsed().as_secs_f64();
+                    chosen.cv_score = Some(sel.best.score);
+                    params = sel.params;
+                }
+                if let Kernel::Rbf { gamma } = params.kernel {
+                    chosen.sigma = Some(1.0 / gamma.sqrt());
+                }
+                chosen.c = Some(params.c);
+                if params.svm_type.is_regressor() {
+                    chosen.epsilon = Some(params.epsilon);
+                }
+                let start = Instant::now();
+                let model = SvmModel::fit(&params, train_x, train_y)?;
+                let fit_seconds = start.elapsed().as_secs_f64();
+                let train_pred = model.predict(train_x)?;
+                let start = Instant::now();
+                let test_pred = model.predict(test_x)?;
+                let predict_seconds = start.elapsed().as_secs_f64();
+                Ok(SplitOutcome {
+                    train_pred,
+                    test_pred,
+                    chosen,
+                    n_support: model.n_support(),
+                    select_seconds,
+                    fit_seconds,
+                    predict_seconds,
+                })
+            }
+        }
+    }
+}
+
+/// The protocol: how many repeats, how the data are split and scaled.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Experiment {
+    /// The method fitted on each training part.
+    pub method: ExperimentMethod,
+    /// Number of random splits (the papers: 10).
+    pub repeats: usize,
+    /// Fraction of the data in the test part (the papers: 0.5).
+    pub test_fraction: f64,
+    /// Scaling fitted on each training part (the papers: `[0, 1]`).
+    pub scale: ScaleMode,
+    /// Repeat `r` uses seed `seed + r` (split, CV folds).
+    pub seed: u64,
+}
+
+/// One repeat's results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RepeatResult {
+    /// 0-based repeat number.
+    pub repeat: usize,
+    /// Seed of the split and of the method.
+    pub seed: u64,
+    /// Size of the training part.
+    pub n_train: usize,
+    /// Size of the test part.
+    pub n_test: usize,
+    /// Indices (into the dataset) of the training part.
+    #[serde(skip)]
+    pub train_indices: Vec<usize>,
+    /// Indices (into the dataset) of the test part.
+    #[serde(skip)]
+    pub test_indices: Vec<usize>,
+    /// Scores on the training part: `accuracy`, or `mse` and `rse`.
+    pub train: BTreeMap<String, f64>,
+    /// Scores on the test part.
+    pub test: BTreeMap<String, f64>,
+    /// Parameters used.
+    pub chosen: ChosenParams,
+    /// Support vectors of the final model.
+    pub n_support: usize,
+    /// Seconds selecting parameters.
+    pub select_seconds: f64,
+    /// Seconds fitting the final model.
+    pub fit_seconds: f64,
+    /// Seconds predicting the test part.
+    pub predict_seconds: f64,
+}
+
+/// Mean and sample standard deviation (n − 1; 0 for a single value).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeanStd {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (divides by n − 1).
+    pub std: f64,
+}
+
+impl MeanStd {
+    /// Of `values` (empty: both NaN).
+    pub fn of(values: &[f64]) -> MeanStd {
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let std = if values.len() < 2 {
+            0.0
+        } else {
+            (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)).sqrt()
+        };
+        MeanStd { mean, std }
+    }
+}
+
+/// Results of an experiment on one dataset.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExperimentReport {
+    /// Dataset name (file stem).
+    pub dataset: String,
+    /// Samples.
+    pub n: usize,
+    /// Features.
+    pub d: usize,
+    /// Method name (`SVM-CV`, `SVR-CV`, `c-svc`, …).
+    pub method: String,
+    /// `classification` or `regression`.
+    pub task: String,
+    /// The metric of the summary tables: `accuracy` or `rse`.
+    pub primary_metric: String,
+    /// The protocol.
+    pub repeats: usize,
+    /// Fraction held out.
+    pub test_fraction: f64,
+    /// Scaling mode name.
+    pub scale: String,
+    /// Base seed.
+    pub seed: u64,
+    /// Mean ± std over repeats of `train_<metric>`, `test_<metric>`, `n_support`,
+    /// `select_seconds`, `fit_seconds`, `predict_seconds`.
+    pub summary: BTreeMap<String, MeanStd>,
+    /// Seconds for the whole experiment on this dataset.
+    pub total_seconds: f64,
+    /// One entry per repeat.
+    pub runs: Vec<RepeatResult>,
+}
+
+impl Experiment {
+    /// The papers' protocol (10 repeats, 50/50, `[0, 1]` scaling, seed 0) for `method`.
+    pub fn new(method: ExperimentMethod) -> Self {
+        Self {
+            method,
+            repeats: 10,
+            test_fraction: 0.5,
+            scale: ScaleMode::ZeroOne,
+            seed: 0,
+        }
+    }
+
+    /// Checks the protocol's own parameters.
+    pub fn validate(&self) -> Result<()> {
+        if self.repeats < 1 {
+            return Err(Error::param("repeats", "need at least 1 repeat, got 0"));
+        }
+        let f = self.test_fraction;
+        if !(f > 0.0 && f < 1.0) {
+            return Err(Error::param(
+                "test_fraction",
+                format!("must be strictly between 0 and 1, got {f}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Train and test indices of repeat `r`.
+    pub fn split(&self, data: &Dataset, r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+        let seed = self.seed.wrapping_add(r as u64);
+        if self.method.is_regression() {
+            train_test_split(data.len(), self.test_fraction, seed)
+        } else {
+            stratified_split(&data.y, self.test_fraction, seed)
+        }
+    }
+
+    /// Runs every repeat on `data` (named `name` in the report).
+    pub fn run(
+        &self,
+        name: &str,
+        data: &Dataset,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<ExperimentReport> {
+        self.validate()?;
+        if data.y.len() != data.len() || data.is_empty() {
+            return Err(Error::data(format!(
+                "{name}: the experiment needs one label per sample"
+            )));
+        }
+        let regression = self.method.is_regression();
+        if regression {
+            data.validate_regression()?;
+        } else {
+            data.validate_classification()?;
+        }
+        let start = Instant::now();
+        let mut runs = Vec::with_capacity(self.repeats);
+        for r in 0..self.repeats {
+            let seed = self.seed.wrapping_add(r as u64);
+            let (train_idx, test_idx) = self.split(data, r)?;
+            let (train, test) = (data.subset(&train_idx), data.subset(&test_idx));
+            let scaler = Scaler::fit(self.scale, &train.x);
+            let train_x = scaler.transform(&train.x)?;
+            let test_x = scaler.transform(&test.x)?;
+            let out = self
+                .method
+                .run_split(&train_x, &train.y, &test_x, seed, progress)?;
+            runs.push(RepeatResult {
+                repeat: r,
+                seed,
+                n_train: train.len(),
+                n_test: test.len(),
+                train: scores(regression, &out.train_pred, &train.y)?,
+                test: scores(regression, &out.test_pred, &test.y)?,
+                train_indices: train_idx,
+                test_indices: test_idx,
+                chosen: out.chosen,
+                n_support: out.n_support,
+                select_seconds: out.select_seconds,
+                fit_seconds: out.fit_seconds,
+                predict_seconds: out.predict_seconds,
+            });
+            progress(Progress::RepeatDone(r));
+        }
+        Ok(ExperimentReport {
+            dataset: name.to_string(),
+            n: data.len(),
+            d: data.x.n_cols(),
+            method: self.method.name(),
+            task: if regression {
+                "regression"
+            } else {
+                "classification"
+            }
+            .into(),
+            primary_metric: if regression { "rse" } else { "accuracy" }.into(),
+            repeats: self.repeats,
+            test_fraction: self.test_fraction,
+            scale: self.scale.name().into(),
+            seed: self.seed,
+            summary: summarize(&runs),
+            total_seconds: start.elapsed().as_secs_f64(),
+            runs,
+        })
+    }
+}
+
+/// `accuracy`, or `mse` and `rse` (RSE left out when the truth is constant).
+fn scores(regression: bool, pred: &[f64], truth: &[f64]) -> Result<BTreeMap<String, f64>> {
+    let mut m = BTreeMap::new();
+    if regression {
+        m.insert("mse".into(), mse(pred, truth)?);
+        if let Ok(rse) = relative_squared_error(pred, truth) {
+            m.insert("rse".into(), rse);
+        }
+    } else {
+        m.insert("accuracy".into(), accuracy(pred, truth)?);
+    }
+    Ok(m)
+}
+
+/// Mean ± sample std of every per-repeat number (metrics present in every repeat only).
+pub fn summarize(runs: &[RepeatResult]) -> BTreeMap<String, MeanStd> {
+    let mut columns: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in runs {
+        for (part, m) in [("train", &r.train), ("test", &r.test)] {
+            for (k, v) in m {
+                columns.entry(format!("{part}_{k}")).or_default().push(*v);
+            }
+        }
+        for (k, v) in [
+            ("n_support", r.n_support as f64),
+            ("select_seconds", r.select_seconds),
+            ("fit_seconds", r.fit_seconds),
+            ("predict_seconds", r.predict_seconds),
+        ] {
+            columns.entry(k.into()).or_default().push(v);
+        }
+    }
+    columns
+        .into_iter()
+        .filter(|(_, v)| v.len() == runs.len())
+        .map(|(k, v)| (k, MeanStd::of(&v)))
+        .collect()
+}
+
+/// `mean ± std` of `key`, ×100 for accuracies (the papers' %), `–` when missing.
+fn cell(report: &ExperimentReport, part: &str) -> String {
+    let key = format!("{part}_{}", report.primary_metric);
+    match report.summary.get(&key) {
+        Some(s) if report.primary_metric == "accuracy" => {
+            format!("{:.2} ± {:.2}", 100.0 * s.mean, 100.0 * s.std)
+        }
+        Some(s) => format!("{:.3} ± {:.3}", s.mean, s.std),
+        None => "–".into(),
+    }
+}
+
+/// One markdown row per dataset: dataset, n, d, method, metric, train and test
+/// mean ± std (accuracy in %, RSE as a ratio), mean select and fit seconds.
+pub fn markdown_table(reports: &[ExperimentReport]) -> String {
+    let mut s = String::from(
+        "| dataset | n | d | method | metric | train | test | select s | fit s |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for r in reports {
+        let mean = |k: &str| r.summary.get(k).map_or(0.0, |m| m.mean);
+        let metric = if r.primary_metric == "accuracy" {
+            "accuracy %"
+        } else {
+            "RSE"
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.3} | {:.4} |\n",
+            r.dataset,
+            r.n,
+            r.d,
+            r.method,
+            metric,
+            cell(r, "train"),
+            cell(r, "test"),
+            mean("select_seconds"),
+            mean("fit_seconds"),
+        );
+    }
+    s
+}
+
+/// Header of [`csv_rows`].
+pub const CSV_HEADER: &str = "dataset,method,repeat,seed,n_train,n_test,sigma,c,epsilon,cv_score,n_support,train_accuracy,test_accuracy,train_mse,test_mse,train_rse,test_rse,select_seconds,fit_seconds,predict_seconds";
+
+/// One CSV line per repeat (header [`CSV_HEADER`] first); empty cells where a value
+/// does not apply.
+pub fn csv_rows(reports: &[ExperimentReport]) -> String {
+    let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+    let mut s = String::from(CSV_HEADER);
+    s.push('\n');
+    for rep in reports {
+        for r in &rep.runs {
+            let cells = [
+                rep.dataset.replace(',', ";"),
+                rep.method.clone(),
+                r.repeat.to_string(),
+                r.seed.to_string(),
+                r.n_train.to_string(),
+                r.n_test.to_string(),
+                opt(r.chosen.sigma),
+                opt(r.chosen.c),
+                opt(r.chosen.epsilon),
+                opt(r.chosen.cv_score),
+                r.n_support.to_string(),
+                opt(r.train.get("accuracy").copied()),
+                opt(r.test.get("accuracy").copied()),
+                opt(r.train.get("mse").copied()),
+                opt(r.test.get("mse").copied()),
+                opt(r.train.get("rse").copied()),
+                opt(r.test.get("rse").copied()),
+                r.select_seconds.to_string(),
+                r.fit_seconds.to_string(),
+                r.predict_seconds.to_string(),
+            ];
+            s += &cells.join(",");
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::svm::SvmType;
+
+    /// Two noisy Gaussian blobs in 2-D, 40 points, labels ±1.
+    fn blobs() -> Dataset {
+        let mut rows = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..40 {
+            let t = i as f64;
+            let (cx, label) = if i % 2 == 0 { (0.0, 1.0) } else { (1.5, -1.0) };
+            rows.push(vec![cx + (t * 0.7).sin(), (t * 1.3).cos()]);
+            y.push(label);
+        }
+        Dataset {
+            x: Features::from_rows(&rows).unwrap(),
+            y,
+            feature_names: vec!["a".into(), "b".into()],
+            target_name: "label".into(),
+        }
+    }
+
+    fn svm_cv() -> Experiment {
+        let params = SvmParams {
+            kernel: Kernel::rbf_sigma(1.0).unwrap(),
+            ..SvmParams::default()
+        };
+        let search = GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5, 2.0],
+                cs: vec![1.0, 4.0],
+                epsilons: vec![],
+            },
+            folds: 3,
+            gram_budget_bytes: 1 << 20,
+        };
+        let mut e = Experiment::new(ExperimentMethod::Svm {
+            params,
+            search: Some(search),
+        });
+        e.repeats = 3;
+        e.seed = 7;
+        e
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let data = blobs();
+        let a = svm_cv().run("blobs", &data, &|_| {}).unwrap();
+        let b = svm_cv().run("blobs", &data, &|_| {}).unwrap();
+        for (x, y) in a.runs.iter().zip(&b.runs) {
+            assert_eq!(x.test_indices, y.test_indices);
+            assert_eq!(x.chosen, y.chosen);
+            assert_eq!(x.train, y.train);
+            assert_eq!(x.test, y.test);
+        }
+        assert_eq!(a.method, "SVM-CV");
+        assert_eq!(a.runs.len(), 3);
+        assert!(a.summary.contains_key("test_accuracy"));
+    }
+
+    #[test]
+    fn splits_are_disjoint_and_differ_between_repeats() {
+        let data = blobs();
+        let exp = svm_cv();
+        let mut tests = Vec::new();
+        for r in 0..exp.repeats {
+            let (train, test) = exp.split(&data, r).unwrap();
+            assert_eq!(train.len() + test.len(), data.len());
+            assert_eq!(test.len(), 20);
+            assert!(train.iter().all(|i| !test.contains(i)));
+            // stratified: both classes on each side, half each
+            let pos = test.iter().filter(|&&i| data.y[i] > 0.0).count();
+            assert_eq!(pos, 10);
+            tests.push(test);
+        }
+        assert_ne!(tests[0], tests[1]);
+        assert_ne!(tests[1], tests[2]);
+        // the report's indices are those splits, seeded base + r
+        let rep = exp.run("blobs", &data, &|_| {}).unwrap();
+        for (r, run) in rep.runs.iter().enumerate() {
+            assert_eq!(run.test_indices, tests[r]);
+            assert_eq!(run.seed, 7 + r as u64);
+        }
+    }
+
+    #[test]
+    fn progress_counts_steps_and_repeats() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (steps, repeats) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let exp = svm_cv();
+        exp.run("blobs", &blobs(), &|p| match p {
+            Progress::Step => {
+                steps.fetch_add(1, Ordering::Relaxed);
+            }
+            Progress::RepeatDone(_) => {
+                repeats.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+        assert_eq!(repeats.into_inner(), 3);
+        assert_eq!(steps.into_inner() as u64, 3 * exp.method.steps_per_repeat());
+    }
+
+    #[test]
+    fn summary_matches_hand_computation() {
+        let exp = svm_cv();
+        let rep = exp.run("blobs", &blobs(), &|_| {}).unwrap();
+        let acc: Vec<f64> = rep.runs.iter().map(|r| r.test["accuracy"]).collect();
+        let mean = (acc[0] + acc[1] + acc[2]) / 3.0;
+        let var = acc.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / 2.0;
+        let s = rep.summary["test_accuracy"];
+        assert!((s.mean - mean).abs() < 1e-12);
+        assert!((s.std - var.sqrt()).abs() < 1e-12);
+        // and a fixed case
+        let m = MeanStd::of(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m.mean, 2.5);
+        assert!((m.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_eq!(MeanStd::of(&[0.8]).std, 0.0);
+    }
+
+    #[test]
+    fn regression_reports_mse_and_rse() {
+        let mut data = blobs();
+        data.y = (0..40)
+            .map(|i| (i as f64 * 0.3).sin() + data.x.row(i)[0])
+            .collect();
+        data.target_name = "target".into();
+        let params = SvmParams {
+            svm_type: SvmType::EpsilonSvr,
+            kernel: Kernel::rbf_sigma(1.0).unwrap(),
+            ..SvmParams::default()
+        };
+        let mut exp = Experiment::new(ExperimentMethod::Svm {
+            params,
+            search: None,
+        });
+        exp.repeats = 2;
+        let rep = exp.run("reg", &data, &|_| {}).unwrap();
+        assert_eq!(rep.primary_metric, "rse");
+        assert_eq!(rep.method, "epsilon-svr");
+        for k in ["train_mse", "test_mse", "train_rse", "test_rse"] {
+            assert!(rep.summary.contains_key(k), "{k}");
+        }
+        assert_eq!(rep.runs[0].chosen.sigma, Some(1.0));
+        let md = markdown_table(std::slice::from_ref(&rep));
+        assert!(md.contains("| reg | 40 | 2 | epsilon-svr | RSE |"), "{md}");
+        let csv = csv_rows(&[rep]);
+        assert_eq!(csv.lines().count(), 3);
+        assert_eq!(
+            csv.lines().nth(1).unwrap().split(',').count(),
+            CSV_HEADER.split(',').count()
+        );
+    }
+
+    #[test]
+    fn bad_protocol_parameters() {
+        let data = blobs();
+        let mut exp = svm_cv();
+        exp.repeats = 0;
+        let e = exp.run("blobs", &data, &|_| {}).unwrap_err().to_string();
+        assert!(e.contains("repeats"), "{e}");
+        for f in [0.0, 1.0, -0.5, f64::NAN] {
+            let mut exp = svm_cv();
+            exp.test_fraction = f;
+            let e = exp.run("blobs", &data, &|_| {}).unwrap_err().to_string();
+            assert!(e.contains("test_fraction"), "{e}");
+        }
+    }
+}
