@@ -85,6 +85,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol and helpers)
+    write_markdown,
     DEFAULT_DATASETS_DIR,
     KERNLEARN_BIN,
     REPO_ROOT,
@@ -837,20 +838,6 @@ def render_report(datasets, meta):
     return "\n".join(lines)
 
 
-def write_markdown(path, section):
-    """Replace the text between our markers; append the block at the end if they are absent."""
-    block = MD_BEGIN + "\n" + section.rstrip() + "\n" + MD_END
-    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n\n"
-    b, e = text.find(MD_BEGIN), text.find(MD_END)
-    if b >= 0 and e > b:
-        text = text[:b] + block + text[e + len(MD_END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
 # ----------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------
@@ -975,7 +962,7 @@ def main(argv=None):
     print(report)
     print("total time %.1f s" % total, file=sys.stderr)
     if args.write_md:
-        write_markdown(args.write_md, report)
+        write_markdown(args.write_md, report, MD_BEGIN, MD_END)
         print("wrote %s" % args.write_md, file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:

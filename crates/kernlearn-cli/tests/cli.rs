@@ -1,17 +1,10 @@
 //! The `kernlearn` binary end to end: the demo, fit → predict, evaluate, JSON fields, and
 //! the errors a user meets with bad input.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kernlearn"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{json_of, repo, run, stderr_of};
+use std::path::PathBuf;
 
 fn fixture(name: &str) -> String {
     repo()
@@ -19,24 +12,6 @@ fn fixture(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
-fn stderr_of(out: &Output) -> String {
-    assert!(!out.status.success(), "should have failed");
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A fresh scratch directory for one test.

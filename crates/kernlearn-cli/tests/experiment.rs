@@ -1,36 +1,11 @@
 //! `kernlearn experiment` and `evaluate --select grid` end to end, on small grids.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{json_of, repo, run, stderr_of};
 
 fn data(name: &str) -> String {
     repo().join("data").join(name).display().to_string()
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kernlearn"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
-fn stderr_of(out: &Output) -> String {
-    assert!(!out.status.success(), "should have failed");
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 const SMALL: [&str; 6] = ["--sigmas", "1,4", "--cs", "1,4", "--repeats", "2"];

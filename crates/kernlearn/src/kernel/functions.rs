@@ -279,9 +279,10 @@ pub(crate) fn powi(base: f64, times: u32) -> f64 {
     ret
 }
 
-/// `aᵀb`, four independent accumulators so the loop vectorises.
-#[inline]
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// `Σ_k term(a_k, b_k)` with four independent accumulators, so that the loop vectorises
+/// (the summation order is fixed, hence results are reproducible).
+#[inline(always)]
+fn sum4(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f64; 4];
@@ -289,60 +290,33 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let cb = b.chunks_exact(4);
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
-        acc[0] += x[0] * y[0];
-        acc[1] += x[1] * y[1];
-        acc[2] += x[2] * y[2];
-        acc[3] += x[3] * y[3];
+        for l in 0..4 {
+            acc[l] += term(x[l], y[l]);
+        }
     }
     let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
+    for (&x, &y) in ra.iter().zip(rb) {
+        s += term(x, y);
     }
     s
+}
+
+/// `aᵀb`.
+#[inline]
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    sum4(a, b, |x, y| x * y)
 }
 
 /// `‖a − b‖²`, computed from the differences.
 #[inline]
 pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 4];
-    let ca = a.chunks_exact(4);
-    let cb = b.chunks_exact(4);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..4 {
-            let d = x[l] - y[l];
-            acc[l] += d * d;
-        }
-    }
-    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        let d = x - y;
-        s += d * d;
-    }
-    s
+    sum4(a, b, |x, y| (x - y) * (x - y))
 }
 
 /// `‖a − b‖₁`.
 #[inline]
 pub(crate) fn l1_dist(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 4];
-    let ca = a.chunks_exact(4);
-    let cb = b.chunks_exact(4);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..4 {
-            acc[l] += (x[l] - y[l]).abs();
-        }
-    }
-    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += (x - y).abs();
-    }
-    s
+    sum4(a, b, |x, y| (x - y).abs())
 }
 
 /// `Σ_k (a_k − b_k)² / (a_k + b_k)`, skipping terms with `a_k + b_k = 0`.

@@ -293,18 +293,24 @@ fn group_classes(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
     (labels, members)
 }
 
+/// Fails on the first NaN or infinite feature, naming its row and column (1-based).
+fn check_finite(x: &Features, what: &str) -> Result<()> {
+    match x.find_non_finite() {
+        Some((r, c)) => Err(Error::data(format!(
+            "feature {} of {what} row {} is not finite ({})",
+            c + 1,
+            r + 1,
+            x.row(r)[c]
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
     if x.n_rows() == 0 {
         return Err(Error::data("the training set is empty"));
     }
-    if let Some((r, c)) = x.find_non_finite() {
-        return Err(Error::data(format!(
-            "feature {} of training row {} is not finite ({})",
-            c + 1,
-            r + 1,
-            x.row(r)[c]
-        )));
-    }
+    check_finite(x, "training")?;
     if needs_labels && y.len() != x.n_rows() {
         return Err(Error::data(format!(
             "{} labels for {} training rows",
@@ -726,15 +732,7 @@ impl SvmModel {
                 x.n_cols()
             )));
         }
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "feature {} of input row {} is not finite ({})",
-                c + 1,
-                r + 1,
-                x.row(r)[c]
-            )));
-        }
-        Ok(())
+        check_finite(x, "input")
     }
 
     /// Decision values of every row of `x` (see [`SvmModel::decision_from_kernel`]).
