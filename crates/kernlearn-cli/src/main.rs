@@ -418,7 +418,8 @@ pub fn split(
     Ok((data.subset(&train), data.subset(&test)))
 }
 
-/// Fits on `train`, scores on both parts; the fields of `evaluate --json`.
+/// Fits on `train` with the given parameters, scores on both parts; the fields of
+/// `evaluate --json`.
 pub fn evaluate_split(
     train: &Dataset,
     test: &Dataset,
@@ -426,22 +427,53 @@ pub fn evaluate_split(
     quiet: bool,
 ) -> Result<Map<String, Value>> {
     let fitted = fit_pipeline(train, args, quiet)?;
-    let model = &fitted.pipeline.model;
     let mut out = Map::new();
-    report::model_fields(model, &mut out);
+    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
+    score_split(&fitted.pipeline, train, test, &mut out)?;
+    Ok(out)
+}
+
+/// `evaluate --select grid`: selects on `train` (scaled), refits, scores both parts and
+/// reports the selected parameters.
+pub fn evaluate_selected(
+    train: &Dataset,
+    test: &Dataset,
+    args: &ModelArgs,
+    grid: &select::SelectArgs,
+    quiet: bool,
+) -> Result<Map<String, Value>> {
+    let (scaler, selection, model, select_seconds, fit_seconds) =
+        select::select_and_fit(train, args, grid, quiet)?;
+    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), train.feature_names.clone());
+    let mut out = Map::new();
+    select::selection_fields(&selection, &mut out, false);
+    out.insert("select_seconds".into(), json!(select_seconds));
+    out.insert("fit_seconds".into(), json!(fit_seconds));
+    score_split(&pipeline, train, test, &mut out)?;
+    Ok(out)
+}
+
+/// Model fields, sizes, train and test scores and the prediction time of a fitted
+/// pipeline.
+fn score_split(
+    pipeline: &Pipeline,
+    train: &Dataset,
+    test: &Dataset,
+    out: &mut Map<String, Value>,
+) -> Result<()> {
+    let model = &pipeline.model;
+    report::model_fields(model, out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("n_test".into(), json!(test.len()));
-    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    let train_pred = fitted.pipeline.predict(&train.x)?;
-    report::add_scores(&mut out, "train", model.task(), &train_pred, &train.y)?;
+    let train_pred = pipeline.predict(&train.x)?;
+    report::add_scores(out, "train", model.task(), &train_pred, &train.y)?;
     let start = Instant::now();
-    let test_pred = fitted.pipeline.predict(&test.x)?;
+    let test_pred = pipeline.predict(&test.x)?;
     out.insert(
         "predict_seconds".into(),
         json!(start.elapsed().as_secs_f64()),
     );
-    report::add_scores(&mut out, "test", model.task(), &test_pred, &test.y)?;
-    Ok(out)
+    report::add_scores(out, "test", model.task(), &test_pred, &test.y)
 }
 
 fn evaluate(
@@ -473,38 +505,6 @@ fn evaluate(
     };
     report::print(&out, json);
     Ok(())
-}
-
-/// `evaluate --select grid`: selects on `train` (scaled), refits, scores both parts and
-/// reports the selected parameters.
-fn evaluate_selected(
-    train: &Dataset,
-    test: &Dataset,
-    args: &ModelArgs,
-    grid: &select::SelectArgs,
-    quiet: bool,
-) -> Result<Map<String, Value>> {
-    let (scaler, selection, model, select_seconds, fit_seconds) =
-        select::select_and_fit(train, args, grid, quiet)?;
-    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), train.feature_names.clone());
-    let model = &pipeline.model;
-    let mut out = Map::new();
-    report::model_fields(model, &mut out);
-    select::selection_fields(&selection, &mut out, false);
-    out.insert("n_train".into(), json!(train.len()));
-    out.insert("n_test".into(), json!(test.len()));
-    out.insert("select_seconds".into(), json!(select_seconds));
-    out.insert("fit_seconds".into(), json!(fit_seconds));
-    let train_pred = pipeline.predict(&train.x)?;
-    report::add_scores(&mut out, "train", model.task(), &train_pred, &train.y)?;
-    let start = Instant::now();
-    let test_pred = pipeline.predict(&test.x)?;
-    out.insert(
-        "predict_seconds".into(),
-        json!(start.elapsed().as_secs_f64()),
-    );
-    report::add_scores(&mut out, "test", model.task(), &test_pred, &test.y)?;
-    Ok(out)
 }
 
 /// Reads a separate test file in the training file's format and width.
