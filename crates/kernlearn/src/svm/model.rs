@@ -273,6 +273,52 @@ impl PartialEq for SvmModel {
     }
 }
 
+/// A feasible starting point for C-SVC with bounds `new` from the solution `coef`
+/// (`y α`) for bounds `old ≤ new` ("alpha seeding", DeCoste and Wagstaff 2000).
+///
+/// Support vectors at their old bound are moved to the new bound (most stay bounded as C
+/// grows, and moving them one pair per SMO step would cost about n/2 iterations); free
+/// ones keep their value. The imbalance this leaves in `yᵀα = 0` is absorbed first by
+/// free variables that can move in the right direction (within `[0, new]`), then by
+/// moving some bounded ones back towards their old bound, which always suffices since
+/// the old solution was balanced.
+fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f64)) -> Vec<f64> {
+    let bound = |pos: bool, b: (f64, f64)| if pos { b.0 } else { b.1 };
+    let mut alpha: Vec<f64> = coef.iter().map(|c| c.abs()).collect();
+    let mut moved = vec![false; alpha.len()];
+    let mut balance = 0.0;
+    for ((a, m), &yi) in alpha.iter_mut().zip(&mut moved).zip(y) {
+        let pos = yi > 0.0;
+        if *a >= bound(pos, old) {
+            *a = bound(pos, new);
+            *m = true;
+        }
+        balance += if pos { *a } else { -*a };
+    }
+    for absorb_with_moved in [false, true] {
+        for ((a, &m), &yi) in alpha.iter_mut().zip(&moved).zip(y) {
+            if balance == 0.0 {
+                return alpha;
+            }
+            let pos = yi > 0.0;
+            let free = *a > 0.0 && !m;
+            if !(free || (absorb_with_moved && m)) {
+                continue;
+            }
+            let floor = if m { bound(pos, old) } else { 0.0 };
+            // balance > 0: lower positive α or raise negative α (and vice versa).
+            let step = if pos == (balance > 0.0) {
+                -(*a - floor).min(balance.abs())
+            } else {
+                (bound(pos, new) - *a).min(balance.abs())
+            };
+            *a += step;
+            balance += if pos { step } else { -step };
+        }
+    }
+    alpha
+}
+
 /// Classes in LIBSVM order and, for each, the indices of its points.
 fn group_classes(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
     let mut labels: Vec<f64> = Vec::new();
@@ -474,8 +520,12 @@ impl SvmModel {
                     self.prob_a.push(a);
                     self.prob_b.push(b);
                 }
-                let warm = previous.and_then(|m| m.subproblem_coef.get(pair_coef.len()));
-                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings, warm)?;
+                let warm = previous.and_then(|m| {
+                    let coef = m.subproblem_coef.get(pair_coef.len())?;
+                    let ratio = self.params.c / m.params.c;
+                    Some(seed_alpha(coef, &sub_y, (cp / ratio, cn / ratio), (cp, cn)))
+                });
+                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings, warm.as_deref())?;
                 self.record(&sol);
                 self.rho.push(sol.rho);
                 let ni = members[i].len();
@@ -504,15 +554,11 @@ impl SvmModel {
         cp: f64,
         cn: f64,
         settings: &SolverSettings,
-        warm_coef: Option<&Vec<f64>>,
+        warm_alpha: Option<&[f64]>,
     ) -> Result<DualSolution> {
         match self.params.svm_type {
             SvmType::NuSvc => solve_nu_svc(source, y, self.params.nu, settings),
-            _ => {
-                let alpha: Option<Vec<f64>> =
-                    warm_coef.map(|c| c.iter().map(|v| v.abs()).collect());
-                solve_c_svc(source, y, cp, cn, settings, alpha.as_deref())
-            }
+            _ => solve_c_svc(source, y, cp, cn, settings, warm_alpha),
         }
     }
 
@@ -785,5 +831,64 @@ impl SvmModel {
             .iter()
             .map(|d| self.probabilities_from_decision(d))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seed_alpha;
+
+    /// Seeds stay feasible for the larger box whatever the old solution looked like.
+    #[test]
+    fn seeded_alpha_is_feasible() {
+        let mut state: u64 = 7;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..200 {
+            let n = 5 + case % 40;
+            let y: Vec<f64> = (0..n)
+                .map(|_| if next() < 0.6 { 1.0 } else { -1.0 })
+                .collect();
+            let old = (0.5, 0.25 + next());
+            let new = (old.0 * 2.0, old.1 * 2.0);
+            // A balanced old point: positives at zero, free or at the bound; their sum
+            // is spread over the negatives greedily (so most end at the bound).
+            let mut alpha = vec![0.0; n];
+            let mut sum = 0.0;
+            for (a, &v) in alpha.iter_mut().zip(&y) {
+                if v > 0.0 {
+                    *a = match (next() * 3.0) as u32 {
+                        0 => 0.0,
+                        1 => old.0,
+                        _ => old.0 * next(),
+                    };
+                    sum += *a;
+                }
+            }
+            for (a, &v) in alpha.iter_mut().zip(&y) {
+                if v < 0.0 {
+                    *a = sum.min(old.1);
+                    sum -= *a;
+                }
+            }
+            if sum > 0.0 {
+                continue; // the negatives cannot balance this draw
+            }
+            let coef: Vec<f64> = alpha.iter().zip(&y).map(|(a, v)| a * v).collect();
+            let seed = seed_alpha(&coef, &y, old, new);
+            let balance: f64 = seed.iter().zip(&y).map(|(a, v)| a * v).sum();
+            assert!(balance.abs() < 1e-9, "case {case}: yᵀα = {balance}");
+            for (a, &v) in seed.iter().zip(&y) {
+                let c = if v > 0.0 { new.0 } else { new.1 };
+                assert!(
+                    (0.0..=c).contains(a),
+                    "case {case}: α = {a} outside [0, {c}]"
+                );
+            }
+        }
     }
 }
