@@ -188,22 +188,33 @@ impl GridSearch {
         let mut c_order: Vec<usize> = (0..self.grid.cs.len()).collect();
         c_order.sort_by(|&a, &b| self.grid.cs[a].total_cmp(&self.grid.cs[b]));
         let used_gram = DenseGram::bytes(n) <= self.gram_budget_bytes;
-
+        // As many σ as their Gram matrices fit the budget are searched together, so that
+        // all (σ, fold) pairs of a group share the cores (5 folds alone leave one idle).
+        let group = if used_gram {
+            (self.gram_budget_bytes / DenseGram::bytes(n).max(1)).max(1)
+        } else {
+            1
+        };
         let mut points = Vec::new();
-        for &sigma in &self.grid.sigmas {
-            let kernel = Kernel::rbf_sigma(sigma)?;
-            let gram = if used_gram {
-                Some(DenseGram::new(&kernel, x)?)
-            } else {
-                None
-            };
-            let per_fold: Vec<Vec<Vec<f64>>> = folds
+        for sigmas in self.grid.sigmas.chunks(group) {
+            let kernels = sigmas
+                .iter()
+                .map(|&s| Kernel::rbf_sigma(s))
+                .collect::<Result<Vec<_>>>()?;
+            let grams = kernels
+                .iter()
+                .map(|k| used_gram.then(|| DenseGram::new(k, x)).transpose())
+                .collect::<Result<Vec<_>>>()?;
+            let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
+                .flat_map(|s| folds.iter().map(move |f| (s, f)))
+                .collect();
+            let scores: Vec<Vec<Vec<f64>>> = pairs
                 .par_iter()
-                .map(|test| {
+                .map(|&(s, test)| {
                     let job = FoldJob {
                         search: self,
-                        kernel: &kernel,
-                        gram: gram.as_ref(),
+                        kernel: &kernels[s],
+                        gram: grams[s].as_ref(),
                         x,
                         y,
                         train: complement(n, test),
@@ -214,17 +225,20 @@ impl GridSearch {
                     r
                 })
                 .collect::<Result<_>>()?;
-            for (e, &eps) in epsilons.iter().enumerate() {
-                for (ci, &c) in self.grid.cs.iter().enumerate() {
-                    let fold_scores: Vec<f64> = per_fold.iter().map(|f| f[e][ci]).collect();
-                    let score = fold_scores.iter().sum::<f64>() / fold_scores.len() as f64;
-                    points.push(GridPoint {
-                        sigma,
-                        c,
-                        epsilon: eps,
-                        score,
-                        fold_scores,
-                    });
+            for (s, &sigma) in sigmas.iter().enumerate() {
+                let per_fold = &scores[s * folds.len()..(s + 1) * folds.len()];
+                for (e, &eps) in epsilons.iter().enumerate() {
+                    for (ci, &c) in self.grid.cs.iter().enumerate() {
+                        let fold_scores: Vec<f64> = per_fold.iter().map(|f| f[e][ci]).collect();
+                        let score = fold_scores.iter().sum::<f64>() / fold_scores.len() as f64;
+                        points.push(GridPoint {
+                            sigma,
+                            c,
+                            epsilon: eps,
+                            score,
+                            fold_scores,
+                        });
+                    }
                 }
             }
         }
