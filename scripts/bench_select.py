@@ -85,6 +85,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol and helpers)
+    parse_list,
     write_markdown,
     DEFAULT_DATASETS_DIR,
     KERNLEARN_BIN,
@@ -841,14 +842,6 @@ def render_report(datasets, meta):
 # ----------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------
-
-
-def parse_list(text, allowed, what):
-    items = [s.strip() for s in text.split(",") if s.strip()]
-    bad = [s for s in items if s not in allowed]
-    if bad or not items:
-        raise SystemExit("unknown %s %s; choose from %s" % (what, ",".join(bad) or "(none)", ",".join(allowed)))
-    return items
 
 
 def main(argv=None):
