@@ -86,6 +86,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol and helpers)
     parse_list,
+    run_json,
     write_markdown,
     DEFAULT_DATASETS_DIR,
     KERNLEARN_BIN,
@@ -97,10 +98,7 @@ from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol 
     machine_info,
     median,
     minmax_fit_transform,
-    parse_json_output,
-    process_failure,
     stratified_split,
-    timed_run,
     write_libsvm,
 )
 
@@ -292,14 +290,9 @@ def run_kernlearn(split, args):
     res.command = " ".join(cmd)
     outputs = []
     for _ in range(args.repeats):
-        proc, secs = timed_run(cmd, env)
-        if proc.returncode != 0:
-            return fail(res, "kernlearn", process_failure(cmd, proc)), None
-        try:
-            out = parse_json_output(proc.stdout)
-        except (json.JSONDecodeError, ValueError) as e:
-            return fail(res, "kernlearn", "kernlearn select printed no JSON (%s)\n--- stdout ---\n%s--- stderr ---\n%s"
-                        % (e, proc.stdout[-2000:], proc.stderr)), None
+        out, secs, error = run_json(cmd, env)
+        if error:
+            return fail(res, "kernlearn", error), None
         outputs.append(out)
         res.wall_seconds_runs.append(secs)
         res.select_seconds_runs.append(float(out["select_seconds"]))
@@ -331,13 +324,9 @@ def run_kernlearn(split, args):
             "--gamma", repr(res.pick.gamma), "-c", repr(res.pick.C), "--tol", repr(TOL),
             "--cache-mb", str(CACHE_MB), "--json", "--quiet"]
     res.evaluate_command = " ".join(ecmd)
-    proc, _ = timed_run(ecmd, env)
-    if proc.returncode != 0:
-        return fail(res, "kernlearn", process_failure(ecmd, proc)), None
-    try:
-        ev = parse_json_output(proc.stdout)
-    except (json.JSONDecodeError, ValueError) as e:
-        return fail(res, "kernlearn", "kernlearn evaluate printed no JSON (%s)\n%s" % (e, proc.stdout[-2000:])), None
+    ev, _, error = run_json(ecmd, env)
+    if error:
+        return fail(res, "kernlearn", error), None
     res.n_test = int(ev.get("n_test", len(split.yte)))
     res.test_accuracy = accuracy_fraction(float(ev["test_accuracy"]))
     res.n_correct = int(round(res.test_accuracy * res.n_test))

@@ -215,6 +215,21 @@ def timed_run(cmd, env=None):
     return proc, time.perf_counter() - t0
 
 
+def run_json(cmd, env=None):
+    """Run a kernlearn command that prints one JSON object.
+
+    Returns (object, wall seconds, None), or (None, wall seconds, failure message).
+    """
+    proc, secs = timed_run(cmd, env)
+    if proc.returncode != 0:
+        return None, secs, process_failure(cmd, proc)
+    try:
+        return parse_json_output(proc.stdout), secs, None
+    except (json.JSONDecodeError, ValueError) as e:
+        return None, secs, "kernlearn %s printed no JSON (%s)\n--- stdout ---\n%s--- stderr ---\n%s" % (
+            cmd[1] if len(cmd) > 1 else "", e, proc.stdout[-2000:], proc.stderr)
+
+
 def median(xs):
     return statistics.median(xs) if xs else None
 
@@ -355,14 +370,10 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
     res.raw["train_command"] = " ".join(cmd)
     outputs = []
     for _ in range(repeats):
-        proc, secs = timed_run(cmd, env)
-        if proc.returncode != 0:
-            return fail(res, process_failure(cmd, proc))
-        try:
-            outputs.append(parse_json_output(proc.stdout))
-        except (json.JSONDecodeError, ValueError) as e:
-            return fail(res, "kernlearn fit printed no JSON (%s)\n--- stdout ---\n%s--- stderr ---\n%s"
-                        % (e, proc.stdout, proc.stderr))
+        out, secs, error = run_json(cmd, env)
+        if error:
+            return fail(res, error)
+        outputs.append(out)
         res.fit_seconds_runs.append(secs)
         if outputs[-1].get("fit_seconds") is not None:
             res.internal_fit_seconds_runs.append(float(outputs[-1]["fit_seconds"]))
@@ -381,14 +392,9 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
         (fit.get("objective"), fit.get("n_support"), fit.get("iterations")) for o in outputs)
 
     pcmd = [binary, "predict", "--model", model, "--data", split.test_file, "--json", "--quiet"]
-    proc, secs = timed_run(pcmd, env)
-    if proc.returncode != 0:
-        return fail(res, process_failure(pcmd, proc))
-    try:
-        pred = parse_json_output(proc.stdout)
-    except (json.JSONDecodeError, ValueError) as e:
-        return fail(res, "kernlearn predict printed no JSON (%s)\n--- stdout ---\n%s--- stderr ---\n%s"
-                    % (e, proc.stdout, proc.stderr))
+    pred, secs, error = run_json(pcmd, env)
+    if error:
+        return fail(res, error)
     res.raw["predict"] = pred
     res.predict_seconds = secs
     res.n_test = int(pred.get("n_test", len(split.yte)))

@@ -164,7 +164,7 @@ impl ModelArgs {
             ..SvmParams::default()
         };
         p.solver.tol = self.tol;
-        p.solver.cache_mb = self.cache_mb;
+        p.solver.cache_bytes = (self.cache_mb.max(0.0) * (1u64 << 20) as f64) as usize;
         p.solver.shrinking = !self.no_shrinking;
         p.validate(data.x.n_cols())?;
         Ok(p)

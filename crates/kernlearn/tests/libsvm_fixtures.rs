@@ -60,7 +60,7 @@ fn params_of(fx: &Value) -> SvmParams {
         params.epsilon = e;
     }
     params.solver.tol = f(&p["eps"]);
-    params.solver.cache_mb = 100.0;
+    params.solver.cache_bytes = 100 << 20;
     if let Some(w) = p["weights"].as_object() {
         params.class_weights = w.iter().map(|(l, v)| (l.parse().unwrap(), f(v))).collect();
     }

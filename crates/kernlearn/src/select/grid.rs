@@ -55,7 +55,7 @@ impl Grid {
         [0.01, 0.1, 0.5].iter().map(|f| f * sd).collect()
     }
 
-    fn validate(&self, regression: bool) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         let lists: [(&str, &[f64]); 3] = [
             ("sigma", &self.sigmas),
             ("C", &self.cs),
@@ -80,7 +80,6 @@ impl Grid {
                 ));
             }
         }
-        let _ = regression;
         Ok(())
     }
 }
@@ -158,7 +157,7 @@ impl GridSearch {
     /// called once per (σ, fold) finished.
     pub fn run(&self, x: &Features, y: &[f64], progress: &(dyn Fn() + Sync)) -> Result<Selection> {
         let regression = self.is_regression();
-        self.grid.validate(regression)?;
+        self.grid.validate()?;
         if x.n_rows() != y.len() {
             return Err(Error::data(format!(
                 "{} labels for {} rows",

@@ -13,7 +13,7 @@ mod qmatrix;
 mod solver;
 pub mod subset;
 
-pub use model::{SolverSettingsSerde, SvmFitInfo, SvmModel, SvmParams, SvmType};
+pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmType};
 pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, DualSolution,
     SolverSettings,

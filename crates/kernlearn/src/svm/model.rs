@@ -100,44 +100,7 @@ pub struct SvmParams {
     pub seed: u64,
     /// Solver tolerance, shrinking, cache and iteration cap.
     #[serde(default)]
-    pub solver: SolverSettingsSerde,
-}
-
-/// Serialisable mirror of [`SolverSettings`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SolverSettingsSerde {
-    /// Stopping tolerance ε.
-    pub tol: f64,
-    /// Shrinking heuristic on/off.
-    pub shrinking: bool,
-    /// Kernel cache budget in MiB.
-    pub cache_mb: f64,
-    /// Iteration cap (`None` = LIBSVM's default).
-    pub max_iter: Option<usize>,
-}
-
-impl Default for SolverSettingsSerde {
-    fn default() -> Self {
-        let d = SolverSettings::default();
-        Self {
-            tol: d.tol,
-            shrinking: d.shrinking,
-            cache_mb: d.cache_bytes as f64 / (1u64 << 20) as f64,
-            max_iter: d.max_iter,
-        }
-    }
-}
-
-impl SolverSettingsSerde {
-    /// The solver's settings.
-    pub fn settings(&self) -> SolverSettings {
-        SolverSettings {
-            tol: self.tol,
-            shrinking: self.shrinking,
-            cache_bytes: (self.cache_mb.max(0.0) * (1u64 << 20) as f64) as usize,
-            max_iter: self.max_iter,
-        }
-    }
+    pub solver: SolverSettings,
 }
 
 impl Default for SvmParams {
@@ -151,7 +114,7 @@ impl Default for SvmParams {
             class_weights: Vec::new(),
             probability: false,
             seed: 1,
-            solver: SolverSettingsSerde::default(),
+            solver: SolverSettings::default(),
         }
     }
 }
@@ -204,7 +167,7 @@ impl SvmParams {
                 ),
             ));
         }
-        self.solver.settings().validate()
+        self.solver.validate()
     }
 }
 
@@ -420,7 +383,7 @@ impl SvmModel {
                 .and_then(|m| m.subproblem_coef.get(k))
                 .map(Vec::as_slice)
         };
-        let settings = params.solver.settings();
+        let settings = params.solver;
         settings.validate()?;
         let mut model = SvmModel {
             params: params.clone(),
@@ -572,14 +535,11 @@ impl SvmModel {
         pair_coef: &[Vec<f64>],
     ) {
         let k = classes.len();
-        let mut start = vec![0; k];
         self.n_sv_per_class = nonzero
             .iter()
             .map(|nz| nz.iter().filter(|&&b| b).count())
             .collect();
-        for c in 1..k {
-            start[c] = start[c - 1] + self.n_sv_per_class[c - 1];
-        }
+        let start = self.sv_starts();
         let total: usize = self.n_sv_per_class.iter().sum();
         self.sv_indices = members
             .iter()
@@ -667,6 +627,17 @@ impl SvmModel {
         Ok(sigmoid_train(&dec, y))
     }
 
+    /// Index of each class's first support vector (they are grouped by class).
+    fn sv_starts(&self) -> Vec<usize> {
+        let mut start = Vec::with_capacity(self.n_sv_per_class.len());
+        let mut acc = 0;
+        for &n in &self.n_sv_per_class {
+            start.push(acc);
+            acc += n;
+        }
+        start
+    }
+
     /// Number of support vectors.
     pub fn n_support(&self) -> usize {
         self.sv_indices.len()
@@ -686,10 +657,7 @@ impl SvmModel {
             return vec![s - self.rho[0]];
         }
         let k = self.classes.len();
-        let mut start = vec![0; k];
-        for c in 1..k {
-            start[c] = start[c - 1] + self.n_sv_per_class[c - 1];
-        }
+        let start = self.sv_starts();
         let mut out = Vec::with_capacity(self.rho.len());
         let mut p = 0;
         for i in 0..k {

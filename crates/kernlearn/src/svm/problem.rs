@@ -5,13 +5,13 @@
 //! (a learned `G ⊙ K`, a weighted sum of kernels, ...). See Chang and Lin, "LIBSVM: a
 //! library for support vector machines", §2 for the formulations.
 
-use super::qmatrix::{QMatrix, SignedKernelQ, SvrQ};
+use super::qmatrix::{svr_signs, QMatrix, SignedKernelQ, SvrQ};
 use super::solver::{solve, Solution, SolverOptions, Variant};
 use crate::kernel::KernelSource;
 use crate::{Error, Result};
 
-/// Numerical settings shared by every dual.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Numerical settings shared by every dual (stored in models as they were used).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SolverSettings {
     /// Stopping tolerance ε on the maximal KKT violation (LIBSVM `-e`, default 1e-3).
     pub tol: f64,
@@ -320,9 +320,7 @@ fn solve_svr_dual(
     settings: &SolverSettings,
 ) -> (Solution, Vec<f64>) {
     let l = source.len();
-    let y2: Vec<i8> = std::iter::repeat_n(1, l)
-        .chain(std::iter::repeat_n(-1, l))
-        .collect();
+    let y2 = svr_signs(l);
     let mut q = SvrQ::new(source, settings.cache_bytes);
     let q: &mut dyn QMatrix = &mut q;
     let sol = solve(
@@ -374,10 +372,7 @@ pub fn solve_epsilon_svr(
                 .map(|&v| v.max(0.0))
                 .chain(coef.iter().map(|&v| (-v).max(0.0)))
                 .collect();
-            let signs: Vec<i8> = std::iter::repeat_n(1, l)
-                .chain(std::iter::repeat_n(-1, l))
-                .collect();
-            check_warm_start(&split, &signs, &vec![c; 2 * l])?
+            check_warm_start(&split, &svr_signs(l), &vec![c; 2 * l])?
         }
     };
     let (sol, coef) = solve_svr_dual(source, p, alpha2, c, Variant::Standard, settings);

@@ -83,6 +83,13 @@ impl QMatrix for SignedKernelQ<'_> {
     }
 }
 
+/// Signs of the `2l` SVR variables: `+1` for `α`, `−1` for `α*`.
+pub(crate) fn svr_signs(l: usize) -> Vec<i8> {
+    std::iter::repeat_n(1, l)
+        .chain(std::iter::repeat_n(-1, l))
+        .collect()
+}
+
 /// The ε-SVR / ν-SVR matrix: variable `t < l` is `α_t`, variable `t ≥ l` is `α*_{t−l}`;
 /// `Q_st = σ_s σ_t k(x_{s mod l}, x_{t mod l})` with `σ = +1` then `−1`.
 /// Kernel rows are cached unpermuted (length `l`), and signed rows are assembled into two
@@ -105,9 +112,7 @@ impl<'a> SvrQ<'a> {
             source,
             all_points: (0..l).collect(),
             index: (0..l).chain(0..l).collect(),
-            sign: std::iter::repeat_n(1, l)
-                .chain(std::iter::repeat_n(-1, l))
-                .collect(),
+            sign: svr_signs(l),
             diag: diag.iter().chain(diag.iter()).copied().collect(),
             cache: RowCache::new(l, cache_bytes),
             buffers: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
