@@ -7,6 +7,8 @@
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
 //! - [`estimator`]: the one interface every method implements.
+//! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
+//! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
@@ -16,6 +18,8 @@ pub mod error;
 pub mod estimator;
 pub mod kernel;
 pub mod metrics;
+pub mod neighbors;
+pub mod nonparametric;
 pub mod select;
 pub mod svm;
 
