@@ -7,6 +7,7 @@
 //! documented JSON model format (see `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Features, Scaler};
+use crate::mkl::{MklModel, NystromLinearModel};
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -109,12 +110,18 @@ impl Estimator for SvmModel {
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),
+    /// A multiple-kernel classifier (UNIFORM, MWUMKL, EasyMKL).
+    Mkl(MklModel),
+    /// LIBLINEAR+: Nyström features of each base kernel and a linear SVM.
+    NystromLinear(NystromLinearModel),
 }
 
 impl AnyModel {
     fn inner(&self) -> &dyn Estimator {
         match self {
             AnyModel::Svm(m) => m,
+            AnyModel::Mkl(m) => m,
+            AnyModel::NystromLinear(m) => m,
         }
     }
 }

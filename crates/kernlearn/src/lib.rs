@@ -10,6 +10,7 @@
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
 //! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
+//! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
@@ -19,6 +20,7 @@ pub mod error;
 pub mod estimator;
 pub mod kernel;
 pub mod metrics;
+pub mod mkl;
 pub mod multiclass;
 pub mod neighbors;
 pub mod nonparametric;

@@ -427,14 +427,21 @@ pub fn normalize_trace(k: &mut Mat<f64>) -> Result<f64> {
         return Ok(1.0);
     }
     let trace: f64 = (0..n).map(|i| k[(i, i)]).sum();
+    let factor = trace_factor(trace, n)?;
+    scale_in_place(k, factor);
+    Ok(factor)
+}
+
+/// The trace-normalisation factor `n / trace(K)` of [`normalize_trace`] from the trace
+/// alone (the sum of the diagonal `k(x_i, x_i)`), so that a kernel evaluated on demand
+/// can be normalised without its Gram matrix. Fails unless the trace is finite and `> 0`.
+pub fn trace_factor(trace: f64, n: usize) -> Result<f64> {
     if !(trace.is_finite() && trace > 0.0) {
         return Err(Error::data(format!(
             "cannot trace-normalise a kernel matrix with trace {trace}"
         )));
     }
-    let factor = n as f64 / trace;
-    scale_in_place(k, factor);
-    Ok(factor)
+    Ok(n as f64 / trace)
 }
 
 /// Applies a training trace-normalisation `factor` (from [`normalize_trace`]) to a

@@ -1,0 +1,623 @@
+//! Base kernels evaluated column by column, never as Gram matrices.
+//!
+//! Multiple kernel learning touches `m` kernels on `n` points; storing their Gram
+//! matrices costs `m·n²` (the reason MWUMKL exists, Moeller 2017 section 3.2). Here the
+//! training points are stored feature-major (`d × n`) so that one kernel's column
+//! `k_i(x_t, q)` for every point `t` is a few tight loops over contiguous feature
+//! columns, and the kernel list is compiled into a flat table (a million kernels cost
+//! tens of megabytes). Trace normalisation needs only the diagonal `k_i(x_t, x_t)`
+//! ([`crate::kernel::trace_factor`]).
+
+use super::family::KernelFamily;
+use crate::data::Features;
+use crate::kernel::{powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// Points stored feature by feature: `feature(f)[t]` is feature `f` of point `t`.
+#[derive(Clone, Debug)]
+pub(crate) struct ByFeature {
+    n: usize,
+    values: Vec<f64>,
+}
+
+impl ByFeature {
+    pub(crate) fn new(x: &Features) -> Self {
+        let (n, d) = (x.n_rows(), x.n_cols());
+        let mut values = vec![0.0; n * d];
+        for (t, row) in x.rows().enumerate() {
+            for (f, &v) in row.iter().enumerate() {
+                values[f * n + t] = v;
+            }
+        }
+        Self { n, values }
+    }
+
+    #[inline]
+    fn feature(&self, f: usize) -> &[f64] {
+        &self.values[f * self.n..(f + 1) * self.n]
+    }
+}
+
+/// One compiled base kernel: its function and its slice of the feature table.
+#[derive(Clone, Debug)]
+struct Compiled {
+    kernel: Kernel,
+    start: u32,
+    len: u32,
+}
+
+/// True for kernel functions that are positive semi-definite on every input: linear,
+/// polynomial with `coef0 ≥ 0`, Gaussian, Laplacian, χ² (on the non-negative data it
+/// accepts) and ARD Gaussian. Sigmoid kernels and polynomials with `coef0 < 0` are not.
+pub fn is_psd(kernel: &Kernel) -> bool {
+    match kernel {
+        Kernel::Polynomial { coef0, .. } => *coef0 >= 0.0,
+        Kernel::Sigmoid { .. } | Kernel::Precomputed => false,
+        _ => true,
+    }
+}
+
+/// A kernel family compiled against a number of features.
+#[derive(Clone, Debug)]
+pub struct BaseKernels {
+    kernels: Vec<Compiled>,
+    features: Vec<u32>,
+    n_features: usize,
+}
+
+impl BaseKernels {
+    /// Expands and compiles `family` for data with `n_features` features.
+    pub fn compile(family: &KernelFamily, n_features: usize) -> Result<Self> {
+        if n_features > u32::MAX as usize {
+            return Err(Error::data("too many features for a kernel family"));
+        }
+        let mut kernels = Vec::with_capacity(family.len(n_features));
+        let mut features: Vec<u32> = Vec::new();
+        family.for_each_kernel(n_features, |k| {
+            let start = features.len() as u32;
+            match &k.features {
+                None => features.extend(0..n_features as u32),
+                Some(cols) => features.extend(cols.iter().map(|&c| c as u32)),
+            }
+            kernels.push(Compiled {
+                kernel: k.kernel,
+                start,
+                len: features.len() as u32 - start,
+            });
+        })?;
+        Ok(Self {
+            kernels,
+            features,
+            n_features,
+        })
+    }
+
+    /// Number of base kernels `m`.
+    pub fn len(&self) -> usize {
+        self.kernels.len()
+    }
+
+    /// True when there are no kernels (a validated family never compiles to this).
+    pub fn is_empty(&self) -> bool {
+        self.kernels.is_empty()
+    }
+
+    /// Number of features the family was compiled for.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn cols(&self, i: usize) -> &[u32] {
+        let c = &self.kernels[i];
+        &self.features[c.start as usize..(c.start + c.len) as usize]
+    }
+
+    /// Base kernel `i` as a [`KernelOnFeatures`] (for messages and reports).
+    pub fn kernel(&self, i: usize) -> KernelOnFeatures {
+        let cols: Vec<usize> = self.cols(i).iter().map(|&c| c as usize).collect();
+        let all = cols.len() == self.n_features && cols.iter().enumerate().all(|(k, &c)| k == c);
+        KernelOnFeatures::new(
+            self.kernels[i].kernel.clone(),
+            if all { None } else { Some(cols) },
+        )
+    }
+
+    /// Fails, naming the first offending kernel, unless every base kernel is positive
+    /// semi-definite ([`is_psd`]); `method` names who needs it.
+    pub fn require_psd(&self, method: &str) -> Result<()> {
+        match self.kernels.iter().position(|c| !is_psd(&c.kernel)) {
+            Some(i) => Err(Error::param(
+                "kernels",
+                format!(
+                    "base kernel {} ({}) is not positive semi-definite; {method} needs PSD kernels",
+                    i + 1,
+                    self.kernel(i)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `out[t] = k_i(p_t, q)` for the points `p_t` selected by `get` (see `column`).
+    #[inline(always)]
+    fn eval_into(
+        &self,
+        i: usize,
+        pts: &ByFeature,
+        q: &[f64],
+        out: &mut [f64],
+        get: impl Fn(&[f64], usize) -> f64,
+    ) {
+        let m = out.len();
+        out.fill(0.0);
+        let kernel = &self.kernels[i].kernel;
+        let cols = self.cols(i);
+        // First the sum over features (dot product or distance), then the outer map.
+        match kernel {
+            Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => {
+                for &f in cols {
+                    let (col, qf) = (pts.feature(f as usize), q[f as usize]);
+                    for t in 0..m {
+                        out[t] += get(col, t) * qf;
+                    }
+                }
+            }
+            Kernel::Rbf { .. } => {
+                for &f in cols {
+                    let (col, qf) = (pts.feature(f as usize), q[f as usize]);
+                    for t in 0..m {
+                        let d = get(col, t) - qf;
+                        out[t] += d * d;
+                    }
+                }
+            }
+            Kernel::Laplacian { .. } => {
+                for &f in cols {
+                    let (col, qf) = (pts.feature(f as usize), q[f as usize]);
+                    for t in 0..m {
+                        out[t] += (get(col, t) - qf).abs();
+                    }
+                }
+            }
+            Kernel::ChiSquared { .. } => {
+                for &f in cols {
+                    let (col, qf) = (pts.feature(f as usize), q[f as usize]);
+                    for t in 0..m {
+                        let (v, s) = (get(col, t), get(col, t) + qf);
+                        if s != 0.0 {
+                            out[t] += (v - qf) * (v - qf) / s;
+                        }
+                    }
+                }
+            }
+            Kernel::ArdRbf { gammas } => {
+                for (k, &f) in cols.iter().enumerate() {
+                    let (col, qf, g) = (pts.feature(f as usize), q[f as usize], gammas[k]);
+                    for t in 0..m {
+                        let d = get(col, t) - qf;
+                        out[t] += g * d * d;
+                    }
+                }
+            }
+            Kernel::Precomputed => unreachable!("families reject precomputed kernels"),
+        }
+        apply_outer(kernel, out);
+    }
+
+    /// Column of base kernel `i` (unnormalised): `out[t] = k_i(p_t, q)` for every point
+    /// `p_t` of `pts`; `q` is a full-length sample.
+    pub(crate) fn column(&self, i: usize, pts: &ByFeature, q: &[f64], out: &mut [f64]) {
+        let n = pts.n;
+        let out = &mut out[..n];
+        self.eval_into(i, pts, q, out, |col, t| col[t]);
+    }
+
+    /// [`BaseKernels::column`] restricted to the points `rows`: `out[t] = k_i(p_{rows[t]}, q)`.
+    pub(crate) fn column_at(
+        &self,
+        i: usize,
+        pts: &ByFeature,
+        rows: &[usize],
+        q: &[f64],
+        out: &mut [f64],
+    ) {
+        let out = &mut out[..rows.len()];
+        self.eval_into(i, pts, q, out, |col, t| col[rows[t]]);
+    }
+
+    /// `k_i(x, x)`.
+    pub(crate) fn self_value(&self, i: usize, x: &[f64]) -> f64 {
+        let kernel = &self.kernels[i].kernel;
+        let mut v = [0.0];
+        match kernel {
+            Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => {
+                v[0] = self
+                    .cols(i)
+                    .iter()
+                    .map(|&f| x[f as usize] * x[f as usize])
+                    .sum();
+            }
+            _ => {} // distance kernels: k(x, x) = exp(0)
+        }
+        apply_outer(kernel, &mut v);
+        v[0]
+    }
+
+    /// Trace-normalisation factor of every base kernel on the points `x`
+    /// ([`crate::kernel::trace_factor`]: `n / Σ_t k_i(x_t, x_t)`), computed from the
+    /// diagonal only, in parallel over kernels.
+    pub fn trace_factors(&self, x: &Features) -> Result<Vec<f64>> {
+        let n = x.n_rows();
+        (0..self.len())
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|i| {
+                let trace: f64 = x.rows().map(|r| self.self_value(i, r)).sum();
+                trace_factor(trace, n).map_err(|_| {
+                    Error::data(format!(
+                        "base kernel {} ({}) has trace {trace} on the training data and cannot be trace-normalised (a kernel that vanishes on a constant column? use coef0 > 0)",
+                        i + 1,
+                        self.kernel(i)
+                    ))
+                })
+            })
+            .collect()
+    }
+}
+
+/// The map applied after the feature sum: `κ(s)` with `s` a dot product or distance.
+#[inline(always)]
+fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
+    match *kernel {
+        Kernel::Linear | Kernel::Precomputed => {}
+        Kernel::Polynomial {
+            gamma,
+            coef0,
+            degree,
+        } => out
+            .iter_mut()
+            .for_each(|v| *v = powi(gamma * *v + coef0, degree)),
+        Kernel::Sigmoid { gamma, coef0 } => {
+            out.iter_mut().for_each(|v| *v = (gamma * *v + coef0).tanh())
+        }
+        Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } | Kernel::ChiSquared { gamma } => {
+            out.iter_mut().for_each(|v| *v = (-gamma * *v).exp())
+        }
+        Kernel::ArdRbf { .. } => out.iter_mut().for_each(|v| *v = (-*v).exp()),
+    }
+}
+
+/// A compiled family on a set of points with the trace-normalisation factor of each
+/// kernel: the normalised base kernels `K̄_i = f_i K_i` (mean diagonal 1 on the training
+/// data) of one fit.
+#[derive(Clone, Debug)]
+pub struct KernelBank {
+    base: BaseKernels,
+    x: Features,
+    pts: ByFeature,
+    factors: Vec<f64>,
+}
+
+impl KernelBank {
+    /// The family on training points `x`, normalised on them.
+    pub fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
+        let base = BaseKernels::compile(family, x.n_cols())?;
+        if let Some(c) = base.kernels.iter().find(|c| matches!(c.kernel, Kernel::ChiSquared { .. })) {
+            c.kernel.check_data(x, "training")?;
+        }
+        let factors = base.trace_factors(x)?;
+        Ok(Self::from_parts(base, x.clone(), factors))
+    }
+
+    /// The family on points `x` (e.g. support vectors) with factors found at training.
+    pub fn with_factors(family: &KernelFamily, x: &Features, factors: Vec<f64>) -> Result<Self> {
+        let base = BaseKernels::compile(family, x.n_cols())?;
+        if factors.len() != base.len() {
+            return Err(Error::data(format!(
+                "{} trace factors for {} base kernels",
+                factors.len(),
+                base.len()
+            )));
+        }
+        Ok(Self::from_parts(base, x.clone(), factors))
+    }
+
+    fn from_parts(base: BaseKernels, x: Features, factors: Vec<f64>) -> Self {
+        let pts = ByFeature::new(&x);
+        Self {
+            base,
+            x,
+            pts,
+            factors,
+        }
+    }
+
+    /// The compiled kernels.
+    pub fn base(&self) -> &BaseKernels {
+        &self.base
+    }
+
+    /// Number of points.
+    pub fn n_points(&self) -> usize {
+        self.x.n_rows()
+    }
+
+    /// Number of base kernels.
+    pub fn n_kernels(&self) -> usize {
+        self.base.len()
+    }
+
+    /// The points.
+    pub fn points(&self) -> &Features {
+        &self.x
+    }
+
+    /// Trace-normalisation factor of each kernel.
+    pub fn factors(&self) -> &[f64] {
+        &self.factors
+    }
+
+    /// Normalised column: `out[t] = K̄_i(x_t, q)` for every point `t`.
+    pub fn column(&self, i: usize, q: &[f64], out: &mut [f64]) {
+        self.base.column(i, &self.pts, q, out);
+        let f = self.factors[i];
+        out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
+    }
+
+    /// Normalised column at some points: `out[t] = K̄_i(x_{rows[t]}, q)`.
+    pub fn column_at(&self, i: usize, rows: &[usize], q: &[f64], out: &mut [f64]) {
+        self.base.column_at(i, &self.pts, rows, q, out);
+        let f = self.factors[i];
+        out[..rows.len()].iter_mut().for_each(|v| *v *= f);
+    }
+
+    /// `K̄_i(x_t, x_t)`.
+    pub fn diag(&self, i: usize, t: usize) -> f64 {
+        self.factors[i] * self.base.self_value(i, self.x.row(t))
+    }
+
+    /// The combination `Σ_i μ_i K̄_i` as a [`KernelSource`] for the SMO solver (entries
+    /// computed on demand; kernels with `μ_i = 0` are skipped).
+    pub fn combined(&self, weights: &[f64]) -> Result<CombinedKernel<'_>> {
+        if weights.len() != self.n_kernels() {
+            return Err(Error::data(format!(
+                "{} kernel weights for {} base kernels",
+                weights.len(),
+                self.n_kernels()
+            )));
+        }
+        let terms: Vec<(usize, f64)> = weights
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w != 0.0)
+            .map(|(i, &w)| (i, w * self.factors[i]))
+            .collect();
+        let diag = (0..self.n_points())
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|t| {
+                terms
+                    .iter()
+                    .map(|&(i, c)| c * self.base.self_value(i, self.x.row(t)))
+                    .sum()
+            })
+            .collect();
+        Ok(CombinedKernel {
+            bank: self,
+            terms,
+            diag,
+        })
+    }
+
+    /// `Σ_t coef_t Σ_i w_i K̄_i(x_t, q)` for every row `q` of `queries`: decision values
+    /// of a machine whose support vectors are this bank's points. Parallel over queries.
+    pub fn expansion(&self, weights: &[f64], coef: &[f64], queries: &Features) -> Vec<f64> {
+        let n = self.n_points();
+        let terms: Vec<(usize, f64)> = weights
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w != 0.0)
+            .map(|(i, &w)| (i, w))
+            .collect();
+        (0..queries.n_rows())
+            .into_par_iter()
+            .map_init(
+                || vec![0.0; n],
+                |col, r| {
+                    let q = queries.row(r);
+                    terms
+                        .iter()
+                        .map(|&(i, w)| {
+                            self.column(i, q, col);
+                            w * col.iter().zip(coef).map(|(k, c)| k * c).sum::<f64>()
+                        })
+                        .sum()
+                },
+            )
+            .collect()
+    }
+}
+
+/// `Σ_i c_i K_i` on the bank's points, computed row by row for the solver.
+pub struct CombinedKernel<'a> {
+    bank: &'a KernelBank,
+    /// `(kernel, μ_i f_i)` for the kernels with non-zero weight.
+    terms: Vec<(usize, f64)>,
+    diag: Vec<f64>,
+}
+
+/// Work (kernel-feature evaluations) of a row above which it is split over threads.
+const PAR_WORK: usize = 32 * 1024;
+
+impl CombinedKernel<'_> {
+    fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32], acc: &mut Vec<f64>, tmp: &mut Vec<f64>) {
+        let q = self.bank.x.row(i);
+        acc.clear();
+        acc.resize(cols.len(), 0.0);
+        tmp.resize(cols.len(), 0.0);
+        for &(k, c) in &self.terms {
+            self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp);
+            acc.iter_mut().zip(tmp.iter()).for_each(|(a, v)| *a += c * v);
+        }
+        out.iter_mut().zip(acc.iter()).for_each(|(o, a)| *o = *a as f32);
+    }
+}
+
+impl KernelSource for CombinedKernel<'_> {
+    fn len(&self) -> usize {
+        self.bank.n_points()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        assert_eq!(cols.len(), out.len(), "fill_row: cols and out differ in length");
+        let per_col: usize = self
+            .terms
+            .iter()
+            .map(|&(k, _)| self.bank.base.kernels[k].len as usize + 1)
+            .sum();
+        if cols.len() * per_col < PAR_WORK || rayon::current_num_threads() < 2 {
+            self.fill_seq(i, cols, out, &mut Vec::new(), &mut Vec::new());
+            return;
+        }
+        let chunk = cols.len().div_ceil(4 * rayon::current_num_threads()).max(64);
+        out.par_chunks_mut(chunk)
+            .zip(cols.par_chunks(chunk))
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(acc, tmp), (o, c)| self.fill_seq(i, c, o, acc, tmp),
+            );
+    }
+}
+
+/// `s·K + r·I` on any source: the kernel of the 2-norm soft margin and of KOMD's
+/// `(1 − λ) K + λ I` (EasyMKL).
+pub(crate) struct Ridged<'a> {
+    pub inner: &'a dyn KernelSource,
+    pub scale: f64,
+    pub ridge: f64,
+}
+
+impl KernelSource for Ridged<'_> {
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        self.scale * self.inner.diag(i) + self.ridge
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        self.inner.fill_row(i, cols, out);
+        for (o, &c) in out.iter_mut().zip(cols) {
+            *o = (self.scale * *o as f64 + if c == i { self.ridge } else { 0.0 }) as f32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{normalize_trace, Kernel};
+
+    /// Deterministic points in `[lo, lo + 1)`.
+    pub(crate) fn points(n: usize, d: usize, seed: u64, lo: f64) -> Features {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let v = (0..n * d)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                lo + (s >> 11) as f64 / (1u64 << 53) as f64
+            })
+            .collect();
+        Features::new(n, d, v).unwrap()
+    }
+
+    #[test]
+    fn columns_match_gram_matrices() {
+        let x = points(37, 4, 3, 0.0);
+        let family: KernelFamily = "family12@each;laplacian(gamma=0.7)@[1,3];chi2(gamma=0.3);ard(gammas=[0.5,2])@[0,2];sigmoid(gamma=0.1,coef0=0.2);linear@random(subsets=3,size=2,seed=4)"
+            .parse()
+            .unwrap();
+        let bank = KernelBank::new(&family, &x).unwrap();
+        let list = family.expand(4).unwrap();
+        assert_eq!(bank.n_kernels(), list.len());
+        let mut col = vec![0.0; 37];
+        let rows = [5, 0, 36, 5];
+        let mut part = vec![0.0; 4];
+        for (i, k) in list.iter().enumerate() {
+            assert_eq!(bank.base().kernel(i), *k);
+            let mut g = k.gram(&x).unwrap();
+            let f = normalize_trace(&mut g).unwrap();
+            assert!((f - bank.factors()[i]).abs() < 1e-12 * f, "{k}");
+            for q in [0, 17, 36] {
+                bank.column(i, x.row(q), &mut col);
+                for t in 0..37 {
+                    assert!((col[t] - g[(t, q)]).abs() < 1e-12 * g[(t, q)].abs().max(1.0), "{k}");
+                }
+                bank.column_at(i, &rows, x.row(q), &mut part);
+                for (s, &t) in rows.iter().enumerate() {
+                    assert_eq!(part[s], col[t]);
+                }
+                assert!((bank.diag(i, q) - g[(q, q)]).abs() < 1e-12 * g[(q, q)].abs().max(1.0));
+            }
+        }
+        let e = bank.base().require_psd("MWUMKL").unwrap_err().to_string();
+        assert!(e.contains("sigmoid") && e.contains("not positive semi-definite") && e.contains("MWUMKL"), "{e}");
+    }
+
+    #[test]
+    fn combined_source_is_the_weighted_sum() {
+        let x = points(300, 3, 5, 0.0);
+        let family: KernelFamily = "family12@each;poly(degree=2,gamma=1,coef0=0)".parse().unwrap();
+        let bank = KernelBank::new(&family, &x).unwrap();
+        let m = bank.n_kernels();
+        let weights: Vec<f64> = (0..m).map(|i| if i % 5 == 1 { 0.0 } else { 1.0 + i as f64 }).collect();
+        let mut sum = faer::Mat::<f64>::zeros(300, 300);
+        for (i, k) in family.expand(3).unwrap().iter().enumerate() {
+            let mut g = k.gram(&x).unwrap();
+            normalize_trace(&mut g).unwrap();
+            sum += faer::Scale(weights[i]) * &g;
+        }
+        let src = bank.combined(&weights).unwrap();
+        let cols: Vec<usize> = (0..300).rev().collect();
+        let mut out = vec![0f32; 300];
+        for i in [0, 150, 299] {
+            src.fill_row(i, &cols, &mut out); // long row: split over threads
+            for (t, &c) in cols.iter().enumerate() {
+                let e = sum[(i, c)];
+                assert!((out[t] as f64 - e).abs() < 1e-6 * e.abs().max(1.0));
+            }
+            assert!((src.diag(i) - sum[(i, i)]).abs() < 1e-10 * sum[(i, i)]);
+        }
+        let coef: Vec<f64> = (0..300).map(|t| (t as f64 * 0.37).sin()).collect();
+        let q = points(4, 3, 9, 0.0);
+        let dec = bank.expansion(&weights, &coef, &q);
+        for r in 0..4 {
+            let mut e = 0.0;
+            for (i, k) in family.expand(3).unwrap().iter().enumerate() {
+                for t in 0..300 {
+                    e += coef[t] * weights[i] * bank.factors()[i] * k.eval(x.row(t), q.row(r));
+                }
+            }
+            assert!((dec[r] - e).abs() < 1e-9 * e.abs().max(1.0));
+        }
+        assert!(bank.combined(&weights[1..]).is_err());
+    }
+
+    #[test]
+    fn zero_trace_is_an_error() {
+        let x = Features::new(3, 2, vec![0.0, 1.0, 0.0, 2.0, 0.0, 3.0]).unwrap();
+        let family: KernelFamily = "linear@each".parse().unwrap();
+        let e = KernelBank::new(&family, &x).unwrap_err().to_string();
+        assert!(e.contains("base kernel 1 (linear@[0])") && e.contains("trace 0"), "{e}");
+        let ok: KernelFamily = "family12@each".parse().unwrap();
+        assert!(KernelBank::new(&ok, &x).is_ok());
+        let _ = Kernel::Linear;
+    }
+}

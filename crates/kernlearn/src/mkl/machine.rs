@@ -1,0 +1,125 @@
+//! The binary machine every MKL method fits: a kernel expansion on a learned combination
+//! of the normalised base kernels,
+//!
+//! `f(x) = Σ_s coef_s Σ_i μ_i K̄_i(sv_s, x) − rho`,  `K̄_i = f_i K_i` (trace-normalised),
+//!
+//! positive for the pair's first class. Multiclass models hold one per class pair
+//! ([`crate::multiclass::OneVsOne`]).
+
+use super::base::KernelBank;
+use super::family::KernelFamily;
+use crate::data::Features;
+use crate::multiclass::BinaryMachine;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// What a binary fit reported.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// Iterations of the method's optimiser (MWUMKL rounds T; SMO pair updates).
+    pub iterations: usize,
+    /// The method's objective at the end (see each method).
+    pub objective: f64,
+}
+
+/// A fitted binary MKL machine (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MklMachine {
+    /// The base kernels.
+    pub family: KernelFamily,
+    /// Trace-normalisation factor `f_i = n / tr K_i` of each base kernel on the training data.
+    pub trace_factors: Vec<f64>,
+    /// Kernel weights `μ_i ≥ 0`, `Σ μ_i = 1`, one per base kernel.
+    pub weights: Vec<f64>,
+    /// The support vectors' features.
+    pub support_vectors: Features,
+    /// Training-set row of each support vector (0-based, within the pair's points).
+    pub sv_indices: Vec<usize>,
+    /// Coefficient of each support vector (`y_s α_s`).
+    pub coef: Vec<f64>,
+    /// Offset: `f(x) = Σ coef·k − rho` (LIBSVM's convention).
+    pub rho: f64,
+    /// Fit report.
+    pub info: MachineInfo,
+}
+
+impl MklMachine {
+    /// Keeps the points with non-zero coefficient of a fit on `bank` (`coef` has one
+    /// entry per training point).
+    pub(crate) fn new(
+        family: &KernelFamily,
+        bank: &KernelBank,
+        weights: Vec<f64>,
+        coef: &[f64],
+        rho: f64,
+        info: MachineInfo,
+    ) -> Self {
+        let sv_indices: Vec<usize> = (0..coef.len()).filter(|&t| coef[t] != 0.0).collect();
+        Self {
+            family: family.clone(),
+            trace_factors: bank.factors().to_vec(),
+            weights,
+            support_vectors: bank.points().select_rows(&sv_indices),
+            coef: sv_indices.iter().map(|&t| coef[t]).collect(),
+            sv_indices,
+            rho,
+            info,
+        }
+    }
+
+    /// Number of support vectors.
+    pub fn n_support(&self) -> usize {
+        self.sv_indices.len()
+    }
+
+    /// Number of input features.
+    pub fn n_features(&self) -> usize {
+        self.support_vectors.n_cols()
+    }
+
+    /// `f(x)` for every row of `x`.
+    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+        if x.n_cols() != self.n_features() {
+            return Err(Error::data(format!(
+                "the model was fitted on {} features, the input has {}",
+                self.n_features(),
+                x.n_cols()
+            )));
+        }
+        if let Some((r, c)) = x.find_non_finite() {
+            return Err(Error::data(format!(
+                "feature {} of input row {} is not finite ({})",
+                c + 1,
+                r + 1,
+                x.row(r)[c]
+            )));
+        }
+        let bank =
+            KernelBank::with_factors(&self.family, &self.support_vectors, self.trace_factors.clone())?;
+        Ok(bank
+            .expansion(&self.weights, &self.coef, x)
+            .into_iter()
+            .map(|v| v - self.rho)
+            .collect())
+    }
+}
+
+impl BinaryMachine for MklMachine {
+    fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
+        self.decision(x)
+    }
+}
+
+/// Checks binary labels (`±1`, both present, one per point) for a method's fit.
+pub(crate) fn check_binary(y: &[f64], n: usize) -> Result<()> {
+    if y.len() != n {
+        return Err(Error::data(format!("{} labels for {n} training points", y.len())));
+    }
+    if let Some(v) = y.iter().find(|&&v| v != 1.0 && v != -1.0) {
+        return Err(Error::data(format!("binary labels must be +1 or -1, got {v}")));
+    }
+    if !y.contains(&1.0) || !y.contains(&-1.0) {
+        return Err(Error::data("both classes (+1 and -1) must be present"));
+    }
+    Ok(())
+}

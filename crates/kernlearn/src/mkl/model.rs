@@ -1,0 +1,210 @@
+//! The fitted MKL classifier: one [`MklMachine`] per class pair (one-vs-one, LIBSVM's
+//! class order and vote, [`crate::multiclass::OneVsOne`]), whatever the method. Weights
+//! are learned per pair (they depend on the labels); each pair's kernels are normalised
+//! on that pair's points.
+
+use super::easymkl::{self, EasyMklParams};
+use super::family::KernelFamily;
+use super::machine::MklMachine;
+use super::mwumkl::{self, MwumklParams};
+use super::uniform::{self, UniformParams};
+use crate::data::Features;
+use crate::estimator::{Estimator, FitSummary, Task};
+use crate::multiclass::OneVsOne;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Which method learns the combination, with its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum MklMethod {
+    /// The SVM on the average kernel ([`super::uniform`]).
+    Uniform(UniformParams),
+    /// Matrix multiplicative weights ([`super::mwumkl`]).
+    Mwumkl(MwumklParams),
+    /// EasyMKL ([`super::easymkl`]).
+    #[serde(rename = "easymkl")]
+    EasyMkl(EasyMklParams),
+}
+
+impl MklMethod {
+    /// Name as on a command line: `uniform`, `mwumkl`, `easymkl`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            MklMethod::Uniform(_) => "uniform",
+            MklMethod::Mwumkl(_) => "mwumkl",
+            MklMethod::EasyMkl(_) => "easymkl",
+        }
+    }
+
+    /// Checks the method's parameters.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            MklMethod::Uniform(p) => p.validate(),
+            MklMethod::Mwumkl(p) => p.validate(),
+            MklMethod::EasyMkl(p) => p.validate(),
+        }
+    }
+
+    fn fit_binary(&self, family: &KernelFamily, x: &Features, y: &[f64]) -> Result<MklMachine> {
+        match self {
+            MklMethod::Uniform(p) => uniform::fit_binary(family, x, y, p),
+            MklMethod::Mwumkl(p) => mwumkl::fit_binary(family, x, y, p),
+            MklMethod::EasyMkl(p) => easymkl::fit_binary(family, x, y, p),
+        }
+    }
+}
+
+/// Method and base kernels of an MKL fit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MklParams {
+    /// The method.
+    pub method: MklMethod,
+    /// The base kernels.
+    pub family: KernelFamily,
+}
+
+/// A fitted multiple-kernel classifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MklModel {
+    /// What was fitted.
+    pub params: MklParams,
+    /// Number of input features.
+    pub n_features: usize,
+    /// One machine per class pair.
+    pub machines: OneVsOne<MklMachine>,
+}
+
+/// Weights at most this (relative to the largest) count as unselected in reports.
+const SELECTED: f64 = 1e-6;
+
+impl MklModel {
+    /// Fits `params` on features `x` (scaled as the method expects; the thesis scales to
+    /// `[0, 1]`) and class labels `y` (any number of classes, one-vs-one).
+    pub fn fit(params: &MklParams, x: &Features, y: &[f64]) -> Result<Self> {
+        params.method.validate()?;
+        params.family.validate(x.n_cols())?;
+        if x.n_rows() == 0 {
+            return Err(Error::data("the training set is empty"));
+        }
+        if y.len() != x.n_rows() {
+            return Err(Error::data(format!(
+                "{} labels for {} training rows",
+                y.len(),
+                x.n_rows()
+            )));
+        }
+        if let Some((r, c)) = x.find_non_finite() {
+            return Err(Error::data(format!(
+                "feature {} of training row {} is not finite ({})",
+                c + 1,
+                r + 1,
+                x.row(r)[c]
+            )));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(Error::data(format!(
+                "label of training row {} is not finite ({})",
+                i + 1,
+                y[i]
+            )));
+        }
+        let machines = OneVsOne::fit(x, y, |xp, yp| {
+            params.method.fit_binary(&params.family, xp, yp)
+        })?;
+        Ok(Self {
+            params: params.clone(),
+            n_features: x.n_cols(),
+            machines,
+        })
+    }
+
+    /// Class labels in LIBSVM order.
+    pub fn classes(&self) -> &[f64] {
+        &self.machines.classes
+    }
+
+    /// Kernel weights of each class pair (each sums to one).
+    pub fn weights(&self) -> Vec<&[f64]> {
+        self.machines
+            .machines
+            .iter()
+            .map(|m| m.weights.as_slice())
+            .collect()
+    }
+
+    /// Support vectors summed over class pairs (for a binary problem: the machine's).
+    pub fn n_support(&self) -> usize {
+        self.machines.machines.iter().map(|m| m.n_support()).sum()
+    }
+
+    /// Predicted class per row of `x`.
+    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        self.machines.predict(x)
+    }
+
+    /// Decision values per row of `x`, one per class pair.
+    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.machines.decision_function(x)
+    }
+}
+
+/// Number of weights above [`SELECTED`] × the largest, and the effective number of
+/// kernels `1 / Σ μ_i²` (m for uniform weights, 1 for a single kernel).
+pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
+    let max = weights.iter().cloned().fold(0.0, f64::max);
+    let selected = weights.iter().filter(|&&w| w > SELECTED * max).count();
+    let sq: f64 = weights.iter().map(|w| w * w).sum();
+    (selected, if sq > 0.0 { 1.0 / sq } else { 0.0 })
+}
+
+impl Estimator for MklModel {
+    fn method(&self) -> String {
+        self.params.method.name().to_string()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        MklModel::predict(self, x)
+    }
+
+    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        MklModel::decision_function(self, x)
+    }
+
+    fn params_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "method": self.params.method,
+            "kernels": self.params.family.to_string(),
+        })
+    }
+
+    /// `extra`: per class pair the kernel weights, the number selected (above 1e-6 of
+    /// the largest), the effective number of kernels `1/Σμ²`, #SV and `rho`.
+    fn summary(&self) -> FitSummary {
+        let ms = &self.machines.machines;
+        let sparsity: Vec<(usize, f64)> = ms.iter().map(|m| weight_sparsity(&m.weights)).collect();
+        FitSummary {
+            n_support: Some(self.n_support()),
+            objective: Some(ms.iter().map(|m| m.info.objective).sum()),
+            iterations: Some(ms.iter().map(|m| m.info.iterations).sum()),
+            extra: serde_json::json!({
+                "kernels": self.params.family.to_string(),
+                "n_kernels": ms.first().map_or(0, |m| m.weights.len()),
+                "classes": self.machines.classes,
+                "weights": ms.iter().map(|m| &m.weights).collect::<Vec<_>>(),
+                "n_selected": sparsity.iter().map(|s| s.0).collect::<Vec<_>>(),
+                "effective_kernels": sparsity.iter().map(|s| s.1).collect::<Vec<_>>(),
+                "n_sv": ms.iter().map(|m| m.n_support()).collect::<Vec<_>>(),
+                "rho": ms.iter().map(|m| m.rho).collect::<Vec<_>>(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! UNIFORM (Moeller 2017, section 3.4.1; Pavlidis et al. 2001): the C-SVM on the
+//! average of the trace-normalised base kernels, `K = (1/m) Σ_i K̄_i`. The average is
+//! computed entry by entry for the SMO solver ([`super::base::CombinedKernel`]), so
+//! memory is the solver's row cache, not `m` Gram matrices.
+
+use super::base::KernelBank;
+use super::family::KernelFamily;
+use super::machine::{check_binary, MachineInfo, MklMachine};
+use crate::data::Features;
+use crate::svm::{solve_c_svc, SolverSettings};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of UNIFORM.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UniformParams {
+    /// SVM trade-off `C > 0`.
+    pub c: f64,
+    /// SMO settings (tolerance, shrinking, cache).
+    #[serde(default)]
+    pub solver: SolverSettings,
+}
+
+impl Default for UniformParams {
+    fn default() -> Self {
+        Self {
+            c: 1.0,
+            solver: SolverSettings::default(),
+        }
+    }
+}
+
+impl UniformParams {
+    /// Checks `C > 0` and the solver settings.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
+        }
+        self.solver.validate()
+    }
+}
+
+/// UNIFORM on one class pair (`y ∈ {±1}`). `objective` is the SVM dual objective.
+pub fn fit_binary(
+    family: &KernelFamily,
+    x: &Features,
+    y: &[f64],
+    params: &UniformParams,
+) -> Result<MklMachine> {
+    params.validate()?;
+    check_binary(y, x.n_rows())?;
+    let bank = KernelBank::new(family, x)?;
+    let m = bank.n_kernels();
+    let weights = vec![1.0 / m as f64; m];
+    let source = bank.combined(&weights)?;
+    let sol = solve_c_svc(&source, y, params.c, params.c, &params.solver, None)?;
+    let info = MachineInfo {
+        iterations: sol.iterations,
+        objective: sol.objective,
+    };
+    Ok(MklMachine::new(family, &bank, weights, &sol.coef, sol.rho, info))
+}
