@@ -38,13 +38,18 @@ impl Args {
         let mut opts = BTreeMap::new();
         while let Some(k) = it.next() {
             let key = k.trim_start_matches("--").to_string();
-            let v = it.next().unwrap_or_else(|| panic!("option {k} needs a value"));
+            let v = it
+                .next()
+                .unwrap_or_else(|| panic!("option {k} needs a value"));
             opts.insert(key, v);
         }
         Args { mode, opts }
     }
     fn get(&self, k: &str, default: &str) -> String {
-        self.opts.get(k).cloned().unwrap_or_else(|| default.to_string())
+        self.opts
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| default.to_string())
     }
     fn num(&self, k: &str, default: f64) -> f64 {
         self.get(k, &default.to_string()).parse().expect("a number")
@@ -69,7 +74,11 @@ fn mwumkl_params(a: &Args) -> MwumklParams {
     let c = a.get("c", "1");
     MwumklParams {
         epsilon: a.num("eps", 0.2),
-        c: if c == "none" { None } else { Some(c.parse().unwrap()) },
+        c: if c == "none" {
+            None
+        } else {
+            Some(c.parse().unwrap())
+        },
         ..Default::default()
     }
 }
@@ -90,14 +99,21 @@ fn accuracy_mode(a: &Args, dir: &PathBuf) {
     let repeats = a.num("repeats", 5.0) as u64;
     let family: KernelFamily = a.get("kernels", "family12@each").parse().unwrap();
     let mut json = Vec::new();
+    let mut splits = serde_json::Map::new();
     println!(
         "| dataset | n_train | m | method | test accuracy % | fit s | #SV | kernels selected | effective kernels |"
     );
     println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |");
     for name in datasets.split(',') {
         let d = load(dir, name);
+        let train_idx: Vec<Vec<usize>> = (0..repeats)
+            .map(|r| stratified_split(&d.y, 0.2, r).unwrap().0)
+            .collect();
+        splits.insert(name.to_string(), serde_json::json!(train_idx));
         for method in methods.split(',') {
-            let (mut accs, mut secs, mut svs, mut sel, mut eff) = (vec![], vec![], vec![], vec![], vec![]);
+            let mut weights = Vec::new();
+            let (mut accs, mut secs, mut svs, mut sel, mut eff) =
+                (vec![], vec![], vec![], vec![], vec![]);
             let mut n_train = 0;
             let mut m = 0;
             for r in 0..repeats {
@@ -107,20 +123,38 @@ fn accuracy_mode(a: &Args, dir: &PathBuf) {
                 let t0 = Instant::now();
                 let model: Box<dyn Estimator> = match method {
                     "nystrom" => {
-                        let mut p = NystromLinearParams::new(family.clone(), a.num("landmarks", 150.0) as usize);
+                        let mut p = NystromLinearParams::new(
+                            family.clone(),
+                            a.num("landmarks", 150.0) as usize,
+                        );
                         p.svm.c = a.num("lin-c", 1.0);
                         p.seed = r + 1;
                         Box::new(NystromLinearModel::fit(&p, &train.x, &train.y).unwrap())
                     }
                     other => {
                         let method = match other {
-                            "uniform" => MklMethod::Uniform(UniformParams { c: a.num("svm-c", 1.0), ..Default::default() }),
+                            "uniform" => MklMethod::Uniform(UniformParams {
+                                c: a.num("svm-c", 1.0),
+                                ..Default::default()
+                            }),
                             "mwumkl" => MklMethod::Mwumkl(mwumkl_params(a)),
-                            "easymkl" => MklMethod::EasyMkl(EasyMklParams { lambda: a.num("lambda", 0.1), ..Default::default() }),
+                            "easymkl" => MklMethod::EasyMkl(EasyMklParams {
+                                lambda: a.num("lambda", 0.1),
+                                ..Default::default()
+                            }),
                             _ => panic!("unknown method {other}"),
                         };
-                        let model = MklModel::fit(&MklParams { method, family: family.clone() }, &train.x, &train.y).unwrap();
+                        let model = MklModel::fit(
+                            &MklParams {
+                                method,
+                                family: family.clone(),
+                            },
+                            &train.x,
+                            &train.y,
+                        )
+                        .unwrap();
                         let (s, e) = weight_sparsity(&model.machines.machines[0].weights);
+                        weights.push(model.machines.machines[0].weights.clone());
                         sel.push(s as f64);
                         eff.push(e);
                         svs.push(model.n_support() as f64);
@@ -133,7 +167,13 @@ fn accuracy_mode(a: &Args, dir: &PathBuf) {
             }
             let (am, asd) = mean_std(&accs);
             let (tm, _) = mean_std(&secs);
-            let fmt = |v: &[f64]| if v.is_empty() { "–".to_string() } else { format!("{:.0}", mean_std(v).0) };
+            let fmt = |v: &[f64]| {
+                if v.is_empty() {
+                    "–".to_string()
+                } else {
+                    format!("{:.0}", mean_std(v).0)
+                }
+            };
             println!(
                 "| {name} | {n_train} | {m} | {method} | {am:.1} ± {asd:.1} | {tm:.3} | {} | {} | {} |",
                 fmt(&svs),
@@ -143,11 +183,19 @@ fn accuracy_mode(a: &Args, dir: &PathBuf) {
             json.push(serde_json::json!({
                 "dataset": name, "method": method, "n_train": n_train, "n_kernels": m,
                 "accuracy": accs, "fit_seconds": secs, "n_sv": svs, "selected": sel, "effective": eff,
+                "weights": weights,
             }));
         }
     }
     if let Some(path) = a.opts.get("json") {
-        std::fs::write(path, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+        let out = serde_json::json!({
+            "kernels": family.to_string(),
+            "params": {"svm_c": a.num("svm-c", 1.0), "eps": a.num("eps", 0.2), "c": a.get("c", "1"),
+                       "lambda": a.num("lambda", 0.1), "landmarks": a.num("landmarks", 150.0)},
+            "splits": splits,
+            "results": json,
+        });
+        std::fs::write(path, serde_json::to_string(&out).unwrap()).unwrap();
     }
 }
 
@@ -159,7 +207,10 @@ fn mwumkl_mode(a: &Args, dir: &PathBuf) {
     let params = mwumkl_params(a);
     let t0 = Instant::now();
     let model = MklModel::fit(
-        &MklParams { method: MklMethod::Mwumkl(params), family },
+        &MklParams {
+            method: MklMethod::Mwumkl(params),
+            family,
+        },
         &train.x,
         &train.y,
     )

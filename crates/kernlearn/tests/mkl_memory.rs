@@ -44,7 +44,9 @@ fn problem(n: usize, d: usize) -> (Features, Vec<f64>) {
     for i in 0..n {
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
         for f in 0..d {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let u = (s >> 11) as f64 / (1u64 << 53) as f64;
             v.push(u + if f == 0 { 0.3 * label } else { 0.0 });
         }
@@ -55,7 +57,11 @@ fn problem(n: usize, d: usize) -> (Features, Vec<f64>) {
 
 #[test]
 fn mwumkl_memory_is_linear_in_m_and_n() {
-    let params = MwumklParams { epsilon: 0.5, c: Some(1.0), ..Default::default() };
+    let params = MwumklParams {
+        epsilon: 0.5,
+        c: Some(1.0),
+        ..Default::default()
+    };
     // Warm the thread pool so its setup is not counted.
     let (x, y) = problem(50, 3);
     mwumkl::fit_binary(&"rbf(sigma=1)".parse().unwrap(), &x, &y, &params).unwrap();
@@ -63,21 +69,31 @@ fn mwumkl_memory_is_linear_in_m_and_n() {
     // 1,000 kernels on 300 points: m·n² doubles would be 720 MB; m·n doubles 2.4 MB.
     let (n, m) = (300, 1000);
     let (x, y) = problem(n, 4);
-    let family: KernelFamily = "rbf(sigma=1)@random(subsets=1000,size=2,seed=1)".parse().unwrap();
+    let family: KernelFamily = "rbf(sigma=1)@random(subsets=1000,size=2,seed=1)"
+        .parse()
+        .unwrap();
     let peak = peak_growth(|| {
         let machine = mwumkl::fit_binary(&family, &x, &y, &params).unwrap();
         assert_eq!(machine.weights.len(), m);
     });
     let budget = 4 * m * n * 8 + (2 << 20);
-    assert!(peak < budget, "{m} kernels × {n} points: peak {peak} bytes > {budget}");
+    assert!(
+        peak < budget,
+        "{m} kernels × {n} points: peak {peak} bytes > {budget}"
+    );
 
     // 2,000 points, 4 kernels: one n × n matrix of doubles alone would be 32 MB.
     let (n, m) = (2000, 4);
     let (x, y) = problem(n, 3);
-    let family: KernelFamily = "rbf(sigma=1);rbf(sigma=2);poly(degree=2,gamma=1,coef0=1);linear".parse().unwrap();
+    let family: KernelFamily = "rbf(sigma=1);rbf(sigma=2);poly(degree=2,gamma=1,coef0=1);linear"
+        .parse()
+        .unwrap();
     let peak = peak_growth(|| {
         mwumkl::fit_binary(&family, &x, &y, &params).unwrap();
     });
     let budget = 4 * m * n * 8 + (2 << 20);
-    assert!(peak < budget && peak < n * n * 8 / 8, "{n} points: peak {peak} bytes");
+    assert!(
+        peak < budget && peak < n * n * 8 / 8,
+        "{n} points: peak {peak} bytes"
+    );
 }

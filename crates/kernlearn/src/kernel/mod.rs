@@ -14,12 +14,11 @@ mod matrix;
 mod source;
 mod subset;
 
-pub use functions::Kernel;
 pub(crate) use functions::powi;
+pub use functions::Kernel;
 pub(crate) use matrix::par_for;
 pub use matrix::{
-    normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,
-    trace_factor,
+    normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross, trace_factor,
 };
 pub use source::{AnyKernelSource, FeatureKernel, PrecomputedKernel};
 pub use subset::{per_feature, KernelOnFeatures};

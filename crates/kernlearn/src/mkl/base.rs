@@ -278,9 +278,9 @@ fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
         } => out
             .iter_mut()
             .for_each(|v| *v = powi(gamma * *v + coef0, degree)),
-        Kernel::Sigmoid { gamma, coef0 } => {
-            out.iter_mut().for_each(|v| *v = (gamma * *v + coef0).tanh())
-        }
+        Kernel::Sigmoid { gamma, coef0 } => out
+            .iter_mut()
+            .for_each(|v| *v = (gamma * *v + coef0).tanh()),
         Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } | Kernel::ChiSquared { gamma } => {
             out.iter_mut().for_each(|v| *v = (-gamma * *v).exp())
         }
@@ -303,7 +303,11 @@ impl KernelBank {
     /// The family on training points `x`, normalised on them.
     pub fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
-        if let Some(c) = base.kernels.iter().find(|c| matches!(c.kernel, Kernel::ChiSquared { .. })) {
+        if let Some(c) = base
+            .kernels
+            .iter()
+            .find(|c| matches!(c.kernel, Kernel::ChiSquared { .. }))
+        {
             c.kernel.check_data(x, "training")?;
         }
         let factors = base.trace_factors(x)?;
@@ -451,16 +455,27 @@ pub struct CombinedKernel<'a> {
 const PAR_WORK: usize = 32 * 1024;
 
 impl CombinedKernel<'_> {
-    fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32], acc: &mut Vec<f64>, tmp: &mut Vec<f64>) {
+    fn fill_seq(
+        &self,
+        i: usize,
+        cols: &[usize],
+        out: &mut [f32],
+        acc: &mut Vec<f64>,
+        tmp: &mut Vec<f64>,
+    ) {
         let q = self.bank.x.row(i);
         acc.clear();
         acc.resize(cols.len(), 0.0);
         tmp.resize(cols.len(), 0.0);
         for &(k, c) in &self.terms {
             self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp);
-            acc.iter_mut().zip(tmp.iter()).for_each(|(a, v)| *a += c * v);
+            acc.iter_mut()
+                .zip(tmp.iter())
+                .for_each(|(a, v)| *a += c * v);
         }
-        out.iter_mut().zip(acc.iter()).for_each(|(o, a)| *o = *a as f32);
+        out.iter_mut()
+            .zip(acc.iter())
+            .for_each(|(o, a)| *o = *a as f32);
     }
 }
 
@@ -474,7 +489,11 @@ impl KernelSource for CombinedKernel<'_> {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        assert_eq!(cols.len(), out.len(), "fill_row: cols and out differ in length");
+        assert_eq!(
+            cols.len(),
+            out.len(),
+            "fill_row: cols and out differ in length"
+        );
         let per_col: usize = self
             .terms
             .iter()
@@ -484,7 +503,10 @@ impl KernelSource for CombinedKernel<'_> {
             self.fill_seq(i, cols, out, &mut Vec::new(), &mut Vec::new());
             return;
         }
-        let chunk = cols.len().div_ceil(4 * rayon::current_num_threads()).max(64);
+        let chunk = cols
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(64);
         out.par_chunks_mut(chunk)
             .zip(cols.par_chunks(chunk))
             .for_each_init(
@@ -558,7 +580,10 @@ mod tests {
             for q in [0, 17, 36] {
                 bank.column(i, x.row(q), &mut col);
                 for t in 0..37 {
-                    assert!((col[t] - g[(t, q)]).abs() < 1e-12 * g[(t, q)].abs().max(1.0), "{k}");
+                    assert!(
+                        (col[t] - g[(t, q)]).abs() < 1e-12 * g[(t, q)].abs().max(1.0),
+                        "{k}"
+                    );
                 }
                 bank.column_at(i, &rows, x.row(q), &mut part);
                 for (s, &t) in rows.iter().enumerate() {
@@ -568,16 +593,25 @@ mod tests {
             }
         }
         let e = bank.base().require_psd("MWUMKL").unwrap_err().to_string();
-        assert!(e.contains("sigmoid") && e.contains("not positive semi-definite") && e.contains("MWUMKL"), "{e}");
+        assert!(
+            e.contains("sigmoid")
+                && e.contains("not positive semi-definite")
+                && e.contains("MWUMKL"),
+            "{e}"
+        );
     }
 
     #[test]
     fn combined_source_is_the_weighted_sum() {
         let x = points(300, 3, 5, 0.0);
-        let family: KernelFamily = "family12@each;poly(degree=2,gamma=1,coef0=0)".parse().unwrap();
+        let family: KernelFamily = "family12@each;poly(degree=2,gamma=1,coef0=0)"
+            .parse()
+            .unwrap();
         let bank = KernelBank::new(&family, &x).unwrap();
         let m = bank.n_kernels();
-        let weights: Vec<f64> = (0..m).map(|i| if i % 5 == 1 { 0.0 } else { 1.0 + i as f64 }).collect();
+        let weights: Vec<f64> = (0..m)
+            .map(|i| if i % 5 == 1 { 0.0 } else { 1.0 + i as f64 })
+            .collect();
         let mut sum = faer::Mat::<f64>::zeros(300, 300);
         for (i, k) in family.expand(3).unwrap().iter().enumerate() {
             let mut g = k.gram(&x).unwrap();
@@ -615,7 +649,10 @@ mod tests {
         let x = Features::new(3, 2, vec![0.0, 1.0, 0.0, 2.0, 0.0, 3.0]).unwrap();
         let family: KernelFamily = "linear@each".parse().unwrap();
         let e = KernelBank::new(&family, &x).unwrap_err().to_string();
-        assert!(e.contains("base kernel 1 (linear@[0])") && e.contains("trace 0"), "{e}");
+        assert!(
+            e.contains("base kernel 1 (linear@[0])") && e.contains("trace 0"),
+            "{e}"
+        );
         let ok: KernelFamily = "family12@each".parse().unwrap();
         assert!(KernelBank::new(&ok, &x).is_ok());
         let _ = Kernel::Linear;

@@ -148,7 +148,9 @@ pub fn fit_binary(
     }
     let total: f64 = margins.iter().map(|d| d.max(0.0)).sum();
     if !(total > 0.0) {
-        return Err(Error::data("EasyMKL: every kernel gives the classes zero margin"));
+        return Err(Error::data(
+            "EasyMKL: every kernel gives the classes zero margin",
+        ));
     }
     let weights: Vec<f64> = margins.iter().map(|d| d.max(0.0) / total).collect();
     let combined = bank.combined(&weights)?;

@@ -303,7 +303,10 @@ impl FamilyParser<'_> {
                 cols.push(v.parse::<usize>().map_err(|_| {
                     self.err(
                         col,
-                        format!("feature {} of the subset, `{v}`, is not a 0-based column index", k + 1),
+                        format!(
+                            "feature {} of the subset, `{v}`, is not a 0-based column index",
+                            k + 1
+                        ),
                     )
                 })?);
             }
@@ -317,13 +320,16 @@ impl FamilyParser<'_> {
                 .ok_or_else(|| self.err(col, "expected `random(subsets=N,size=S,seed=K)`"))?;
             let (mut subsets, mut size, mut seed) = (None, None, 0u64);
             for kv in body.split(',').filter(|kv| !kv.trim().is_empty()) {
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| self.err(col, format!("expected `key=value`, got `{}`", kv.trim())))?;
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    self.err(col, format!("expected `key=value`, got `{}`", kv.trim()))
+                })?;
                 let v = v.trim();
                 let num = || {
                     v.parse::<u64>().map_err(|_| {
-                        self.err(col, format!("`{v}` is not a non-negative integer (key `{}`)", k.trim()))
+                        self.err(
+                            col,
+                            format!("`{v}` is not a non-negative integer (key `{}`)", k.trim()),
+                        )
                     })
                 };
                 match k.trim() {
@@ -497,8 +503,8 @@ impl KernelFamily {
                 } => {
                     let mut rng = ChaCha8Rng::seed_from_u64(*seed);
                     for _ in 0..*subsets {
-                        let mut cols = rand::seq::index::sample(&mut rng, n_features, *size)
-                            .into_vec();
+                        let mut cols =
+                            rand::seq::index::sample(&mut rng, n_features, *size).into_vec();
                         cols.sort_unstable();
                         for k in &funcs {
                             visit(KernelOnFeatures::new(k.clone(), Some(cols.clone())));
@@ -575,9 +581,10 @@ mod tests {
 
     #[test]
     fn json_forms() {
-        let f: KernelFamily = "family12@each;rbf(gamma=0.5)@[1];linear@random(subsets=3,size=1,seed=2)"
-            .parse()
-            .unwrap();
+        let f: KernelFamily =
+            "family12@each;rbf(gamma=0.5)@[1];linear@random(subsets=3,size=1,seed=2)"
+                .parse()
+                .unwrap();
         let j = serde_json::to_string(&f).unwrap();
         assert_eq!(KernelFamily::from_json(&j, "t").unwrap(), f);
         let hand = r#"{"kernels": [
@@ -590,18 +597,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("fam.json") && e.contains("empty"), "{e}");
-        let e = KernelFamily::from_json("{\"kernels\": [\n {\"kernel\": \"rbf(gama=1)\"}]}", "fam.json")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("fam.json:2:") && e.contains("unknown key `gama`"), "{e}");
+        let e = KernelFamily::from_json(
+            "{\"kernels\": [\n {\"kernel\": \"rbf(gama=1)\"}]}",
+            "fam.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("fam.json:2:") && e.contains("unknown key `gama`"),
+            "{e}"
+        );
     }
 
     #[test]
     fn parse_errors_say_where() {
         let m = err("family12@each;rbf:gama=1");
-        assert!(m.contains("column 15") && m.contains("unknown key `gama`"), "{m}");
+        assert!(
+            m.contains("column 15") && m.contains("unknown key `gama`"),
+            "{m}"
+        );
         let m = err("family12@eech");
-        assert!(m.contains("column 10") && m.contains("unknown features `eech`"), "{m}");
+        assert!(
+            m.contains("column 10") && m.contains("unknown features `eech`"),
+            "{m}"
+        );
         let m = err("family12:per-feature");
         assert!(m.contains("column 1") && m.contains("family12@each"), "{m}");
         let m = err("rbf(sigma=1);;linear");
@@ -624,9 +643,17 @@ mod tests {
         let f: KernelFamily = "linear@random(subsets=2,size=6)".parse().unwrap();
         assert!(f.validate(5).unwrap_err().to_string().contains("size"));
         let f: KernelFamily = "precomputed".parse().unwrap();
-        assert!(f.validate(5).unwrap_err().to_string().contains("precomputed"));
+        assert!(f
+            .validate(5)
+            .unwrap_err()
+            .to_string()
+            .contains("precomputed"));
         let f = KernelFamily { kernels: vec![] };
-        assert!(f.validate(5).unwrap_err().to_string().contains("no kernels"));
+        assert!(f
+            .validate(5)
+            .unwrap_err()
+            .to_string()
+            .contains("no kernels"));
         assert!(KernelFamily::family12_per_feature().validate(0).is_err());
     }
 }

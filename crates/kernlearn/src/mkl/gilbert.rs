@@ -55,7 +55,10 @@ pub fn solve_gilbert(
         ));
     }
     if !(settings.ridge >= 0.0 && settings.ridge.is_finite()) {
-        return Err(Error::param("ridge", format!("must be >= 0, got {}", settings.ridge)));
+        return Err(Error::param(
+            "ridge",
+            format!("must be >= 0, got {}", settings.ridge),
+        ));
     }
     let n = source.len();
     super::machine::check_binary(y, n)?;
@@ -64,7 +67,7 @@ pub fn solve_gilbert(
     let (mut row_p, mut row_q) = (vec![0f32; n], vec![0f32; n]);
     let mut alpha = vec![0.0f64; n];
     let mut h = vec![0.0f64; n]; // Gα
-    // Start at the vertex of the first point of each class.
+                                 // Start at the vertex of the first point of each class.
     let mut p = y.iter().position(|&v| v > 0.0).unwrap_or(0);
     let mut q = y.iter().position(|&v| v < 0.0).unwrap_or(0);
     let mut f = 0.0;
@@ -100,7 +103,9 @@ pub fn solve_gilbert(
             }
         };
         let sga = if it == 0 { 0.0 } else { 0.5 * (h[p] + h[q]) };
-        f = (1.0 - lambda).powi(2) * f + 2.0 * lambda * (1.0 - lambda) * sga + lambda * lambda * sgs;
+        f = (1.0 - lambda).powi(2) * f
+            + 2.0 * lambda * (1.0 - lambda) * sga
+            + lambda * lambda * sgs;
         for k in 0..n {
             h[k] = (1.0 - lambda) * h[k] + lambda * gs(k);
             alpha[k] *= 1.0 - lambda;

@@ -65,10 +65,16 @@ impl LinearSvmParams {
             return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
         }
         if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(Error::param("tol", format!("must be > 0, got {}", self.tol)));
+            return Err(Error::param(
+                "tol",
+                format!("must be > 0, got {}", self.tol),
+            ));
         }
         if !(self.bias >= 0.0 && self.bias.is_finite()) {
-            return Err(Error::param("bias", format!("must be >= 0, got {}", self.bias)));
+            return Err(Error::param(
+                "bias",
+                format!("must be >= 0, got {}", self.bias),
+            ));
         }
         if self.max_iter == 0 {
             return Err(Error::param("max_iter", "must be >= 1"));
@@ -173,7 +179,12 @@ mod tests {
         let reg = 0.5 * (s.w.iter().map(|v| v * v).sum::<f64>() + wb * wb);
         let loss: f64 = (0..y.len())
             .map(|i| {
-                let f: f64 = s.w.iter().zip(&z[i * dim..(i + 1) * dim]).map(|(a, b)| a * b).sum::<f64>() + s.b;
+                let f: f64 =
+                    s.w.iter()
+                        .zip(&z[i * dim..(i + 1) * dim])
+                        .map(|(a, b)| a * b)
+                        .sum::<f64>()
+                        + s.b;
                 let m = (1.0 - y[i] * f).max(0.0);
                 match p.loss {
                     LinearLoss::Hinge => m,
@@ -191,7 +202,9 @@ mod tests {
         let n = 120;
         let mut s = 7u64;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut z = Vec::new();
@@ -203,7 +216,13 @@ mod tests {
             y.push(c);
         }
         for loss in [LinearLoss::Hinge, LinearLoss::SquaredHinge] {
-            let p = LinearSvmParams { c: 2.0, loss, tol: 1e-6, max_iter: 100_000, ..Default::default() };
+            let p = LinearSvmParams {
+                c: 2.0,
+                loss,
+                tol: 1e-6,
+                max_iter: 100_000,
+                ..Default::default()
+            };
             let sol = solve_linear_svm(&z, 2, &y, &p).unwrap();
             assert!(!sol.hit_max_iter);
             let best = primal(&z, 2, &y, &sol, &p);
@@ -213,12 +232,23 @@ mod tests {
                 t.w[0] += e * (next() - 0.5);
                 t.w[1] += e * (next() - 0.5);
                 t.b += e * (next() - 0.5);
-                assert!(primal(&z, 2, &y, &t, &p) >= best - 1e-9, "{loss:?}: perturbation {k} is better");
+                assert!(
+                    primal(&z, 2, &y, &t, &p) >= best - 1e-9,
+                    "{loss:?}: perturbation {k} is better"
+                );
             }
             // KKT: w = Σ α_i y_i x_i holds by construction; α within its box.
-            assert!(sol.alpha.iter().all(|&a| a >= 0.0 && (loss == LinearLoss::SquaredHinge || a <= 2.0)));
+            assert!(sol
+                .alpha
+                .iter()
+                .all(|&a| a >= 0.0 && (loss == LinearLoss::SquaredHinge || a <= 2.0)));
         }
         assert!(solve_linear_svm(&z, 3, &y, &LinearSvmParams::default()).is_err());
-        assert!(LinearSvmParams { c: 0.0, ..Default::default() }.validate().is_err());
+        assert!(LinearSvmParams {
+            c: 0.0,
+            ..Default::default()
+        }
+        .validate()
+        .is_err());
     }
 }

@@ -94,8 +94,11 @@ impl MklMachine {
                 x.row(r)[c]
             )));
         }
-        let bank =
-            KernelBank::with_factors(&self.family, &self.support_vectors, self.trace_factors.clone())?;
+        let bank = KernelBank::with_factors(
+            &self.family,
+            &self.support_vectors,
+            self.trace_factors.clone(),
+        )?;
         Ok(bank
             .expansion(&self.weights, &self.coef, x)
             .into_iter()
@@ -113,10 +116,15 @@ impl BinaryMachine for MklMachine {
 /// Checks binary labels (`±1`, both present, one per point) for a method's fit.
 pub(crate) fn check_binary(y: &[f64], n: usize) -> Result<()> {
     if y.len() != n {
-        return Err(Error::data(format!("{} labels for {n} training points", y.len())));
+        return Err(Error::data(format!(
+            "{} labels for {n} training points",
+            y.len()
+        )));
     }
     if let Some(v) = y.iter().find(|&&v| v != 1.0 && v != -1.0) {
-        return Err(Error::data(format!("binary labels must be +1 or -1, got {v}")));
+        return Err(Error::data(format!(
+            "binary labels must be +1 or -1, got {v}"
+        )));
     }
     if !y.contains(&1.0) || !y.contains(&-1.0) {
         return Err(Error::data("both classes (+1 and -1) must be present"));

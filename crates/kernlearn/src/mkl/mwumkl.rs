@@ -76,11 +76,17 @@ impl MwumklParams {
         if !(self.epsilon > 0.0 && self.epsilon.is_finite()) {
             return Err(Error::param(
                 "epsilon",
-                format!("MWUMKL's approximation error must be > 0, got {}", self.epsilon),
+                format!(
+                    "MWUMKL's approximation error must be > 0, got {}",
+                    self.epsilon
+                ),
             ));
         }
         if !(self.width > 0.0 && self.width.is_finite()) {
-            return Err(Error::param("width", format!("must be > 0, got {}", self.width)));
+            return Err(Error::param(
+                "width",
+                format!("must be > 0, got {}", self.width),
+            ));
         }
         if let Some(c) = self.c {
             if !(c > 0.0 && c.is_finite()) {
@@ -193,7 +199,9 @@ pub fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Result<Mwum
                     l_max = l_max.max(l);
                     let w = (l - l_ref).exp();
                     if w > 0.0 {
-                        acc.iter_mut().zip(h_i.iter()).for_each(|(a, v)| *a += w * v);
+                        acc.iter_mut()
+                            .zip(h_i.iter())
+                            .for_each(|(a, v)| *a += w * v);
                     }
                     (acc, cp, cr, l_max)
                 },
@@ -295,7 +303,14 @@ pub fn fit_binary(
         iterations: sol.rounds,
         objective: sol.objective,
     };
-    Ok(MklMachine::new(family, &bank, sol.weights, &sol.coef, sol.rho, info))
+    Ok(MklMachine::new(
+        family,
+        &bank,
+        sol.weights,
+        &sol.coef,
+        sol.rho,
+        info,
+    ))
 }
 
 #[cfg(test)]

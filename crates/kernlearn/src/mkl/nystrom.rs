@@ -145,27 +145,26 @@ impl NystromFeatures {
                 x.n_cols()
             )));
         }
-        let at = KernelBank::with_factors(&self.family, &self.landmarks, self.trace_factors.clone())?;
+        let at =
+            KernelBank::with_factors(&self.family, &self.landmarks, self.trace_factors.clone())?;
         let (s, dim) = (self.landmarks.n_rows(), self.dim());
         let mut out = vec![0.0; x.n_rows() * dim];
-        out.par_chunks_mut(dim.max(1))
-            .enumerate()
-            .for_each_init(
-                || vec![0.0; s],
-                |col, (t, z)| {
-                    let mut off = 0;
-                    for (r, map) in self.maps.iter().enumerate() {
-                        at.column(r, x.row(t), col);
-                        let zr = &mut z[off..off + map.rank];
-                        zr.fill(0.0);
-                        for i in 0..s {
-                            let row = &map.values[i * map.rank..(i + 1) * map.rank];
-                            zr.iter_mut().zip(row).for_each(|(a, v)| *a += col[i] * v);
-                        }
-                        off += map.rank;
+        out.par_chunks_mut(dim.max(1)).enumerate().for_each_init(
+            || vec![0.0; s],
+            |col, (t, z)| {
+                let mut off = 0;
+                for (r, map) in self.maps.iter().enumerate() {
+                    at.column(r, x.row(t), col);
+                    let zr = &mut z[off..off + map.rank];
+                    zr.fill(0.0);
+                    for i in 0..s {
+                        let row = &map.values[i * map.rank..(i + 1) * map.rank];
+                        zr.iter_mut().zip(row).for_each(|(a, v)| *a += col[i] * v);
                     }
-                },
-            );
+                    off += map.rank;
+                }
+            },
+        );
         Ok(out)
     }
 }

@@ -58,5 +58,7 @@ pub fn fit_binary(
         iterations: sol.iterations,
         objective: sol.objective,
     };
-    Ok(MklMachine::new(family, &bank, weights, &sol.coef, sol.rho, info))
+    Ok(MklMachine::new(
+        family, &bank, weights, &sol.coef, sol.rho, info,
+    ))
 }
