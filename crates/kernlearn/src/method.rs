@@ -10,6 +10,7 @@
 use crate::data::Features;
 use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
+use crate::mkl::{MklMethod, MklModel, MklParams, NystromLinearModel, NystromLinearParams};
 use crate::select::{Grid, GridSearch, Selection};
 use crate::svm::{SvmModel, SvmParams};
 use crate::Result;
@@ -67,6 +68,18 @@ pub enum Method {
         params: SvmParams,
         /// Grid search settings; `None` fits `params` as they are.
         search: Option<GridSettings>,
+    },
+    /// Multiple kernel learning with fixed parameters: UNIFORM, MWUMKL or EasyMKL on a
+    /// kernel family ([`MklModel`]).
+    Mkl {
+        /// Method, its parameters and the base kernels.
+        params: MklParams,
+    },
+    /// LIBLINEAR+: Nyström features of every base kernel and a linear SVM
+    /// ([`NystromLinearModel`]); the landmark draw is seeded by the fit's seed.
+    NystromLinear {
+        /// Kernels, landmarks and the linear SVM.
+        params: NystromLinearParams,
     },
 }
 
@@ -154,6 +167,12 @@ impl Method {
                 Some(_) => "SVM-CV".into(),
                 None => params.svm_type.to_string(),
             },
+            Method::Mkl { params } => match params.method {
+                MklMethod::Uniform(_) => "UNIFORM".into(),
+                MklMethod::Mwumkl(_) => "MWUMKL".into(),
+                MklMethod::EasyMkl(_) => "EasyMKL".into(),
+            },
+            Method::NystromLinear { .. } => "LIBLINEAR+".into(),
         }
     }
 
@@ -161,6 +180,7 @@ impl Method {
     pub fn is_regression(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type.is_regressor(),
+            Method::Mkl { .. } | Method::NystromLinear { .. } => false,
         }
     }
 
@@ -168,6 +188,7 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
+            Method::Mkl { .. } | Method::NystromLinear { .. } => false,
         }
     }
 
@@ -175,6 +196,7 @@ impl Method {
     pub fn steps(&self) -> u64 {
         match self {
             Method::Svm { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
+            Method::Mkl { .. } | Method::NystromLinear { .. } => 0,
         }
     }
 
@@ -211,6 +233,48 @@ impl Method {
                     chosen,
                     selection,
                     select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                })
+            }
+            Method::Mkl { params } => {
+                let mut chosen = ChosenParams::default();
+                match &params.method {
+                    MklMethod::Uniform(p) => chosen.c = Some(p.c),
+                    MklMethod::Mwumkl(p) => {
+                        chosen.c = p.c;
+                        chosen.other.insert("eps".into(), p.epsilon);
+                    }
+                    MklMethod::EasyMkl(p) => {
+                        chosen.other.insert("lambda".into(), p.lambda);
+                    }
+                }
+                let start = Instant::now();
+                let model = MklModel::fit(params, x, y)?;
+                Ok(FittedMethod {
+                    model: AnyModel::Mkl(model),
+                    chosen,
+                    selection: None,
+                    select_seconds: 0.0,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                })
+            }
+            Method::NystromLinear { params } => {
+                let mut params = params.clone();
+                params.seed = seed;
+                let mut chosen = ChosenParams {
+                    c: Some(params.svm.c),
+                    ..ChosenParams::default()
+                };
+                chosen
+                    .other
+                    .insert("landmarks".into(), params.landmarks as f64);
+                let start = Instant::now();
+                let model = NystromLinearModel::fit(&params, x, y)?;
+                Ok(FittedMethod {
+                    model: AnyModel::NystromLinear(model),
+                    chosen,
+                    selection: None,
+                    select_seconds: 0.0,
                     fit_seconds: start.elapsed().as_secs_f64(),
                 })
             }

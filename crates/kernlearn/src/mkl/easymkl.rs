@@ -147,7 +147,7 @@ pub fn fit_binary(
         ));
     }
     let total: f64 = margins.iter().map(|d| d.max(0.0)).sum();
-    if !(total > 0.0) {
+    if total <= 0.0 || total.is_nan() {
         return Err(Error::data(
             "EasyMKL: every kernel gives the classes zero margin",
         ));

@@ -124,7 +124,7 @@ pub fn solve_gilbert(
         p = bp;
         q = bq;
     }
-    if !(f > 0.0) {
+    if f <= 0.0 || f.is_nan() {
         return Err(Error::data(
             "the classes' convex hulls intersect under this kernel (zero margin): use a ridge (soft margin)",
         ));

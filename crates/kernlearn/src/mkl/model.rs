@@ -171,6 +171,10 @@ impl Estimator for MklModel {
         self.n_features
     }
 
+    fn classes(&self) -> Vec<f64> {
+        self.machines.classes.clone()
+    }
+
     fn predict(&self, x: &Features) -> Result<Vec<f64>> {
         MklModel::predict(self, x)
     }

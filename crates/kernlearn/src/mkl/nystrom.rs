@@ -272,6 +272,9 @@ impl Estimator for NystromLinearModel {
     fn n_features(&self) -> usize {
         self.n_features
     }
+    fn classes(&self) -> Vec<f64> {
+        self.machines.classes.clone()
+    }
     fn predict(&self, x: &Features) -> Result<Vec<f64>> {
         self.machines.predict(x)
     }
