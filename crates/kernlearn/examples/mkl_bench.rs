@@ -23,7 +23,7 @@ use kernlearn::mkl::{
     NystromLinearModel, NystromLinearParams, UniformParams,
 };
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 struct Args {
@@ -56,7 +56,7 @@ impl Args {
     }
 }
 
-fn load(dir: &PathBuf, name: &str) -> Dataset {
+fn load(dir: &Path, name: &str) -> Dataset {
     read_csv(&dir.join(format!("{name}.csv")), None).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -93,7 +93,7 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     (m, var.sqrt())
 }
 
-fn accuracy_mode(a: &Args, dir: &PathBuf) {
+fn accuracy_mode(a: &Args, dir: &Path) {
     let datasets = a.get("datasets", "breast-cancer,heart,ionosphere,pima,sonar,wdbc");
     let methods = a.get("methods", "uniform,mwumkl,easymkl,nystrom");
     let repeats = a.num("repeats", 5.0) as u64;
@@ -199,7 +199,7 @@ fn accuracy_mode(a: &Args, dir: &PathBuf) {
     }
 }
 
-fn mwumkl_mode(a: &Args, dir: &PathBuf) {
+fn mwumkl_mode(a: &Args, dir: &Path) {
     let d = load(dir, &a.get("dataset", "shuttle-binary"));
     let (train, test) = split(&d, a.num("seed", 0.0) as u64);
     let family: KernelFamily = a.get("kernels", "family12").parse().unwrap();
