@@ -107,6 +107,8 @@ impl Estimator for SvmModel {
 /// Every fitted method, for dispatch and storage. New methods add a variant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "fitted", rename_all = "snake_case")]
+// One model lives per file or command; boxing variants would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),

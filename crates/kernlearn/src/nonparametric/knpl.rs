@@ -1243,7 +1243,7 @@ mod tests {
         bad.row_mut(3)[1] = f64::NAN;
         assert!(KnplModel::fit(&params(1.0), &bad, &y).is_err());
         assert!(KnplModel::fit(&params(1.0), &x, &y[1..]).is_err());
-        assert!(KnplModel::fit(&params(1.0), &x, &vec![1.0; 20]).is_err());
+        assert!(KnplModel::fit(&params(1.0), &x, &[1.0; 20]).is_err());
         // Test points: NaN, wrong width.
         let p = KnplParams {
             outer_iters: 1,
