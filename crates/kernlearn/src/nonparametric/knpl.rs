@@ -582,6 +582,10 @@ impl Estimator for KnplModel {
         serde_json::to_value(&self.params).unwrap_or(serde_json::Value::Null)
     }
 
+    fn classes(&self) -> Vec<f64> {
+        self.machines.classes.clone()
+    }
+
     /// `n_support` sums the pairs' support vectors; `objective` sums the pairs' final
     /// `H(α, G)`; `iterations` counts outer rounds (per pair).
     fn summary(&self) -> FitSummary {
