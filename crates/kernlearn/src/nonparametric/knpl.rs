@@ -295,7 +295,7 @@ pub struct BinaryFit {
     pub admm_iterations: Vec<usize>,
     /// SMO iterations summed over the rounds.
     pub smo_iterations: usize,
-    /// Seconds in the ADMM (eigendecompositions) and in SMO.
+    /// Seconds in the ADMM (dominated by the eigendecompositions).
     pub admm_seconds: f64,
     /// Seconds in SMO.
     pub smo_seconds: f64,
