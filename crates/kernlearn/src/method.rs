@@ -10,6 +10,8 @@
 use crate::data::Features;
 use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
+use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use crate::nonparametric::Trace;
 use crate::select::{Grid, GridSearch, Selection};
 use crate::svm::{SvmModel, SvmParams};
 use crate::Result;
@@ -68,6 +70,18 @@ pub enum Method {
         /// Grid search settings; `None` fits `params` as they are.
         search: Option<GridSettings>,
     },
+    /// KNPL (`G ⊙ K`): `params` as given, or σ, C by SVM-CV and then γ by k-fold CV
+    /// ([`KnplSearch`]) when `search` is set.
+    Knpl {
+        /// Base kernel, C, γ and the ADMM / outer-loop settings.
+        params: KnplParams,
+        /// SVM-CV grid and folds of the σ, C stage (the γ stage uses the same folds).
+        search: Option<GridSettings>,
+        /// Without a search: set γ to the reference γ₀ of the data
+        /// ([`crate::nonparametric::knpl::gamma_reference`]) instead of `params.gamma`.
+        #[serde(default)]
+        auto_gamma: bool,
+    },
 }
 
 /// Progress of a fit or an experiment.
@@ -123,6 +137,8 @@ pub struct FittedMethod {
     pub select_seconds: f64,
     /// Seconds fitting the final model.
     pub fit_seconds: f64,
+    /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
+    pub trace: Option<Trace>,
 }
 
 /// What a method reports for one train/test split.
@@ -154,6 +170,7 @@ impl Method {
                 Some(_) => "SVM-CV".into(),
                 None => params.svm_type.to_string(),
             },
+            Method::Knpl { .. } => "KNPL".into(),
         }
     }
 
@@ -161,6 +178,7 @@ impl Method {
     pub fn is_regression(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type.is_regressor(),
+            Method::Knpl { .. } => false,
         }
     }
 
@@ -168,13 +186,16 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
+            Method::Knpl { .. } => false,
         }
     }
 
     /// How many [`Progress::Step`] events one fit emits.
     pub fn steps(&self) -> u64 {
         match self {
-            Method::Svm { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
+            Method::Svm { search, .. } | Method::Knpl { search, .. } => {
+                search.as_ref().map_or(0, GridSettings::steps)
+            }
         }
     }
 
@@ -212,6 +233,58 @@ impl Method {
                     selection,
                     select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
+                })
+            }
+            Method::Knpl {
+                params,
+                search,
+                auto_gamma,
+            } => {
+                let (params, chosen, selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let mut ks = KnplSearch::new(params.clone(), seed);
+                        ks.grid = s.grid.clone();
+                        ks.folds = s.folds;
+                        ks.gram_budget_bytes = s.gram_budget_bytes;
+                        let svm = ks
+                            .svm_search()
+                            .run(x, y, &|| progress(Progress::Step))?;
+                        let sel = ks.run_with_svm(x, y, svm)?;
+                        let mut chosen = ChosenParams::of_svm(&sel.svm.params);
+                        chosen.cv_score = Some(sel.best.score);
+                        chosen.other.insert("gamma".into(), sel.best.gamma);
+                        chosen.other.insert("gamma_scale".into(), sel.best.scale);
+                        let secs = start.elapsed().as_secs_f64();
+                        (sel.params, chosen, Some(sel.svm), secs)
+                    }
+                    None => {
+                        let mut params = params.clone();
+                        if *auto_gamma {
+                            params.gamma = gamma_reference(&params, x, y)?;
+                        }
+                        let mut chosen = ChosenParams {
+                            c: Some(params.c),
+                            ..ChosenParams::default()
+                        };
+                        chosen.other.insert("gamma".into(), params.gamma);
+                        (params, chosen, None, 0.0)
+                    }
+                };
+                let mut chosen = chosen;
+                if let Kernel::Rbf { gamma } = params.kernel {
+                    chosen.sigma = Some(1.0 / gamma.sqrt());
+                }
+                let start = Instant::now();
+                let (model, trace) = KnplModel::fit(&params, x, y)?;
+                Ok(FittedMethod {
+                    model: AnyModel::Knpl(model),
+                    chosen,
+                    selection,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: Some(trace),
                 })
             }
         }
