@@ -7,6 +7,7 @@
 //! documented JSON model format (see `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Features, Scaler};
+use crate::nonparametric::DankModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -109,12 +110,15 @@ impl Estimator for SvmModel {
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),
+    /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
+    Dank(DankModel),
 }
 
 impl AnyModel {
     fn inner(&self) -> &dyn Estimator {
         match self {
             AnyModel::Svm(m) => m,
+            AnyModel::Dank(m) => m,
         }
     }
 }
