@@ -121,8 +121,7 @@ mod tests {
     use super::*;
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{
-        DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
-        ZeroConeT,
+        DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
     };
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -188,7 +187,9 @@ mod tests {
                 })
                 .collect();
             let upper = vec![c; n];
-            let v: Vec<f64> = (0..n).map(|_| rng.random_range(-2.0 * c..2.0 * c)).collect();
+            let v: Vec<f64> = (0..n)
+                .map(|_| rng.random_range(-2.0 * c..2.0 * c))
+                .collect();
             let z = project_box_equality(&v, &upper, &a, 0.0).unwrap();
             let want = clarabel_projection(&v, &upper, &a, 0.0);
             let dist: f64 = z.iter().zip(&want).map(|(x, y)| (x - y).powi(2)).sum();
