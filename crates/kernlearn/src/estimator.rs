@@ -55,6 +55,32 @@ pub trait Estimator {
     fn params_json(&self) -> serde_json::Value;
     /// What fitting reported.
     fn summary(&self) -> FitSummary;
+    /// Class labels in the order of the one-vs-one pairs (empty for regression and
+    /// novelty detection).
+    fn classes(&self) -> Vec<f64>;
+    /// The prediction from one point's decision values (as returned by
+    /// [`Estimator::decision_function`]): the one-vs-one vote, the value, or ±1.
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        match self.task() {
+            Task::Classification => crate::multiclass::vote(&self.classes(), dec),
+            Task::Regression => dec[0],
+            Task::Novelty => {
+                if dec[0] > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+        }
+    }
+    /// Class probabilities (in [`Estimator::classes`] order) from decision values; an
+    /// error for methods without probability estimates.
+    fn probabilities_from_decision(&self, _dec: &[f64]) -> Result<Vec<f64>> {
+        Err(Error::param(
+            "probability",
+            format!("method {} has no probability estimates", self.method()),
+        ))
+    }
 }
 
 impl Estimator for SvmModel {
@@ -102,6 +128,18 @@ impl Estimator for SvmModel {
             }),
         }
     }
+
+    fn classes(&self) -> Vec<f64> {
+        self.classes.clone()
+    }
+
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        SvmModel::predict_from_decision(self, dec)
+    }
+
+    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        SvmModel::probabilities_from_decision(self, dec)
+    }
 }
 
 /// Every fitted method, for dispatch and storage. New methods add a variant.
@@ -144,6 +182,15 @@ impl Estimator for AnyModel {
     }
     fn summary(&self) -> FitSummary {
         self.inner().summary()
+    }
+    fn classes(&self) -> Vec<f64> {
+        self.inner().classes()
+    }
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        self.inner().predict_from_decision(dec)
+    }
+    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        self.inner().probabilities_from_decision(dec)
     }
 }
 

@@ -950,6 +950,13 @@ impl Estimator for DankModel {
         serde_json::to_value(&self.params).unwrap_or(serde_json::Value::Null)
     }
 
+    fn classes(&self) -> Vec<f64> {
+        match &self.machines {
+            DankMachines::Classifier(m) => m.classes.clone(),
+            DankMachines::Regressor(_) => Vec::new(),
+        }
+    }
+
     fn summary(&self) -> FitSummary {
         let machines: Vec<&LearnedKernelMachine> = match &self.machines {
             DankMachines::Classifier(m) => m.machines.iter().collect(),
@@ -979,6 +986,14 @@ pub fn select_and_fit_dank(
     seed: u64,
     settings: &DankSettings,
 ) -> Result<(Selection, DankModel)> {
+    let mut search = GridSearch::new(dank_search_base(task, settings)?);
+    search.seed = seed;
+    fit_dank_with_search(x, y, task, &search, settings, &|| {})
+}
+
+/// The base parameters of DANK's SVM-CV / SVR-CV (C-SVC or ε-SVR with `settings`'
+/// solver), for building a custom [`GridSearch`].
+pub fn dank_search_base(task: Task, settings: &DankSettings) -> Result<SvmParams> {
     let svm_type = match task {
         Task::Classification => SvmType::CSvc,
         Task::Regression => SvmType::EpsilonSvr,
@@ -989,13 +1004,24 @@ pub fn select_and_fit_dank(
             ))
         }
     };
-    let mut search = GridSearch::new(SvmParams {
+    Ok(SvmParams {
         svm_type,
         solver: settings.svm_solver,
         ..SvmParams::default()
-    });
-    search.seed = seed;
-    let selection = search.run(x, y, &|| {})?;
+    })
+}
+
+/// As [`select_and_fit_dank`] with a given grid search (grid, folds, seed, budget; its
+/// base should come from [`dank_search_base`]); `progress` is called once per (σ, fold).
+pub fn fit_dank_with_search(
+    x: &Features,
+    y: &[f64],
+    task: Task,
+    search: &GridSearch,
+    settings: &DankSettings,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Selection, DankModel)> {
+    let selection = search.run(x, y, progress)?;
     let params = DankParams {
         task,
         kernel: selection.params.kernel.clone(),

@@ -14,7 +14,10 @@ pub mod projection;
 pub mod spectral;
 pub mod trace;
 
-pub use dank::{select_and_fit_dank, DankModel, DankParams, DankSettings};
+pub use dank::{
+    dank_search_base, fit_dank_with_search, select_and_fit_dank, DankModel, DankParams,
+    DankSettings,
+};
 pub use machine::LearnedKernelMachine;
 pub use projection::project_box_equality;
 pub use spectral::{project_psd, shrink_psd, spectral_map, symmetric_eigen, SymmetricEigen};
