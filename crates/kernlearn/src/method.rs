@@ -248,9 +248,7 @@ impl Method {
                         ks.grid = s.grid.clone();
                         ks.folds = s.folds;
                         ks.gram_budget_bytes = s.gram_budget_bytes;
-                        let svm = ks
-                            .svm_search()
-                            .run(x, y, &|| progress(Progress::Step))?;
+                        let svm = ks.svm_search().run(x, y, &|| progress(Progress::Step))?;
                         let sel = ks.run_with_svm(x, y, svm)?;
                         let mut chosen = ChosenParams::of_svm(&sel.svm.params);
                         chosen.cv_score = Some(sel.best.score);
