@@ -9,6 +9,7 @@ pub mod keel;
 pub mod libsvm;
 pub mod scale;
 pub mod split;
+pub mod synthetic;
 mod text;
 
 pub use csv::{
