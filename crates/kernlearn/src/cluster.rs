@@ -175,7 +175,7 @@ impl Centres {
                 self.dim()
             )));
         }
-        check_finite(x)?;
+        x.check_finite("input")?;
         Ok(assign_all(x, &self.centres).0)
     }
 }
@@ -275,7 +275,7 @@ impl KMeans {
         if self.local_trials == Some(0) {
             return Err(Error::param("local_trials", "must be at least 1"));
         }
-        check_finite(x)
+        x.check_finite("training")
     }
 
     /// Clusters the rows of `x`: `n_init` runs of k-means++ seeding and Lloyd iterations
@@ -310,41 +310,87 @@ impl KMeans {
         let trials = self
             .local_trials
             .unwrap_or(2 + (self.k as f64).ln().floor() as usize);
+        let x_norms: Vec<f64> = x.rows().map(|r| dot(r, r)).collect();
         let mut chosen = vec![rng.random_range(0..n)];
-        let mut closest = distances_to(x, x.row(chosen[0]));
-        let mut potential: f64 = closest.iter().sum();
+        let (mut closest, _) = capped_distances(x, &x_norms, &chosen, None);
         let mut cumulative = vec![0.0; n];
         while chosen.len() < self.k {
-            let mut acc = 0.0;
+            let mut total = 0.0;
             for (c, d) in cumulative.iter_mut().zip(&closest) {
-                acc += d;
-                *c = acc;
+                total += d;
+                *c = total;
             }
-            let mut best: Option<(f64, usize, Vec<f64>)> = None;
-            for _ in 0..trials {
-                let candidate = if potential > 0.0 {
-                    let r = rng.random::<f64>() * potential;
-                    cumulative.partition_point(|&c| c <= r).min(n - 1)
-                } else {
-                    // Every point sits on a chosen centre: any point will do.
-                    rng.random_range(0..n)
-                };
-                let mut with = distances_to(x, x.row(candidate));
-                with.iter_mut()
-                    .zip(&closest)
-                    .for_each(|(w, &c)| *w = w.min(c));
-                let pot: f64 = with.iter().sum();
-                if best.as_ref().is_none_or(|b| pot < b.0) {
-                    best = Some((pot, candidate, with));
-                }
-            }
-            let (pot, candidate, with) = best.expect("trials ≥ 1");
-            chosen.push(candidate);
-            closest = with;
-            potential = pot;
+            let candidates: Vec<usize> = (0..trials)
+                .map(|_| {
+                    if total > 0.0 {
+                        let r = rng.random::<f64>() * total;
+                        cumulative.partition_point(|&c| c <= r).min(n - 1)
+                    } else {
+                        // Every point sits on a chosen centre: any point will do.
+                        rng.random_range(0..n)
+                    }
+                })
+                .collect();
+            let (with, potentials) = capped_distances(x, &x_norms, &candidates, Some(&closest));
+            let best =
+                (1..trials).fold(0, |b, t| if potentials[t] < potentials[b] { t } else { b });
+            chosen.push(candidates[best]);
+            closest = with.chunks_exact(trials).map(|w| w[best]).collect();
         }
         x.select_rows(&chosen)
     }
+}
+
+/// Squared distances of every point to each candidate centre (points of `x`), capped by
+/// the current `closest` distances: `out[i·t + c] = min(closest_i, ‖x_i − x_{cand_c}‖²)`
+/// with `t` candidates, from block products as in [`assign_block`] (clamped at 0), and
+/// each candidate's potential `Σ_i out[i·t + c]` (summed per block, blocks in order).
+fn capped_distances(
+    x: &Features,
+    x_norms: &[f64],
+    candidates: &[usize],
+    closest: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>) {
+    let (n, d, t) = (x.n_rows(), x.n_cols(), candidates.len());
+    let cand = x.select_rows(candidates);
+    let cm = MatRef::from_row_major_slice(cand.as_slice(), t, d);
+    let cand_norms: Vec<f64> = candidates.iter().map(|&c| x_norms[c]).collect();
+    let mut out = vec![0.0; n * t];
+    let partials: Vec<Vec<f64>> = out
+        .par_chunks_mut(ASSIGN_BLOCK * t)
+        .enumerate()
+        .map(|(b, block_out)| {
+            let start = b * ASSIGN_BLOCK;
+            let rows = block_out.len() / t;
+            let xb =
+                MatRef::from_row_major_slice(&x.as_slice()[start * d..(start + rows) * d], rows, d);
+            let mut products = Mat::<f64>::zeros(t, rows);
+            matmul(
+                products.as_mut(),
+                Accum::Replace,
+                cm,
+                xb.transpose(),
+                1.0,
+                Par::Seq,
+            );
+            let mut sums = vec![0.0; t];
+            for (r, row_out) in block_out.chunks_exact_mut(t).enumerate() {
+                let i = start + r;
+                let cap = closest.map_or(f64::INFINITY, |c| c[i]);
+                for c in 0..t {
+                    let dist = (x_norms[i] + cand_norms[c] - 2.0 * products[(c, r)]).max(0.0);
+                    row_out[c] = dist.min(cap);
+                    sums[c] += row_out[c];
+                }
+            }
+            sums
+        })
+        .collect();
+    let mut potentials = vec![0.0; t];
+    for p in partials {
+        potentials.iter_mut().zip(&p).for_each(|(a, b)| *a += b);
+    }
+    (out, potentials)
 }
 
 /// Lloyd iterations from the given centres.
@@ -537,15 +583,6 @@ fn assign_block(
     }
 }
 
-/// Squared distance of every point to `centre`.
-fn distances_to(x: &Features, centre: &[f64]) -> Vec<f64> {
-    x.as_slice()
-        .par_chunks(x.n_cols())
-        .with_min_len(1024)
-        .map(|row| sq_dist(row, centre))
-        .collect()
-}
-
 /// Mean over features of the population variance (the scale of `tol`).
 fn mean_variance(x: &Features) -> f64 {
     let (n, d) = (x.n_rows() as f64, x.n_cols());
@@ -556,18 +593,6 @@ fn mean_variance(x: &Features) -> f64 {
     mean.iter_mut().for_each(|m| *m /= n);
     let total: f64 = x.rows().map(|row| sq_dist(row, &mean)).sum();
     total / (n * d as f64)
-}
-
-fn check_finite(x: &Features) -> Result<()> {
-    match x.find_non_finite() {
-        Some((i, j)) => Err(Error::data(format!(
-            "feature {} of sample {} is not finite ({})",
-            j + 1,
-            i + 1,
-            x.row(i)[j]
-        ))),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]
@@ -625,6 +650,33 @@ mod tests {
             assert_nearest(&test, &fit.centres, &labels);
             for i in (0..test.n_rows()).step_by(37) {
                 assert_eq!(fit.centres.nearest_centre(test.row(i)).unwrap(), labels[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn seeding_draws_proportionally_to_squared_distance() {
+        // Points 0, 1, 3. After a first centre at 0, plain k-means++ picks 3 with
+        // probability 9 / (1 + 9); greedy seeding with many candidates always picks 3
+        // (potential 1 against 4 for the point 1).
+        let x = Features::from_rows(&[vec![0.0], vec![1.0], vec![3.0]]).unwrap();
+        let (mut first_at_zero, mut second_at_three) = (0, 0);
+        for seed in 0..3000 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let c = KMeans::new(2).local_trials(1).seed_centres(&x, &mut rng);
+            if c.row(0)[0] == 0.0 {
+                first_at_zero += 1;
+                second_at_three += usize::from(c.row(1)[0] == 3.0);
+            }
+        }
+        let p = second_at_three as f64 / first_at_zero as f64;
+        // About 1000 draws: standard error 0.0095.
+        assert!((p - 0.9).abs() < 0.04, "{p} of {first_at_zero}");
+        for seed in 0..50 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let c = KMeans::new(2).local_trials(40).seed_centres(&x, &mut rng);
+            if c.row(0)[0] == 0.0 {
+                assert_eq!(c.row(1)[0], 3.0);
             }
         }
     }
@@ -763,7 +815,7 @@ mod tests {
         assert!(msg(KMeans::new(2).local_trials(0), &x).contains("local_trials"));
         let mut bad = x.clone();
         bad.row_mut(3)[1] = f64::NAN;
-        assert!(msg(KMeans::new(2), &bad).contains("feature 2 of sample 4 is not finite"));
+        assert!(msg(KMeans::new(2), &bad).contains("feature 2 of training row 4 is not finite"));
         let empty = Features::new(0, 2, vec![]).unwrap();
         assert!(msg(KMeans::new(1), &empty).contains("at least one sample"));
         let fit = KMeans::new(2).fit(&x).unwrap();

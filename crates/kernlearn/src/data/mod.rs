@@ -113,6 +113,20 @@ impl Features {
         }
     }
 
+    /// Fails on the first NaN or infinite value, naming it as "feature `j` of `what` row
+    /// `i`" (1-based; `what` says which data: "training", "input", ...).
+    pub fn check_finite(&self, what: &str) -> Result<()> {
+        match self.find_non_finite() {
+            Some((r, c)) => Err(Error::data(format!(
+                "feature {} of {what} row {} is not finite ({})",
+                c + 1,
+                r + 1,
+                self.row(r)[c]
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// First non-finite value as `(row, column)`, 0-based.
     pub fn find_non_finite(&self) -> Option<(usize, usize)> {
         let pos = self.values.iter().position(|v| !v.is_finite())?;

@@ -310,14 +310,7 @@ pub(crate) fn check_points(points: &Features) -> Result<()> {
             points.n_cols()
         )));
     }
-    if let Some((i, j)) = points.find_non_finite() {
-        return Err(Error::data(format!(
-            "coordinate {} of point {} is not finite",
-            j + 1,
-            i + 1
-        )));
-    }
-    Ok(())
+    points.check_finite("plotted")
 }
 
 #[cfg(test)]
