@@ -8,6 +8,8 @@
 
 use crate::data::{Features, Scaler};
 use crate::mkl::{MklModel, NystromLinearModel};
+use crate::nonparametric::DankModel;
+use crate::nonparametric::KnplModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -145,11 +147,15 @@ impl Estimator for SvmModel {
 /// Every fitted method, for dispatch and storage. New methods add a variant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "fitted", rename_all = "snake_case")]
-// Models are few and rarely moved; boxing the SVM variant would only add indirection.
+// One model lives per file or command; boxing variants would only complicate matching.
 #[allow(clippy::large_enum_variant)]
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),
+    /// KNPL: an SVM on a learned `G ⊙ K` (one `G` per class pair).
+    Knpl(KnplModel),
+    /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
+    Dank(DankModel),
     /// A multiple-kernel classifier (UNIFORM, MWUMKL, EasyMKL).
     Mkl(MklModel),
     /// LIBLINEAR+: Nyström features of each base kernel and a linear SVM.
@@ -160,6 +166,8 @@ impl AnyModel {
     fn inner(&self) -> &dyn Estimator {
         match self {
             AnyModel::Svm(m) => m,
+            AnyModel::Knpl(m) => m,
+            AnyModel::Dank(m) => m,
             AnyModel::Mkl(m) => m,
             AnyModel::NystromLinear(m) => m,
         }
