@@ -377,6 +377,7 @@ impl Method {
                     selection: None,
                     select_seconds: 0.0,
                     fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
                 })
             }
             Method::NystromLinear { params } => {
@@ -397,6 +398,7 @@ impl Method {
                     selection: None,
                     select_seconds: 0.0,
                     fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
                 })
             }
         }
