@@ -4,6 +4,7 @@
 use clap::Args;
 use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Format, ScaleMode};
 use kernlearn::kernel::Kernel;
+use kernlearn::method::{GridSettings, Method};
 use kernlearn::svm::{SvmParams, SvmType};
 use kernlearn::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -62,8 +63,8 @@ fn csv_columns(path: &Path) -> Result<usize> {
 /// The model to fit.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
-    /// Method: svc (C-SVC), nu-svc, one-class, svr (ε-SVR), nu-svr. Default: svr when the
-    /// last column is named `target`, svc otherwise.
+    /// Method: svm (svc or svr by the data), svc (C-SVC), nu-svc, one-class, svr (ε-SVR),
+    /// nu-svr. Default: svr when the last column is named `target`, svc otherwise.
     #[arg(long, short = 'm')]
     pub method: Option<String>,
     /// Kernel: linear, poly, rbf, laplacian, sigmoid, chi2, precomputed, or a full spec
@@ -117,10 +118,10 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The SVM formulation, from `--method` or the dataset's target column name.
     pub fn svm_type(&self, data: &Dataset) -> Result<SvmType> {
-        match &self.method {
+        match self.method.as_deref() {
+            Some("svm") | None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
+            Some("svm") | None => Ok(SvmType::CSvc),
             Some(m) => m.parse(),
-            None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
-            None => Ok(SvmType::CSvc),
         }
     }
 
@@ -168,6 +169,19 @@ impl ModelArgs {
         p.solver.shrinking = !self.no_shrinking;
         p.validate(data.x.n_cols())?;
         Ok(p)
+    }
+
+    /// The method to run on `data`, with the grid search `grid` when selection is on.
+    pub fn method(&self, data: &Dataset, grid: Option<GridSettings>) -> Result<Method> {
+        Ok(Method::Svm {
+            params: self.svm_params(data)?,
+            search: grid,
+        })
+    }
+
+    /// Whether the method classifies `data` (stratified splits, accuracy).
+    pub fn is_classifier(&self, data: &Dataset) -> Result<bool> {
+        Ok(!self.method(data, None)?.is_regression())
     }
 
     fn parse_class_weights(&self) -> Result<Vec<(f64, f64)>> {

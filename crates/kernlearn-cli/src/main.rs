@@ -13,8 +13,9 @@ use clap::{Parser, Subcommand};
 use kernlearn::data::{
     ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, Scaler,
 };
-use kernlearn::estimator::{AnyModel, Estimator, Pipeline};
-use kernlearn::svm::SvmModel;
+use kernlearn::estimator::{Estimator, Pipeline};
+use kernlearn::method::{ChosenParams, Progress};
+use kernlearn::select::Selection;
 use kernlearn::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -216,36 +217,46 @@ fn main() -> ExitCode {
     }
 }
 
-/// A fitted pipeline and the time fitting took.
+/// A fitted pipeline, the parameters it used and the time selection and fitting took.
 pub struct Fitted {
     pub pipeline: Pipeline,
+    pub chosen: ChosenParams,
+    pub selection: Option<Selection>,
+    pub select_seconds: f64,
     pub fit_seconds: f64,
 }
 
-/// Fits scaler and model on `train` (the unit of work of `fit`, `evaluate` and the demo).
-pub fn fit_pipeline(train: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Fitted> {
-    let params = args.svm_params(train)?;
-    let needs_labels = params.svm_type != kernlearn::svm::SvmType::OneClass;
-    if needs_labels && train.y.is_empty() {
+/// Fits scaler and method (with its selection when `grid` is given) on `train`: the unit
+/// of work of `fit`, `select`, `evaluate` and the demo.
+pub fn fit_pipeline(
+    train: &Dataset,
+    args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
+    quiet: bool,
+) -> Result<Fitted> {
+    let settings = grid.map(|g| g.settings(args)).transpose()?;
+    let method = args.method(train, settings)?;
+    if !method.is_unsupervised() && train.y.is_empty() {
         return Err(Error::data("the training file has no labels"));
     }
-    if params.svm_type.is_classifier() {
+    if !method.is_regression() && !method.is_unsupervised() {
         train.validate_classification()?;
     }
-    let spinner = progress::spinner(
-        quiet,
-        &format!("fitting {} on {} rows", params.svm_type, train.len()),
-    );
-    let start = Instant::now();
+    let msg = format!("fitting {} on {} rows", method.name(), train.len());
+    let pb = match method.steps() {
+        0 => progress::spinner(quiet, &msg),
+        n => progress::bar(quiet, n, &msg),
+    };
     let scaler = Scaler::fit(args.scale, &train.x);
     let x = scaler.transform(&train.x)?;
-    let model = SvmModel::fit(&params, &x, &train.y)?;
-    let fit_seconds = start.elapsed().as_secs_f64();
-    spinner.finish_and_clear();
-    let names = train.feature_names.clone();
+    let fitted = method.fit(&x, &train.y, args.seed, &|_: Progress| pb.inc(1))?;
+    pb.finish_and_clear();
     Ok(Fitted {
-        pipeline: Pipeline::new(scaler, AnyModel::Svm(model), names),
-        fit_seconds,
+        pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
+        chosen: fitted.chosen,
+        selection: fitted.selection,
+        select_seconds: fitted.select_seconds,
+        fit_seconds: fitted.fit_seconds,
     })
 }
 
@@ -272,7 +283,7 @@ fn fit(
 ) -> Result<()> {
     check_output(model_out, &[&data.data], force)?;
     let train = data.read()?;
-    let fitted = fit_pipeline(&train, args, quiet)?;
+    let fitted = fit_pipeline(&train, args, None, quiet)?;
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
@@ -320,17 +331,17 @@ fn predict(a: &PredictArgs) -> Result<()> {
     warn_on_renamed_features(&pipeline.feature_names, &test.feature_names);
     let start = Instant::now();
     let x = pipeline.transform(&test.x)?;
-    let decision = pipeline.model.decision_function(&x)?;
-    let AnyModel::Svm(svm) = &pipeline.model;
+    let model = &pipeline.model;
+    let decision = model.decision_function(&x)?;
     let pred: Vec<f64> = decision
         .iter()
-        .map(|d| svm.predict_from_decision(d))
+        .map(|d| model.predict_from_decision(d))
         .collect();
     let proba = if a.probabilities {
         Some(
             decision
                 .iter()
-                .map(|d| svm.probabilities_from_decision(d))
+                .map(|d| model.probabilities_from_decision(d))
                 .collect::<Result<Vec<_>>>()?,
         )
     } else {
@@ -346,7 +357,7 @@ fn predict(a: &PredictArgs) -> Result<()> {
     }
     if let Some(path) = a.output {
         let dec = a.decision_values.then_some(decision.as_slice());
-        write_predictions(path, &pred, dec, proba.as_deref(), &svm.classes)?;
+        write_predictions(path, &pred, dec, proba.as_deref(), &model.classes())?;
         out.insert("output".into(), json!(path.display().to_string()));
     }
     report::print(&out, a.json);
@@ -418,38 +429,28 @@ pub fn split(
     Ok((data.subset(&train), data.subset(&test)))
 }
 
-/// Fits on `train` with the given parameters, scores on both parts; the fields of
-/// `evaluate --json`.
+/// Fits on `train` (selecting parameters first when `grid` is given), scores on both
+/// parts: the fields of `evaluate --json`.
 pub fn evaluate_split(
     train: &Dataset,
     test: &Dataset,
     args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
     quiet: bool,
 ) -> Result<Map<String, Value>> {
-    let fitted = fit_pipeline(train, args, quiet)?;
+    let fitted = fit_pipeline(train, args, grid, quiet)?;
     let mut out = Map::new();
+    if let Some(sel) = &fitted.selection {
+        select::selection_fields(sel, &mut out, false);
+    }
+    if !fitted.chosen.other.is_empty() {
+        out.insert("chosen".into(), json!(fitted.chosen));
+    }
+    if grid.is_some() {
+        out.insert("select_seconds".into(), json!(fitted.select_seconds));
+    }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
     score_split(&fitted.pipeline, train, test, &mut out)?;
-    Ok(out)
-}
-
-/// `evaluate --select grid`: selects on `train` (scaled), refits, scores both parts and
-/// reports the selected parameters.
-pub fn evaluate_selected(
-    train: &Dataset,
-    test: &Dataset,
-    args: &ModelArgs,
-    grid: &select::SelectArgs,
-    quiet: bool,
-) -> Result<Map<String, Value>> {
-    let (scaler, selection, model, select_seconds, fit_seconds) =
-        select::select_and_fit(train, args, grid, quiet)?;
-    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), train.feature_names.clone());
-    let mut out = Map::new();
-    select::selection_fields(&selection, &mut out, false);
-    out.insert("select_seconds".into(), json!(select_seconds));
-    out.insert("fit_seconds".into(), json!(fit_seconds));
-    score_split(&pipeline, train, test, &mut out)?;
     Ok(out)
 }
 
@@ -492,17 +493,14 @@ fn evaluate(
             (all, test)
         }
         None => {
-            let classify = args.svm_type(&all)?.is_classifier();
+            let classify = args.is_classifier(&all)?;
             split(&all, classify, test_fraction, args.seed)?
         }
     };
     if test.y.is_empty() {
         return Err(Error::data("the test data has no labels to score against"));
     }
-    let out = match grid {
-        None => evaluate_split(&train, &test, args, quiet)?,
-        Some(g) => evaluate_selected(&train, &test, args, g, quiet)?,
-    };
+    let out = evaluate_split(&train, &test, args, grid, quiet)?;
     report::print(&out, json);
     Ok(())
 }

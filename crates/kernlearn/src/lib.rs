@@ -8,6 +8,10 @@
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
 //! - [`estimator`]: the one interface every method implements.
+//! - [`method`]: a method plus its hyper-parameter selection, what fit/evaluate/experiment run.
+//! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
+//! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
+//! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
 //! - [`plot`]: PNG/SVG line plots, decision-boundary and heat-map panels (plotters).
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
@@ -18,7 +22,11 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod kernel;
+pub mod method;
 pub mod metrics;
+pub mod multiclass;
+pub mod neighbors;
+pub mod nonparametric;
 pub mod plot;
 pub mod select;
 pub mod svm;
