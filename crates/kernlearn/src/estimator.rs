@@ -7,6 +7,7 @@
 //! documented JSON model format (see `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Features, Scaler};
+use crate::nonparametric::DankModel;
 use crate::nonparametric::KnplModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
@@ -152,6 +153,8 @@ pub enum AnyModel {
     Svm(SvmModel),
     /// KNPL: an SVM on a learned `G ⊙ K` (one `G` per class pair).
     Knpl(KnplModel),
+    /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
+    Dank(DankModel),
 }
 
 impl AnyModel {
@@ -159,6 +162,7 @@ impl AnyModel {
         match self {
             AnyModel::Svm(m) => m,
             AnyModel::Knpl(m) => m,
+            AnyModel::Dank(m) => m,
         }
     }
 }

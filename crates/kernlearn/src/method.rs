@@ -8,8 +8,12 @@
 //! model) and the match arms below.
 
 use crate::data::Features;
+use crate::estimator::Task;
 use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
+use crate::nonparametric::dank::{dank_search_base, DankModel, DankParams};
+use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use crate::nonparametric::Trace;
 use crate::select::{Grid, GridSearch, Selection};
 use crate::svm::{SvmModel, SvmParams};
 use crate::Result;
@@ -68,6 +72,27 @@ pub enum Method {
         /// Grid search settings; `None` fits `params` as they are.
         search: Option<GridSettings>,
     },
+    /// KNPL (`G ⊙ K`): `params` as given, or σ, C by SVM-CV and then γ by k-fold CV
+    /// ([`KnplSearch`]) when `search` is set.
+    Knpl {
+        /// Base kernel, C, γ and the ADMM / outer-loop settings.
+        params: KnplParams,
+        /// SVM-CV grid and folds of the σ, C stage (the γ stage uses the same folds).
+        search: Option<GridSettings>,
+        /// Without a search: set γ to the reference γ₀ of the data
+        /// ([`crate::nonparametric::knpl::gamma_reference`]) instead of `params.gamma`.
+        #[serde(default)]
+        auto_gamma: bool,
+    },
+    /// DANK-SVM / DANK-SVR (`F ⊙ K`): `params` as given, or with σ, C (and ε) from
+    /// SVM-CV / SVR-CV when `search` is set; τ and η from `params.settings` (the papers:
+    /// τ = 0.01, η = ‖α_SVM‖²).
+    Dank {
+        /// Task, base kernel, C, ε and the solver settings.
+        params: DankParams,
+        /// Grid search of the σ, C (, ε) stage.
+        search: Option<GridSettings>,
+    },
 }
 
 /// Progress of a fit or an experiment.
@@ -96,17 +121,23 @@ pub struct ChosenParams {
 }
 
 impl ChosenParams {
-    /// σ, C and ε of an SVM parameter set.
-    pub fn of_svm(params: &SvmParams) -> Self {
+    /// σ (of a Gaussian kernel), C and ε.
+    pub fn of(kernel: &Kernel, c: f64, epsilon: Option<f64>) -> Self {
         Self {
-            sigma: match params.kernel {
+            sigma: match kernel {
                 Kernel::Rbf { gamma } => Some(1.0 / gamma.sqrt()),
                 _ => None,
             },
-            c: Some(params.c),
-            epsilon: params.svm_type.is_regressor().then_some(params.epsilon),
+            c: Some(c),
+            epsilon,
             ..Self::default()
         }
+    }
+
+    /// σ, C and ε of an SVM parameter set.
+    pub fn of_svm(params: &SvmParams) -> Self {
+        let eps = params.svm_type.is_regressor().then_some(params.epsilon);
+        Self::of(&params.kernel, params.c, eps)
     }
 }
 
@@ -123,6 +154,8 @@ pub struct FittedMethod {
     pub select_seconds: f64,
     /// Seconds fitting the final model.
     pub fit_seconds: f64,
+    /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
+    pub trace: Option<Trace>,
 }
 
 /// What a method reports for one train/test split.
@@ -154,6 +187,11 @@ impl Method {
                 Some(_) => "SVM-CV".into(),
                 None => params.svm_type.to_string(),
             },
+            Method::Knpl { .. } => "KNPL".into(),
+            Method::Dank { params, .. } => match params.task {
+                Task::Regression => "DANK-SVR".into(),
+                _ => "DANK".into(),
+            },
         }
     }
 
@@ -161,6 +199,8 @@ impl Method {
     pub fn is_regression(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type.is_regressor(),
+            Method::Knpl { .. } => false,
+            Method::Dank { params, .. } => params.task == Task::Regression,
         }
     }
 
@@ -168,13 +208,16 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
+            Method::Knpl { .. } | Method::Dank { .. } => false,
         }
     }
 
     /// How many [`Progress::Step`] events one fit emits.
     pub fn steps(&self) -> u64 {
         match self {
-            Method::Svm { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
+            Method::Svm { search, .. }
+            | Method::Knpl { search, .. }
+            | Method::Dank { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
         }
     }
 
@@ -212,6 +255,84 @@ impl Method {
                     selection,
                     select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
+                })
+            }
+            Method::Knpl {
+                params,
+                search,
+                auto_gamma,
+            } => {
+                let (params, chosen, selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let mut ks = KnplSearch::new(params.clone(), seed);
+                        ks.grid = s.grid.clone();
+                        ks.folds = s.folds;
+                        ks.gram_budget_bytes = s.gram_budget_bytes;
+                        let svm = ks.svm_search().run(x, y, &|| progress(Progress::Step))?;
+                        let sel = ks.run_with_svm(x, y, svm)?;
+                        let mut chosen = ChosenParams::of(&sel.params.kernel, sel.params.c, None);
+                        chosen.cv_score = Some(sel.best.score);
+                        chosen.other.insert("gamma".into(), sel.best.gamma);
+                        chosen.other.insert("gamma_scale".into(), sel.best.scale);
+                        let secs = start.elapsed().as_secs_f64();
+                        (sel.params, chosen, Some(sel.svm), secs)
+                    }
+                    None => {
+                        let mut params = params.clone();
+                        if *auto_gamma {
+                            params.gamma = gamma_reference(&params, x, y)?;
+                        }
+                        let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+                        chosen.other.insert("gamma".into(), params.gamma);
+                        (params, chosen, None, 0.0)
+                    }
+                };
+                let start = Instant::now();
+                let (model, trace) = KnplModel::fit(&params, x, y)?;
+                Ok(FittedMethod {
+                    model: AnyModel::Knpl(model),
+                    chosen,
+                    selection,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: Some(trace),
+                })
+            }
+            Method::Dank { params, search } => {
+                let mut params = params.clone();
+                let (selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let base = dank_search_base(params.task, &params.settings)?;
+                        let sel = s
+                            .search(&base, seed)
+                            .run(x, y, &|| progress(Progress::Step))?;
+                        params.kernel = sel.params.kernel.clone();
+                        params.c = sel.params.c;
+                        params.epsilon = sel.params.epsilon;
+                        (Some(sel), start.elapsed().as_secs_f64())
+                    }
+                    None => (None, 0.0),
+                };
+                let eps = (params.task == Task::Regression).then_some(params.epsilon);
+                let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
+                chosen.cv_score = selection.as_ref().map(|s| s.best.score);
+                chosen.other.insert("tau".into(), params.settings.tau);
+                let start = Instant::now();
+                let (model, traces) = DankModel::fit_traced(&params, x, y)?;
+                if let Some(info) = model.info.first() {
+                    chosen.other.insert("eta".into(), info.eta);
+                }
+                Ok(FittedMethod {
+                    model: AnyModel::Dank(model),
+                    chosen,
+                    selection,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    // The first class pair's (or the regressor's) iterations.
+                    trace: traces.into_iter().next(),
                 })
             }
         }
