@@ -47,3 +47,22 @@ pub trait KernelSource: Sync {
         None
     }
 }
+
+/// A borrowed source is a source, so that solver matrices can own or borrow theirs.
+impl<T: KernelSource + ?Sized> KernelSource for &T {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        (**self).diag(i)
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        (**self).fill_row(i, cols, out)
+    }
+
+    fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
+        (**self).as_subset()
+    }
+}

@@ -39,6 +39,15 @@ impl DenseGram {
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.n + j] as f64
     }
+
+    /// The block `K[rows, cols]`, row-major.
+    pub fn block(&self, rows: &[usize], cols: &[usize]) -> Vec<f32> {
+        let mut out = vec![0f32; rows.len() * cols.len()];
+        for (chunk, &r) in out.chunks_exact_mut(cols.len().max(1)).zip(rows) {
+            self.fill_row(r, cols, chunk);
+        }
+        out
+    }
 }
 
 impl KernelSource for DenseGram {

@@ -11,7 +11,7 @@ use super::gram::DenseGram;
 use crate::data::{complement, kfold, stratified_kfold, Features};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
-use crate::svm::{SubsetSource, SvmModel, SvmParams};
+use crate::svm::{SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -328,11 +328,15 @@ impl FoldJob<'_> {
                 &FeatureKernel::new(self.kernel, &train_x)?
             }
         };
+        // Kernel values of the test points against the training points, once per fold.
+        let test_kernel = self.gram.map(|g| g.block(self.test, &self.train));
         let cs = &self.search.grid.cs;
+        let along_path = self.search.base.svm_type == SvmType::CSvc;
         let mut out = Vec::with_capacity(epsilons.len());
         for &eps in epsilons {
             let mut row = vec![0.0; cs.len()];
             let mut previous: Option<SvmModel> = None;
+            let mut paths = SvmPaths::default();
             for &ci in c_order {
                 let mut params = self.search.base.clone();
                 params.kernel = self.kernel.clone();
@@ -341,9 +345,19 @@ impl FoldJob<'_> {
                 if let Some(e) = eps {
                     params.epsilon = e;
                 }
-                let model =
-                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?;
-                let pred = self.predict(&model);
+                let model = if along_path {
+                    SvmModel::fit_source_path(&params, source, &train_y, &mut paths)?
+                } else {
+                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?
+                };
+                let pred = match &test_kernel {
+                    Some(k) => model
+                        .decision_from_train_kernel(k, self.train.len())
+                        .iter()
+                        .map(|d| model.predict_from_decision(d))
+                        .collect(),
+                    None => self.predict(&model),
+                };
                 row[ci] = if eps.is_some() {
                     mse(&pred, &test_y)?
                 } else {
@@ -356,7 +370,8 @@ impl FoldJob<'_> {
         Ok(out)
     }
 
-    /// Predictions for the fold's test points from kernel values against the SVs.
+    /// Predictions for the fold's test points from kernel values against the SVs,
+    /// computed from the features (without a Gram matrix).
     fn predict(&self, model: &SvmModel) -> Vec<f64> {
         let sv: Vec<usize> = model.sv_indices.iter().map(|&s| self.train[s]).collect();
         let mut k_sv = vec![0.0; sv.len()];
@@ -364,10 +379,7 @@ impl FoldJob<'_> {
             .iter()
             .map(|&t| {
                 for (k, &s) in k_sv.iter_mut().zip(&sv) {
-                    *k = match self.gram {
-                        Some(g) => g.get(t, s),
-                        None => self.kernel.eval(self.x.row(t), self.x.row(s)),
-                    };
+                    *k = self.kernel.eval(self.x.row(t), self.x.row(s));
                 }
                 model.predict_from_decision(&model.decision_from_kernel(&k_sv))
             })
