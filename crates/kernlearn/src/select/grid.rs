@@ -11,9 +11,11 @@ use super::gram::DenseGram;
 use crate::data::{complement, kfold, stratified_kfold, Features};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
-use crate::svm::{SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
+use crate::svm::{release_dense_storage, SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
 use crate::{Error, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 /// The hyper-parameter values to try. The Gaussian kernel is `exp(−‖x−x'‖²/σ²)`
@@ -207,23 +209,31 @@ impl GridSearch {
             let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
                 .flat_map(|s| folds.iter().map(move |f| (s, f)))
                 .collect();
-            let scores: Vec<Vec<Vec<f64>>> = pairs
-                .par_iter()
-                .map(|&(s, test)| {
-                    let job = FoldJob {
-                        search: self,
-                        kernel: &kernels[s],
-                        gram: grams[s].as_ref(),
-                        x,
-                        y,
-                        train: complement(n, test),
-                        test,
-                    };
-                    let r = job.scores(&epsilons, &c_order);
-                    progress();
-                    r
-                })
-                .collect::<Result<_>>()?;
+            // Narrow kernels take the longest (most support vectors, most iterations):
+            // they start first, so that the cheap wide ones fill the gaps at the end.
+            let mut order: Vec<usize> = (0..pairs.len()).collect();
+            order.sort_by(|&a, &b| sigmas[pairs[a].0].total_cmp(&sigmas[pairs[b].0]));
+            let scores = in_order(&order, |k| {
+                let (s, test) = pairs[k];
+                let job = FoldJob {
+                    search: self,
+                    kernel: &kernels[s],
+                    gram: grams[s].as_ref(),
+                    x,
+                    y,
+                    train: complement(n, test),
+                    test,
+                };
+                let t0 = std::time::Instant::now();
+                let r = job.scores(&epsilons, &c_order);
+                if std::env::var_os("KL_TRACE").is_some() {
+                    eprintln!("TRACE sigma {} fold {} secs {:.4}", sigmas[s], test.len(), t0.elapsed().as_secs_f64());
+                }
+                progress();
+                r
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
             for (s, &sigma) in sigmas.iter().enumerate() {
                 let per_fold = &scores[s * folds.len()..(s + 1) * folds.len()];
                 for (e, &eps) in epsilons.iter().enumerate() {
@@ -241,6 +251,8 @@ impl GridSearch {
                 }
             }
         }
+        // The pool's threads keep the storage of their last dense Q for the next one.
+        rayon::broadcast(|_| release_dense_storage());
         let (best, n_tied) = pick_best(&points, regression);
         let mut params = self.params_at(&points[best])?;
         params.seed = self.base.seed;
@@ -278,6 +290,28 @@ impl GridSearch {
         let model = SvmModel::fit(&sel.params, x, y)?;
         Ok((sel, model))
     }
+}
+
+/// `job(k)` for every `k` in `order`, on all threads of the rayon pool: each thread takes
+/// the next job of `order` when it is free (list scheduling). Results are indexed by `k`.
+fn in_order<T: Send>(order: &[usize], job: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<T>>> = order.iter().map(|_| Mutex::new(None)).collect();
+    let workers = rayon::current_num_threads().min(order.len());
+    (0..workers).into_par_iter().for_each(|_| {
+        while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let r = job(k);
+            *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every job ran")
+        })
+        .collect()
 }
 
 /// Best point, and how many share its score. Ties: smaller C, then larger σ, then
@@ -345,11 +379,15 @@ impl FoldJob<'_> {
                 if let Some(e) = eps {
                     params.epsilon = e;
                 }
+                let t0 = std::time::Instant::now();
                 let model = if along_path {
                     SvmModel::fit_source_path(&params, source, &train_y, &mut paths)?
                 } else {
                     SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?
                 };
+                if std::env::var_os("KL_TRACE").is_some() {
+                    eprintln!("CTRACE {} {} {} iters {} nsv {} nbsv {} secs {:.4}", self.kernel, self.test[0], cs[ci], model.info.iterations, model.sv_indices.len(), model.info.n_bounded, t0.elapsed().as_secs_f64());
+                }
                 let pred = match &test_kernel {
                     Some(k) => model
                         .decision_from_train_kernel(k, self.train.len())

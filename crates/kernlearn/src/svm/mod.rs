@@ -19,4 +19,5 @@ pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
     DualSolution, SolverSettings,
 };
+pub(crate) use qmatrix::release_dense_storage;
 pub use subset::SubsetSource;

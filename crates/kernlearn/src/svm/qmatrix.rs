@@ -5,6 +5,7 @@
 
 use super::cache::RowCache;
 use crate::kernel::KernelSource;
+use std::cell::Cell;
 
 /// What the SMO solver needs from `Q`: rows (with the diagonal) restricted to the active set,
 /// and the ability to follow a permutation of the variables (shrinking).
@@ -117,10 +118,25 @@ pub(crate) struct DenseQ<S> {
     log: Vec<(u32, u32)>,
 }
 
+thread_local! {
+    /// Storage of the last `DenseQ` dropped on this thread, for the next one: grid search
+    /// builds one per (σ, fold), and a fresh allocation of that size costs a page fault
+    /// per 4 KiB on first touch.
+    static SPARE: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
+}
+
+/// Frees the storage this thread keeps for the next [`DenseQ`].
+pub(crate) fn release_dense_storage() {
+    SPARE.with(|s| drop(s.take()));
+}
+
 impl<S: KernelSource> DenseQ<S> {
     pub(crate) fn new(source: S, sign: &[i8]) -> Self {
         let l = source.len();
         let diag = (0..l).map(|i| source.diag(i)).collect();
+        // Old contents are harmless: every row is filled before it is read (`STALE`).
+        let mut values = SPARE.with(|s| s.take());
+        values.resize(l * l, 0.0);
         Self {
             source,
             l,
@@ -128,7 +144,7 @@ impl<S: KernelSource> DenseQ<S> {
             sign: sign.to_vec(),
             point_sign: sign.to_vec(),
             diag,
-            values: vec![0.0; l * l],
+            values,
             seen: vec![STALE; l],
             log: Vec::new(),
         }
@@ -158,6 +174,16 @@ impl<S: KernelSource> DenseQ<S> {
             }
         }
         self.seen[r] = self.log.len();
+    }
+}
+
+impl<S> Drop for DenseQ<S> {
+    fn drop(&mut self) {
+        let values = std::mem::take(&mut self.values);
+        SPARE.with(|s| {
+            let spare = s.take();
+            s.set(if spare.capacity() > values.capacity() { spare } else { values });
+        });
     }
 }
 
