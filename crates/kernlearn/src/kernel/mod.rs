@@ -46,6 +46,12 @@ pub trait KernelSource: Sync {
     fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
         None
     }
+
+    /// Row `i` of the kernel matrix (`len()` values), when the source holds the matrix in
+    /// memory as `f32`: views of the source then gather from it in one pass.
+    fn stored_row(&self, _i: usize) -> Option<&[f32]> {
+        None
+    }
 }
 
 /// A borrowed source is a source, so that solver matrices can own or borrow theirs.
@@ -64,5 +70,9 @@ impl<T: KernelSource + ?Sized> KernelSource for &T {
 
     fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
         (**self).as_subset()
+    }
+
+    fn stored_row(&self, i: usize) -> Option<&[f32]> {
+        (**self).stored_row(i)
     }
 }

@@ -2,24 +2,8 @@
 //! that grid search computes each kernel once and every fold and C reads it.
 
 use crate::data::Features;
-use crate::kernel::{FeatureKernel, Kernel, KernelSource};
+use crate::kernel::{Kernel, KernelSource};
 use crate::Result;
-use rayon::prelude::*;
-
-/// Copies the strictly lower triangle of the row-major `n × n` matrix onto the upper one,
-/// in square tiles so that both the rows read and the rows written stay in cache.
-fn mirror_lower(values: &mut [f32], n: usize) {
-    const TILE: usize = 64;
-    for i0 in (0..n).step_by(TILE) {
-        for j0 in (i0..n).step_by(TILE) {
-            for i in i0..(i0 + TILE).min(n) {
-                for j in j0.max(i + 1)..(j0 + TILE).min(n) {
-                    values[i * n + j] = values[j * n + i];
-                }
-            }
-        }
-    }
-}
 
 /// `K_ij = k(x_i, x_j)` for all training points, row-major `f32`, diagonal in `f64`.
 pub struct DenseGram {
@@ -34,27 +18,15 @@ impl DenseGram {
         n * n * std::mem::size_of::<f32>()
     }
 
-    /// Computes the Gram matrix of `x`: the lower triangle row by row in parallel with
-    /// [`FeatureKernel`] (the same `f32` values a solver's row cache would hold for
-    /// these features), then mirrored. A precomputed kernel is read from `x`.
+    /// Computes the Gram matrix of `x` (in parallel, see [`Kernel::gram_f32`]).
     pub fn new(kernel: &Kernel, x: &Features) -> Result<Self> {
-        if kernel.is_precomputed() {
-            let g = kernel.gram(x)?;
-            let n = x.n_rows();
-            let values = (0..n * n).map(|k| g[(k / n, k % n)] as f32).collect();
-            let diag = (0..n).map(|i| g[(i, i)]).collect();
-            return Ok(Self { n, values, diag });
-        }
-        let source = FeatureKernel::new(kernel, x)?;
+        let values = kernel.gram_f32(x)?;
         let n = x.n_rows();
-        let cols: Vec<usize> = (0..n).collect();
-        let mut values = vec![0f32; n * n];
-        values
-            .par_chunks_mut(n.max(1))
-            .enumerate()
-            .for_each(|(i, row)| source.fill_row_seq(i, &cols[..=i], &mut row[..=i]));
-        mirror_lower(&mut values, n);
-        let diag = (0..n).map(|i| source.diag(i)).collect();
+        let diag = if kernel.is_precomputed() {
+            (0..n).map(|i| x.row(i)[i]).collect()
+        } else {
+            (0..n).map(|i| kernel.eval(x.row(i), x.row(i))).collect()
+        };
         Ok(Self { n, values, diag })
     }
 
@@ -81,6 +53,10 @@ impl KernelSource for DenseGram {
 
     fn diag(&self, i: usize) -> f64 {
         self.diag[i]
+    }
+
+    fn stored_row(&self, i: usize) -> Option<&[f32]> {
+        Some(&self.values[i * self.n..(i + 1) * self.n])
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {

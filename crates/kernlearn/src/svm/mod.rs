@@ -12,6 +12,7 @@ pub mod problem;
 mod qmatrix;
 mod solver;
 pub mod subset;
+mod vector;
 mod wss;
 
 pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};

@@ -9,6 +9,7 @@ use super::problem::{
     CSvcPath, DualSolution, SolverSettings,
 };
 use super::subset::SubsetSource;
+use super::vector::weighted_sum;
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
 use crate::{Error, Result};
@@ -234,21 +235,6 @@ impl PartialEq for SvmModel {
             && self.prob_b == o.prob_b
             && self.info == o.info
     }
-}
-
-/// `Σ_t row_t w_t` with eight partial sums (vectorised; the order of a float sum does
-/// not matter here).
-fn weighted_sum(row: &[f32], w: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let (rows, ws) = (row.chunks_exact(8), w.chunks_exact(8));
-    let (row_tail, w_tail) = (rows.remainder(), ws.remainder());
-    for (r, w) in rows.zip(ws) {
-        for k in 0..8 {
-            acc[k] += r[k] as f64 * w[k];
-        }
-    }
-    let tail: f64 = row_tail.iter().zip(w_tail).map(|(&r, w)| r as f64 * w).sum();
-    acc.iter().sum::<f64>() + tail
 }
 
 /// One [`CSvcPath`] per class pair, carried between calls of

@@ -11,7 +11,8 @@
 //! over the up/low index sets (LIBSVM's `eps`, default 1e-3).
 
 use super::qmatrix::QMatrix;
-use super::wss::{add_row, add_two_rows, best_partner, max_violation_up, Vars, TAU};
+use super::vector::{add_row, add_two_rows};
+use super::wss::{best_partner, max_violation_up, Vars, TAU};
 
 /// Which dual the solver handles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

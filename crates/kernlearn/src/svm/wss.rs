@@ -1,16 +1,15 @@
-//! The solver's hot loops: the two scans of second-order working-set selection (Fan,
-//! Chen and Lin 2005, WSS 3, as in LIBSVM's `select_working_set`) and the gradient
-//! updates `g += a·row`.
+//! The two scans of second-order working-set selection (Fan, Chen and Lin 2005, WSS 3,
+//! as in LIBSVM's `select_working_set`), the solver's hottest loops.
 //!
 //! Each scan has a scalar version, the reference, and an AVX2 version used when the CPU
 //! has it. They return identical results: the AVX2 scans evaluate the same IEEE
 //! expressions per element (no fused multiply-add) and keep LIBSVM's tie rule, the
 //! *last* index reaching the extreme, by tracking per lane the last index that reached
 //! the lane's extreme and taking the largest such index among the lanes that reach the
-//! overall extreme. The updates are plain loops that the compiler vectorises, compiled
-//! a second time with AVX2 enabled.
+//! overall extreme.
 
 use super::solver::Status;
+use super::vector::avx2;
 
 /// Replacement for a non-positive curvature `Q_ii + Q_jj − 2 y_i y_j Q_ij` (LIBSVM's TAU).
 pub(crate) const TAU: f64 = 1e-12;
@@ -31,17 +30,6 @@ pub(crate) struct Partner {
     pub j: Option<usize>,
     pub obj_diff: f64,
     pub gmax2: f64,
-}
-
-fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 /// `i = argmax_{t ∈ I_up} −y_t ∇f_t` (last index on ties) and the maximum, where
@@ -138,54 +126,10 @@ pub(crate) fn best_partner_scalar(
     }
 }
 
-#[inline(always)]
-fn add_two_rows_body(g: &mut [f64], a: &[f32], da: f64, b: &[f32], db: f64) {
-    for ((g, &a), &b) in g.iter_mut().zip(a).zip(b) {
-        *g += a as f64 * da + b as f64 * db;
-    }
-}
-
-#[inline(always)]
-fn add_row_body(g: &mut [f64], a: &[f32], da: f64) {
-    for (g, &a) in g.iter_mut().zip(a) {
-        *g += da * a as f64;
-    }
-}
-
-/// `g_t += a_t·da + b_t·db` (the gradient update of one SMO step).
-pub(crate) fn add_two_rows(g: &mut [f64], a: &[f32], da: f64, b: &[f32], db: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        return unsafe { avx2_impl::add_two_rows(g, a, da, b, db) };
-    }
-    add_two_rows_body(g, a, da, b, db)
-}
-
-/// `g_t += da·a_t`.
-pub(crate) fn add_row(g: &mut [f64], a: &[f32], da: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        return unsafe { avx2_impl::add_row(g, a, da) };
-    }
-    add_row_body(g, a, da)
-}
-
 #[cfg(target_arch = "x86_64")]
 mod avx2_impl {
-    use super::{add_row_body, add_two_rows_body, Partner, Status, Vars, TAU};
+    use super::{Partner, Status, Vars, TAU};
     use std::arch::x86_64::*;
-
-    #[target_feature(enable = "avx2")]
-    pub(super) fn add_two_rows(g: &mut [f64], a: &[f32], da: f64, b: &[f32], db: f64) {
-        add_two_rows_body(g, a, da, b, db)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(super) fn add_row(g: &mut [f64], a: &[f32], da: f64) {
-        add_row_body(g, a, da)
-    }
 
     /// Lanes of 64-bit masks from four `i8`/`u8` values equal to `value`.
     #[inline]
