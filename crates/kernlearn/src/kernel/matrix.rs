@@ -223,11 +223,22 @@ impl Kernel {
                         let mut dots = Mat::<f64>::zeros(r1, rows);
                         let all = MatRef::from_row_major_slice(&data[..r1 * d], r1, d);
                         let own = MatRef::from_row_major_slice(&data[r0 * d..r1 * d], rows, d);
-                        matmul(dots.as_mut(), Accum::Replace, all, own.transpose(), 1.0, Par::Seq);
+                        matmul(
+                            dots.as_mut(),
+                            Accum::Replace,
+                            all,
+                            own.transpose(),
+                            1.0,
+                            Par::Seq,
+                        );
                         clear_avx_upper();
                         for (i, out) in block.chunks_exact_mut(n).enumerate() {
                             let row = r0 + i;
-                            let col = dots.col_mut(i).try_as_col_major_mut().unwrap().as_slice_mut();
+                            let col = dots
+                                .col_mut(i)
+                                .try_as_col_major_mut()
+                                .unwrap()
+                                .as_slice_mut();
                             let col = &mut col[..=row];
                             map.map_slice(col, &sq[..=row], sq[row]);
                             for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
@@ -686,6 +697,38 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gram_f32_is_gram_rounded() {
+        // One block, several blocks with a partial last one, n = 0; every kernel kind
+        // (dot products in blocks, pair by pair, ARD rescaling) and a precomputed matrix.
+        for &(n, d, seed) in &[(7, 3, 1), (200, 6, 2), (0, 2, 3)] {
+            let x = random_features(n, d, seed, 0.0);
+            for k in all_kernels(d) {
+                let f = k.gram_f32(&x).unwrap();
+                assert_eq!(f.len(), n * n);
+                let g = k.gram(&x).unwrap();
+                for i in 0..n {
+                    for j in 0..n {
+                        let (a, b) = (f[i * n + j] as f64, g[(i, j)]);
+                        // Within f32 rounding of the f64 value (and of its last bits).
+                        assert!(
+                            (a - b).abs() <= 1e-6 * b.abs().max(1e-3),
+                            "{k}: n={n} ({i}, {j}): {a} vs {b}"
+                        );
+                        assert_eq!(f[i * n + j], f[j * n + i], "{k} not symmetric");
+                    }
+                }
+            }
+        }
+        let k = Features::from_rows(&[vec![2.0, 1.0], vec![1.0, 3.0]]).unwrap();
+        assert_eq!(
+            Kernel::Precomputed.gram_f32(&k).unwrap(),
+            vec![2.0, 1.0, 1.0, 3.0]
+        );
+        let ns = Features::from_rows(&[vec![2.0, 1.0, 0.0]]).unwrap();
+        assert!(Kernel::Precomputed.gram_f32(&ns).is_err());
     }
 
     #[test]

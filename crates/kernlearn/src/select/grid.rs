@@ -14,9 +14,9 @@ use crate::metrics::{accuracy, mse};
 use crate::svm::{release_dense_storage, SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
 use crate::{Error, Result};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use serde::{Deserialize, Serialize};
 
 /// The hyper-parameter values to try. The Gaussian kernel is `exp(−‖x−x'‖²/σ²)`
 /// (γ = 1/σ² in LIBSVM's terms).
@@ -224,11 +224,7 @@ impl GridSearch {
                     train: complement(n, test),
                     test,
                 };
-                let t0 = std::time::Instant::now();
                 let r = job.scores(&epsilons, &c_order);
-                if std::env::var_os("KL_TRACE").is_some() {
-                    eprintln!("TRACE sigma {} fold {} secs {:.4}", sigmas[s], test.len(), t0.elapsed().as_secs_f64());
-                }
                 progress();
                 r
             })
@@ -379,15 +375,11 @@ impl FoldJob<'_> {
                 if let Some(e) = eps {
                     params.epsilon = e;
                 }
-                let t0 = std::time::Instant::now();
                 let model = if along_path {
                     SvmModel::fit_source_path(&params, source, &train_y, &mut paths)?
                 } else {
                     SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?
                 };
-                if std::env::var_os("KL_TRACE").is_some() {
-                    eprintln!("CTRACE {} {} {} iters {} nsv {} nbsv {} secs {:.4}", self.kernel, self.test[0], cs[ci], model.info.iterations, model.sv_indices.len(), model.info.n_bounded, t0.elapsed().as_secs_f64());
-                }
                 let pred = match &test_kernel {
                     Some(k) => model
                         .decision_from_train_kernel(k, self.train.len())

@@ -724,8 +724,16 @@ impl SvmModel {
         for i in 0..k {
             for j in i + 1..k {
                 let mut w = vec![0.0; n_train];
-                spread(&self.sv_coef[j - 1], start[i]..start[i] + self.n_sv_per_class[i], &mut w);
-                spread(&self.sv_coef[i], start[j]..start[j] + self.n_sv_per_class[j], &mut w);
+                spread(
+                    &self.sv_coef[j - 1],
+                    start[i]..start[i] + self.n_sv_per_class[i],
+                    &mut w,
+                );
+                spread(
+                    &self.sv_coef[i],
+                    start[j]..start[j] + self.n_sv_per_class[j],
+                    &mut w,
+                );
                 out.push(w);
             }
         }

@@ -227,7 +227,11 @@ struct PathPoint {
 impl<'a> CSvcPath<'a> {
     /// A path on the points of `source` (owned or borrowed) with labels `y` (`> 0` is
     /// the positive class).
-    pub fn new<S: KernelSource + 'a>(source: S, y: &[f64], settings: &SolverSettings) -> Result<Self> {
+    pub fn new<S: KernelSource + 'a>(
+        source: S,
+        y: &[f64],
+        settings: &SolverSettings,
+    ) -> Result<Self> {
         check_len(&source, y.len(), "labels")?;
         settings.validate()?;
         let s = signs(y);

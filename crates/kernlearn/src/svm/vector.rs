@@ -75,6 +75,10 @@ fn weighted_sum_body(row: &[f32], w: &[f64]) -> f64 {
             acc[k] += r[k] as f64 * w[k];
         }
     }
-    let tail: f64 = row_tail.iter().zip(w_tail).map(|(&r, w)| r as f64 * w).sum();
+    let tail: f64 = row_tail
+        .iter()
+        .zip(w_tail)
+        .map(|(&r, w)| r as f64 * w)
+        .sum();
     acc.iter().sum::<f64>() + tail
 }

@@ -65,7 +65,14 @@ pub(crate) fn max_violation_up_scalar(v: Vars) -> (Option<usize>, f64) {
 /// label `yi`, `gmax` from the first scan): over `t ∈ I_low = {y_t = +1, α_t > 0} ∪
 /// {y_t = −1, α_t < C_t}` with `b = gmax + y_t ∇f_t > 0`, the last index minimising
 /// `−b² / a` with `a = Q_ii + Q_tt − 2 y_i y_t Q_it` (or TAU when `a ≤ 0`).
-pub(crate) fn best_partner(v: Vars, q_i: &[f32], qd: &[f64], qd_i: f64, yi: f64, gmax: f64) -> Partner {
+pub(crate) fn best_partner(
+    v: Vars,
+    q_i: &[f32],
+    qd: &[f64],
+    qd_i: f64,
+    yi: f64,
+    gmax: f64,
+) -> Partner {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU supports AVX2 (checked above).
@@ -87,12 +94,7 @@ pub(crate) fn best_partner_scalar(
     let mut gmin_idx = None;
     let mut obj_diff_min = f64::INFINITY;
     // Zipped slices of equal length: no bounds checks in the loop.
-    let vars = v
-        .y
-        .iter()
-        .zip(v.status)
-        .zip(v.grad)
-        .zip(q_i.iter().zip(qd));
+    let vars = v.y.iter().zip(v.status).zip(v.grad).zip(q_i.iter().zip(qd));
     for (j, (((&y, &status), &g), (&q_ij, &qd_j))) in vars.enumerate() {
         let (grad_diff, quad) = if y == 1 {
             if status == Status::Lower {
@@ -204,7 +206,11 @@ mod avx2_impl {
         }
         let gmax = values.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
         let mut gmax_idx = last_index(values, lanes, gmax);
-        let mut gmax = if gmax_idx.is_some() { gmax } else { f64::NEG_INFINITY };
+        let mut gmax = if gmax_idx.is_some() {
+            gmax
+        } else {
+            f64::NEG_INFINITY
+        };
         // The tail, in order, continuing the scalar rule from the vector result.
         let start = 4 * chunks;
         let tail = Vars {
@@ -322,8 +328,9 @@ mod avx2_impl {
 mod tests {
     use super::*;
 
-    /// Random scans with many ties (few distinct values) and every length mod 4: the
-    /// dispatched versions agree with the scalar reference.
+    /// Random scans, half with many ties (few distinct values), half with continuous
+    /// values, of every length mod 4: the dispatched versions agree with the scalar
+    /// reference.
     #[test]
     fn vector_scans_equal_scalar_ones() {
         let mut state: u64 = 11;
@@ -334,9 +341,16 @@ mod tests {
             (state >> 33) as u32
         };
         for case in 0..3000 {
-            let n = case % 37;
-            let levels = 1 + next() % 5;
-            let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
+            let n = case % 37 + if case % 7 == 0 { 500 } else { 0 };
+            // Few levels (ties), or about 2^20 of them.
+            let levels = if case % 2 == 0 {
+                1 + next() % 5
+            } else {
+                1 << 20
+            };
+            let y: Vec<i8> = (0..n)
+                .map(|_| if next() % 2 == 0 { 1 } else { -1 })
+                .collect();
             let status: Vec<Status> = (0..n)
                 .map(|_| match next() % 3 {
                     0 => Status::Lower,
@@ -345,9 +359,11 @@ mod tests {
                 })
                 .collect();
             let grad: Vec<f64> = (0..n)
-                .map(|_| (next() % levels) as f64 * 0.5 - 1.0)
+                .map(|_| (next() % levels) as f64 * 2.0 / levels as f64 - 1.0)
                 .collect();
-            let q_i: Vec<f32> = (0..n).map(|_| (next() % levels) as f32 * 0.25 - 0.5).collect();
+            let q_i: Vec<f32> = (0..n)
+                .map(|_| (next() % levels) as f32 / levels as f32 - 0.5)
+                .collect();
             let qd: Vec<f64> = (0..n).map(|_| (next() % 3) as f64 * 0.5).collect();
             let v = Vars {
                 y: &y,
