@@ -5,7 +5,7 @@
 use crate::args::ModelArgs;
 use crate::report::{format_num, table};
 use crate::select::SelectArgs;
-use crate::{evaluate_selected, evaluate_split, progress, split};
+use crate::{evaluate_split, progress, split};
 use clap::Parser;
 use kernlearn::data::{parse_csv, Dataset};
 use kernlearn::Result;
@@ -38,10 +38,10 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
     for (name, text) in BUNDLED {
         pb.set_message(name.to_string());
         let data: Dataset = parse_csv(text, name, None)?;
-        let classify = args.svm_type(&data)?.is_classifier();
+        let classify = args.is_classifier(&data)?;
         let (train, test) = split(&data, classify, 0.5, args.seed)?;
-        let fixed = evaluate_split(&train, &test, &args, true)?;
-        let tuned = evaluate_selected(&train, &test, &args, &grid, true)?;
+        let fixed = evaluate_split(&train, &test, &args, None, true)?;
+        let tuned = evaluate_split(&train, &test, &args, Some(&grid), true)?;
         for (label, mut r) in [("default", fixed), ("CV", tuned)] {
             let method = format!("{} {label}", r["method"].as_str().unwrap_or("?"));
             r.insert("method".into(), json!(method));

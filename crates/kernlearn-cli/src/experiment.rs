@@ -6,10 +6,8 @@ use crate::progress;
 use crate::select::SelectArgs;
 use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
-use kernlearn::select::{
-    csv_rows, markdown_table, Experiment, ExperimentMethod, ExperimentReport, GridSettings,
-    Progress,
-};
+use kernlearn::method::Progress;
+use kernlearn::select::{csv_rows, markdown_table, Experiment, ExperimentReport};
 use kernlearn::{Error, Result};
 use serde_json::json;
 use std::path::PathBuf;
@@ -67,28 +65,15 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             format!("must be strictly between 0 and 1, got {}", a.test_fraction),
         ));
     }
-    // `svm` means: svc for classification, svr for a `target` column.
-    let mut model = model.clone();
-    if model.method.as_deref() == Some("svm") {
-        model.method = None;
-    }
     let mut reports: Vec<ExperimentReport> = Vec::new();
     for path in &a.data {
         let data = read_dataset(path, a.format, a.target.as_deref())?;
-        let params = model.svm_params(&data)?;
         let search = match a.select {
             SelectMode::None => None,
-            SelectMode::Grid => {
-                let s = grid.search(&data, &model)?;
-                Some(GridSettings {
-                    grid: s.grid,
-                    folds: s.folds,
-                    gram_budget_bytes: s.gram_budget_bytes,
-                })
-            }
+            SelectMode::Grid => Some(grid.settings(model)?),
         };
         let exp = Experiment {
-            method: ExperimentMethod::Svm { params, search },
+            method: model.method(&data, search)?,
             repeats: a.repeats,
             test_fraction: a.test_fraction,
             scale: model.scale,
@@ -98,7 +83,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             || path.display().to_string(),
             |s| s.to_string_lossy().into(),
         );
-        let steps = a.repeats as u64 * (exp.method.steps_per_repeat() + 1);
+        let steps = a.repeats as u64 * (exp.method.steps() + 1);
         let pb = progress::bar(quiet, steps, &format!("{name}: {}", exp.method.name()));
         let report = exp
             .run(&name, &data, &|_: Progress| pb.inc(1))

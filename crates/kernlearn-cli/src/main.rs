@@ -13,8 +13,9 @@ use clap::{Parser, Subcommand};
 use kernlearn::data::{
     ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, Scaler,
 };
-use kernlearn::estimator::{AnyModel, Estimator, Pipeline};
-use kernlearn::svm::SvmModel;
+use kernlearn::estimator::{Estimator, Pipeline};
+use kernlearn::method::{ChosenParams, Progress};
+use kernlearn::select::Selection;
 use kernlearn::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -54,6 +55,9 @@ enum Command {
         /// Overwrite an existing model file.
         #[arg(long)]
         force: bool,
+        /// Write the per-iteration trace of KNPL / DANK here (CSV).
+        #[arg(long)]
+        trace: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -148,14 +152,18 @@ fn main() -> ExitCode {
             model_out,
             no_train_score,
             force,
+            trace,
             json,
         }) => fit(
             &data,
             &model,
-            &model_out,
-            !no_train_score,
-            force,
-            json,
+            &FitOutputs {
+                model_out: &model_out,
+                trace: trace.as_deref(),
+                train_score: !no_train_score,
+                force,
+                json,
+            },
             quiet,
         ),
         Some(Command::Predict {
@@ -216,36 +224,48 @@ fn main() -> ExitCode {
     }
 }
 
-/// A fitted pipeline and the time fitting took.
+/// A fitted pipeline, the parameters it used and the time selection and fitting took.
 pub struct Fitted {
     pub pipeline: Pipeline,
+    pub trace: Option<kernlearn::nonparametric::Trace>,
+    pub chosen: ChosenParams,
+    pub selection: Option<Selection>,
+    pub select_seconds: f64,
     pub fit_seconds: f64,
 }
 
-/// Fits scaler and model on `train` (the unit of work of `fit`, `evaluate` and the demo).
-pub fn fit_pipeline(train: &Dataset, args: &ModelArgs, quiet: bool) -> Result<Fitted> {
-    let params = args.svm_params(train)?;
-    let needs_labels = params.svm_type != kernlearn::svm::SvmType::OneClass;
-    if needs_labels && train.y.is_empty() {
+/// Fits scaler and method (with its selection when `grid` is given) on `train`: the unit
+/// of work of `fit`, `select`, `evaluate` and the demo.
+pub fn fit_pipeline(
+    train: &Dataset,
+    args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
+    quiet: bool,
+) -> Result<Fitted> {
+    let settings = grid.map(|g| g.settings(args)).transpose()?;
+    let method = args.method(train, settings)?;
+    if !method.is_unsupervised() && train.y.is_empty() {
         return Err(Error::data("the training file has no labels"));
     }
-    if params.svm_type.is_classifier() {
+    if !method.is_regression() && !method.is_unsupervised() {
         train.validate_classification()?;
     }
-    let spinner = progress::spinner(
-        quiet,
-        &format!("fitting {} on {} rows", params.svm_type, train.len()),
-    );
-    let start = Instant::now();
+    let msg = format!("fitting {} on {} rows", method.name(), train.len());
+    let pb = match method.steps() {
+        0 => progress::spinner(quiet, &msg),
+        n => progress::bar(quiet, n, &msg),
+    };
     let scaler = Scaler::fit(args.scale, &train.x);
     let x = scaler.transform(&train.x)?;
-    let model = SvmModel::fit(&params, &x, &train.y)?;
-    let fit_seconds = start.elapsed().as_secs_f64();
-    spinner.finish_and_clear();
-    let names = train.feature_names.clone();
+    let fitted = method.fit(&x, &train.y, args.seed, &|_: Progress| pb.inc(1))?;
+    pb.finish_and_clear();
     Ok(Fitted {
-        pipeline: Pipeline::new(scaler, AnyModel::Svm(model), names),
-        fit_seconds,
+        pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
+        trace: fitted.trace,
+        chosen: fitted.chosen,
+        selection: fitted.selection,
+        select_seconds: fitted.select_seconds,
+        fit_seconds: fitted.fit_seconds,
     })
 }
 
@@ -261,23 +281,30 @@ fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
     Ok(())
 }
 
-fn fit(
-    data: &DataArgs,
-    args: &ModelArgs,
-    model_out: &Path,
+/// Where `fit` writes and what it prints.
+struct FitOutputs<'a> {
+    model_out: &'a Path,
+    trace: Option<&'a Path>,
     train_score: bool,
     force: bool,
     json: bool,
-    quiet: bool,
-) -> Result<()> {
-    check_output(model_out, &[&data.data], force)?;
+}
+
+fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
+    check_output(o.model_out, &[&data.data], o.force)?;
+    if let Some(t) = o.trace {
+        check_output(t, &[&data.data, o.model_out], o.force)?;
+    }
     let train = data.read()?;
-    let fitted = fit_pipeline(&train, args, quiet)?;
+    let fitted = fit_pipeline(&train, args, None, quiet)?;
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    if train_score && !train.y.is_empty() {
+    if !fitted.chosen.other.is_empty() {
+        out.insert("chosen".into(), json!(fitted.chosen));
+    }
+    if o.train_score && !train.y.is_empty() {
         let pred = fitted.pipeline.predict(&train.x)?;
         report::add_scores(
             &mut out,
@@ -287,9 +314,22 @@ fn fit(
             &train.y,
         )?;
     }
-    fitted.pipeline.save(model_out)?;
-    out.insert("model_file".into(), json!(model_out.display().to_string()));
-    report::print(&out, json);
+    fitted.pipeline.save(o.model_out)?;
+    out.insert(
+        "model_file".into(),
+        json!(o.model_out.display().to_string()),
+    );
+    if let Some(path) = o.trace {
+        let trace = fitted.trace.as_ref().ok_or_else(|| {
+            Error::param(
+                "trace",
+                "this method records no per-iteration trace (knpl, dank do)",
+            )
+        })?;
+        std::fs::write(path, trace.to_csv()).map_err(|e| Error::io(path, e))?;
+        out.insert("trace_file".into(), json!(path.display().to_string()));
+    }
+    report::print(&out, o.json);
     Ok(())
 }
 
@@ -320,17 +360,17 @@ fn predict(a: &PredictArgs) -> Result<()> {
     warn_on_renamed_features(&pipeline.feature_names, &test.feature_names);
     let start = Instant::now();
     let x = pipeline.transform(&test.x)?;
-    let decision = pipeline.model.decision_function(&x)?;
-    let AnyModel::Svm(svm) = &pipeline.model;
+    let model = &pipeline.model;
+    let decision = model.decision_function(&x)?;
     let pred: Vec<f64> = decision
         .iter()
-        .map(|d| svm.predict_from_decision(d))
+        .map(|d| model.predict_from_decision(d))
         .collect();
     let proba = if a.probabilities {
         Some(
             decision
                 .iter()
-                .map(|d| svm.probabilities_from_decision(d))
+                .map(|d| model.probabilities_from_decision(d))
                 .collect::<Result<Vec<_>>>()?,
         )
     } else {
@@ -346,7 +386,7 @@ fn predict(a: &PredictArgs) -> Result<()> {
     }
     if let Some(path) = a.output {
         let dec = a.decision_values.then_some(decision.as_slice());
-        write_predictions(path, &pred, dec, proba.as_deref(), &svm.classes)?;
+        write_predictions(path, &pred, dec, proba.as_deref(), &model.classes())?;
         out.insert("output".into(), json!(path.display().to_string()));
     }
     report::print(&out, a.json);
@@ -418,38 +458,28 @@ pub fn split(
     Ok((data.subset(&train), data.subset(&test)))
 }
 
-/// Fits on `train` with the given parameters, scores on both parts; the fields of
-/// `evaluate --json`.
+/// Fits on `train` (selecting parameters first when `grid` is given), scores on both
+/// parts: the fields of `evaluate --json`.
 pub fn evaluate_split(
     train: &Dataset,
     test: &Dataset,
     args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
     quiet: bool,
 ) -> Result<Map<String, Value>> {
-    let fitted = fit_pipeline(train, args, quiet)?;
+    let fitted = fit_pipeline(train, args, grid, quiet)?;
     let mut out = Map::new();
+    if let Some(sel) = &fitted.selection {
+        select::selection_fields(sel, &mut out, false);
+    }
+    if !fitted.chosen.other.is_empty() {
+        out.insert("chosen".into(), json!(fitted.chosen));
+    }
+    if grid.is_some() {
+        out.insert("select_seconds".into(), json!(fitted.select_seconds));
+    }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
     score_split(&fitted.pipeline, train, test, &mut out)?;
-    Ok(out)
-}
-
-/// `evaluate --select grid`: selects on `train` (scaled), refits, scores both parts and
-/// reports the selected parameters.
-pub fn evaluate_selected(
-    train: &Dataset,
-    test: &Dataset,
-    args: &ModelArgs,
-    grid: &select::SelectArgs,
-    quiet: bool,
-) -> Result<Map<String, Value>> {
-    let (scaler, selection, model, select_seconds, fit_seconds) =
-        select::select_and_fit(train, args, grid, quiet)?;
-    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), train.feature_names.clone());
-    let mut out = Map::new();
-    select::selection_fields(&selection, &mut out, false);
-    out.insert("select_seconds".into(), json!(select_seconds));
-    out.insert("fit_seconds".into(), json!(fit_seconds));
-    score_split(&pipeline, train, test, &mut out)?;
     Ok(out)
 }
 
@@ -492,17 +522,14 @@ fn evaluate(
             (all, test)
         }
         None => {
-            let classify = args.svm_type(&all)?.is_classifier();
+            let classify = args.is_classifier(&all)?;
             split(&all, classify, test_fraction, args.seed)?
         }
     };
     if test.y.is_empty() {
         return Err(Error::data("the test data has no labels to score against"));
     }
-    let out = match grid {
-        None => evaluate_split(&train, &test, args, quiet)?,
-        Some(g) => evaluate_selected(&train, &test, args, g, quiet)?,
-    };
+    let out = evaluate_split(&train, &test, args, grid, quiet)?;
     report::print(&out, json);
     Ok(())
 }

@@ -1,14 +1,12 @@
 //! `kernlearn select`: grid search with k-fold cross-validation (SVM-CV / SVR-CV).
 
 use crate::args::{DataArgs, ModelArgs};
-use crate::progress;
 use clap::Args;
-use kernlearn::data::{Dataset, Scaler};
-use kernlearn::select::{Grid, GridSearch, Selection};
-use kernlearn::svm::SvmModel;
+use kernlearn::estimator::Estimator;
+use kernlearn::method::GridSettings;
+use kernlearn::select::{Grid, Selection};
 use kernlearn::{Error, Result};
 use serde_json::{json, Map, Value};
-use std::time::Instant;
 
 /// The grid and folds of a search.
 #[derive(Args, Debug, Clone)]
@@ -31,8 +29,8 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The search for `train` with the model options of `model`.
-    pub fn search(&self, train: &Dataset, model: &ModelArgs) -> Result<GridSearch> {
+    /// The grid search settings for the model options of `model`.
+    pub fn settings(&self, model: &ModelArgs) -> Result<GridSettings> {
         if model.kernel != "rbf" {
             return Err(Error::param(
                 "kernel",
@@ -42,45 +40,17 @@ impl SelectArgs {
                 ),
             ));
         }
-        let mut search = GridSearch::new(model.svm_params(train)?);
         let defaults = Grid::default();
-        search.grid = Grid {
-            sigmas: self.sigmas.clone().unwrap_or(defaults.sigmas),
-            cs: self.cs.clone().unwrap_or(defaults.cs),
-            epsilons: self.epsilons.clone().unwrap_or_default(),
-        };
-        search.folds = self.folds;
-        search.seed = model.seed;
-        search.gram_budget_bytes = (self.gram_mb.max(0.0) * (1u64 << 20) as f64) as usize;
-        Ok(search)
+        Ok(GridSettings {
+            grid: Grid {
+                sigmas: self.sigmas.clone().unwrap_or(defaults.sigmas),
+                cs: self.cs.clone().unwrap_or(defaults.cs),
+                epsilons: self.epsilons.clone().unwrap_or_default(),
+            },
+            folds: self.folds,
+            gram_budget_bytes: (self.gram_mb.max(0.0) * (1u64 << 20) as f64) as usize,
+        })
     }
-}
-
-/// Scales `train`, runs the search with a progress bar, refits the best point.
-pub fn select_and_fit(
-    train: &Dataset,
-    model: &ModelArgs,
-    sel: &SelectArgs,
-    quiet: bool,
-) -> Result<(Scaler, Selection, SvmModel, f64, f64)> {
-    let search = sel.search(train, model)?;
-    let scaler = Scaler::fit(model.scale, &train.x);
-    let x = scaler.transform(&train.x)?;
-    let steps = (search.grid.sigmas.len() * search.folds) as u64;
-    let pb = progress::bar(quiet, steps, "grid search (σ × fold)");
-    let start = Instant::now();
-    let selection = search.run(&x, &train.y, &|| pb.inc(1))?;
-    let select_seconds = start.elapsed().as_secs_f64();
-    pb.finish_and_clear();
-    let start = Instant::now();
-    let fitted = SvmModel::fit(&selection.params, &x, &train.y)?;
-    Ok((
-        scaler,
-        selection,
-        fitted,
-        select_seconds,
-        start.elapsed().as_secs_f64(),
-    ))
 }
 
 /// The JSON fields describing a selection.
@@ -123,15 +93,21 @@ pub fn run(
     if train.y.is_empty() {
         return Err(Error::data("the data has no labels to select against"));
     }
-    let (_, selection, fitted, select_seconds, refit_seconds) =
-        select_and_fit(&train, model, sel, quiet)?;
+    let fitted = crate::fit_pipeline(&train, model, Some(sel), quiet)?;
+    let selection = fitted
+        .selection
+        .as_ref()
+        .ok_or_else(|| Error::param("method", "this method has no grid search"))?;
     let mut out = Map::new();
-    out.insert("method".into(), json!(fitted.params.svm_type.to_string()));
+    out.insert("method".into(), json!(fitted.pipeline.model.method()));
     out.insert("n_train".into(), json!(train.len()));
-    out.insert("select_seconds".into(), json!(select_seconds));
-    out.insert("refit_seconds".into(), json!(refit_seconds));
-    out.insert("n_support".into(), json!(fitted.n_support()));
-    selection_fields(&selection, &mut out, as_json);
+    out.insert("select_seconds".into(), json!(fitted.select_seconds));
+    out.insert("refit_seconds".into(), json!(fitted.fit_seconds));
+    out.insert(
+        "n_support".into(),
+        json!(fitted.pipeline.model.summary().n_support),
+    );
+    selection_fields(selection, &mut out, as_json);
     if as_json {
         println!("{}", Value::Object(out));
     } else {
@@ -148,7 +124,10 @@ pub fn run(
             selection.n_tied,
             selection.tie_rule
         );
-        println!("grid search {select_seconds:.3} s, refit {refit_seconds:.3} s");
+        println!(
+            "grid search {:.3} s, refit {:.3} s",
+            fitted.select_seconds, fitted.fit_seconds
+        );
     }
     Ok(())
 }

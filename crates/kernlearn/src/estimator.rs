@@ -7,6 +7,8 @@
 //! documented JSON model format (see `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Features, Scaler};
+use crate::nonparametric::DankModel;
+use crate::nonparametric::KnplModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -54,6 +56,32 @@ pub trait Estimator {
     fn params_json(&self) -> serde_json::Value;
     /// What fitting reported.
     fn summary(&self) -> FitSummary;
+    /// Class labels in the order of the one-vs-one pairs (empty for regression and
+    /// novelty detection).
+    fn classes(&self) -> Vec<f64>;
+    /// The prediction from one point's decision values (as returned by
+    /// [`Estimator::decision_function`]): the one-vs-one vote, the value, or ±1.
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        match self.task() {
+            Task::Classification => crate::multiclass::vote(&self.classes(), dec),
+            Task::Regression => dec[0],
+            Task::Novelty => {
+                if dec[0] > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+        }
+    }
+    /// Class probabilities (in [`Estimator::classes`] order) from decision values; an
+    /// error for methods without probability estimates.
+    fn probabilities_from_decision(&self, _dec: &[f64]) -> Result<Vec<f64>> {
+        Err(Error::param(
+            "probability",
+            format!("method {} has no probability estimates", self.method()),
+        ))
+    }
 }
 
 impl Estimator for SvmModel {
@@ -101,20 +129,40 @@ impl Estimator for SvmModel {
             }),
         }
     }
+
+    fn classes(&self) -> Vec<f64> {
+        self.classes.clone()
+    }
+
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        SvmModel::predict_from_decision(self, dec)
+    }
+
+    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        SvmModel::probabilities_from_decision(self, dec)
+    }
 }
 
 /// Every fitted method, for dispatch and storage. New methods add a variant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "fitted", rename_all = "snake_case")]
+// One model lives per file or command; boxing variants would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),
+    /// KNPL: an SVM on a learned `G ⊙ K` (one `G` per class pair).
+    Knpl(KnplModel),
+    /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
+    Dank(DankModel),
 }
 
 impl AnyModel {
     fn inner(&self) -> &dyn Estimator {
         match self {
             AnyModel::Svm(m) => m,
+            AnyModel::Knpl(m) => m,
+            AnyModel::Dank(m) => m,
         }
     }
 }
@@ -140,6 +188,15 @@ impl Estimator for AnyModel {
     }
     fn summary(&self) -> FitSummary {
         self.inner().summary()
+    }
+    fn classes(&self) -> Vec<f64> {
+        self.inner().classes()
+    }
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        self.inner().predict_from_decision(dec)
+    }
+    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        self.inner().probabilities_from_decision(dec)
     }
 }
 

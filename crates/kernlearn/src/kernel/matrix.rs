@@ -389,7 +389,7 @@ pub(crate) fn scale_features(data: &[f64], d: usize, s: &[f64]) -> Vec<f64> {
 }
 
 /// faer parallelism for a product of `flops` multiply-adds.
-fn par_for(flops: usize) -> Par {
+pub(crate) fn par_for(flops: usize) -> Par {
     if flops >= 1 << 20 && rayon::current_num_threads() > 1 {
         Par::rayon(0)
     } else {

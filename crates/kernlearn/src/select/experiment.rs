@@ -4,189 +4,23 @@
 //! fitting on the training part, and train / test scores; then mean ± sample std over
 //! the repeats.
 //!
-//! The method is an [`ExperimentMethod`]: today the RBF kernel machine with a fixed
-//! parameter set or a grid search (SVM-CV / SVR-CV). Kernel-learning methods (KNPL, DANK,
-//! MKL) become further variants: each only has to turn a scaled training part into
-//! predictions for the training and test points ([`ExperimentMethod::run_split`]).
+//! The method is any [`Method`] (a kernel machine with fixed parameters or SVM-CV, or a
+//! kernel-learning method with its own selection): [`Method::run_split`] turns a scaled
+//! training part into predictions for the training and test points.
 
-use super::grid::{Grid, GridSearch};
-use crate::data::{stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler};
-use crate::kernel::Kernel;
+use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode, Scaler};
+use crate::method::{ChosenParams, Method, Progress};
 use crate::metrics::{accuracy, mse, relative_squared_error};
-use crate::svm::{SvmModel, SvmParams};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// Grid and folds of a cross-validated selection inside each repeat.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GridSettings {
-    /// Values to try (the papers': σ, C ∈ 2⁻⁵…2⁵).
-    pub grid: Grid,
-    /// Number of folds (the papers: 5).
-    pub folds: usize,
-    /// Largest Gram matrix held in memory, bytes (see [`GridSearch::gram_budget_bytes`]).
-    pub gram_budget_bytes: usize,
-}
-
-impl Default for GridSettings {
-    /// The papers' protocol: default grid, 5 folds, 1 GiB.
-    fn default() -> Self {
-        Self {
-            grid: Grid::default(),
-            folds: 5,
-            gram_budget_bytes: 1 << 30,
-        }
-    }
-}
-
-/// What is fitted on each training part.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ExperimentMethod {
-    /// A kernel machine ([`SvmModel`]): `params` as given, or with σ, C (and ε) chosen
-    /// by grid search on each training part when `search` is set.
-    Svm {
-        /// Formulation, kernel and solver settings (kernel, C, ε replaced when searching).
-        params: SvmParams,
-        /// Grid search settings; `None` fits `params` as they are.
-        search: Option<GridSettings>,
-    },
-}
-
-/// What a method reports for one split.
-#[derive(Clone, Debug)]
-pub struct SplitOutcome {
-    /// Predictions for the training part.
-    pub train_pred: Vec<f64>,
-    /// Predictions for the test part.
-    pub test_pred: Vec<f64>,
-    /// The parameters used (selected or fixed).
-    pub chosen: ChosenParams,
-    /// Support vectors (or the method's equivalent size measure).
-    pub n_support: usize,
-    /// Seconds spent selecting parameters (0 without selection).
-    pub select_seconds: f64,
-    /// Seconds fitting the final model.
-    pub fit_seconds: f64,
-    /// Seconds predicting the test part.
-    pub predict_seconds: f64,
-}
-
-/// Hyper-parameters used in one repeat.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ChosenParams {
-    /// Gaussian width σ (`exp(−‖x−x'‖²/σ²)`), when the kernel is Gaussian.
-    pub sigma: Option<f64>,
-    /// Trade-off C.
-    pub c: Option<f64>,
-    /// SVR tube width ε (regression).
-    pub epsilon: Option<f64>,
-    /// Cross-validated score of the chosen point (accuracy or MSE), when selected.
-    pub cv_score: Option<f64>,
-}
-
-/// Progress of an experiment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Progress {
-    /// One unit of the method's selection work finished (for SVM-CV: one σ × fold).
-    Step,
-    /// Repeat `r` (0-based) finished.
-    RepeatDone(usize),
-}
-
-impl ExperimentMethod {
-    /// The papers' name: `SVM-CV` / `SVR-CV` with a search, else the formulation
-    /// (`c-svc`, `epsilon-svr`, …).
-    pub fn name(&self) -> String {
-        match self {
-            ExperimentMethod::Svm { params, search } => match search {
-                Some(_) if params.svm_type.is_regressor() => "SVR-CV".into(),
-                Some(_) => "SVM-CV".into(),
-                None => params.svm_type.to_string(),
-            },
-        }
-    }
-
-    /// Whether the targets are real values (scored by MSE and RSE).
-    pub fn is_regression(&self) -> bool {
-        match self {
-            ExperimentMethod::Svm { params, .. } => params.svm_type.is_regressor(),
-        }
-    }
-
-    /// How many [`Progress::Step`] events one repeat emits.
-    pub fn steps_per_repeat(&self) -> u64 {
-        match self {
-            ExperimentMethod::Svm {
-                search: Some(s), ..
-            } => (s.grid.sigmas.len() * s.folds) as u64,
-            ExperimentMethod::Svm { search: None, .. } => 0,
-        }
-    }
-
-    /// Fits on the (already scaled) training part and predicts both parts. `seed` seeds
-    /// the method's own randomness (CV folds, probabilities).
-    pub fn run_split(
-        &self,
-        train_x: &Features,
-        train_y: &[f64],
-        test_x: &Features,
-        seed: u64,
-        progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<SplitOutcome> {
-        match self {
-            ExperimentMethod::Svm { params, search } => {
-                let mut params = params.clone();
-                params.seed = seed;
-                let mut chosen = ChosenParams::default();
-                let mut select_seconds = 0.0;
-                if let Some(s) = search {
-                    let mut gs = GridSearch::new(params.clone());
-                    gs.grid = s.grid.clone();
-                    gs.folds = s.folds;
-                    gs.seed = seed;
-                    gs.gram_budget_bytes = s.gram_budget_bytes;
-                    let start = Instant::now();
-                    let sel = gs.run(train_x, train_y, &|| progress(Progress::Step))?;
-                    select_seconds = start.elapsed().as_secs_f64();
-                    chosen.cv_score = Some(sel.best.score);
-                    params = sel.params;
-                }
-                if let Kernel::Rbf { gamma } = params.kernel {
-                    chosen.sigma = Some(1.0 / gamma.sqrt());
-                }
-                chosen.c = Some(params.c);
-                if params.svm_type.is_regressor() {
-                    chosen.epsilon = Some(params.epsilon);
-                }
-                let start = Instant::now();
-                let model = SvmModel::fit(&params, train_x, train_y)?;
-                let fit_seconds = start.elapsed().as_secs_f64();
-                let train_pred = model.predict(train_x)?;
-                let start = Instant::now();
-                let test_pred = model.predict(test_x)?;
-                let predict_seconds = start.elapsed().as_secs_f64();
-                Ok(SplitOutcome {
-                    train_pred,
-                    test_pred,
-                    chosen,
-                    n_support: model.n_support(),
-                    select_seconds,
-                    fit_seconds,
-                    predict_seconds,
-                })
-            }
-        }
-    }
-}
-
 /// The protocol: how many repeats, how the data are split and scaled.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Experiment {
     /// The method fitted on each training part.
-    pub method: ExperimentMethod,
+    pub method: Method,
     /// Number of random splits (the papers: 10).
     pub repeats: usize,
     /// Fraction of the data in the test part (the papers: 0.5).
@@ -287,7 +121,7 @@ pub struct ExperimentReport {
 
 impl Experiment {
     /// The papers' protocol (10 repeats, 50/50, `[0, 1]` scaling, seed 0) for `method`.
-    pub fn new(method: ExperimentMethod) -> Self {
+    pub fn new(method: Method) -> Self {
         Self {
             method,
             repeats: 10,
@@ -517,6 +351,11 @@ pub fn csv_rows(reports: &[ExperimentReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Features;
+    use crate::kernel::Kernel;
+    use crate::method::GridSettings;
+    use crate::select::Grid;
+    use crate::svm::SvmParams;
     use crate::svm::SvmType;
 
     /// Two noisy Gaussian blobs in 2-D, 40 points, labels ±1.
@@ -551,7 +390,7 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
         };
-        let mut e = Experiment::new(ExperimentMethod::Svm {
+        let mut e = Experiment::new(Method::Svm {
             params,
             search: Some(search),
         });
@@ -616,7 +455,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(repeats.into_inner(), 3);
-        assert_eq!(steps.into_inner() as u64, 3 * exp.method.steps_per_repeat());
+        assert_eq!(steps.into_inner() as u64, 3 * exp.method.steps());
     }
 
     #[test]
@@ -648,7 +487,7 @@ mod tests {
             kernel: Kernel::rbf_sigma(1.0).unwrap(),
             ..SvmParams::default()
         };
-        let mut exp = Experiment::new(ExperimentMethod::Svm {
+        let mut exp = Experiment::new(Method::Svm {
             params,
             search: None,
         });

@@ -6,8 +6,8 @@ pub mod gram;
 pub mod grid;
 
 pub use experiment::{
-    csv_rows, markdown_table, summarize, ChosenParams, Experiment, ExperimentMethod,
-    ExperimentReport, GridSettings, MeanStd, Progress, RepeatResult, SplitOutcome, CSV_HEADER,
+    csv_rows, markdown_table, summarize, Experiment, ExperimentReport, MeanStd, RepeatResult,
+    CSV_HEADER,
 };
 pub use gram::DenseGram;
 pub use grid::{powers_of_two, Grid, GridPoint, GridSearch, Selection};

@@ -12,6 +12,7 @@ use super::subset::SubsetSource;
 use super::vector::weighted_sum;
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
+use crate::multiclass::{class_groups, vote};
 use crate::{Error, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -252,44 +253,11 @@ enum PairSolver<'p, 'a> {
     Path(&'p mut SvmPaths<'a>),
 }
 
-/// Classes in LIBSVM order and, for each, the indices of its points.
-fn group_classes(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
-    let mut labels: Vec<f64> = Vec::new();
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    for (i, &v) in y.iter().enumerate() {
-        match labels.iter().position(|&l| l == v) {
-            Some(k) => members[k].push(i),
-            None => {
-                labels.push(v);
-                members.push(vec![i]);
-            }
-        }
-    }
-    if labels.len() == 2 && labels[0] == -1.0 && labels[1] == 1.0 {
-        labels.swap(0, 1);
-        members.swap(0, 1);
-    }
-    (labels, members)
-}
-
-/// Fails on the first NaN or infinite feature, naming its row and column (1-based).
-fn check_finite(x: &Features, what: &str) -> Result<()> {
-    match x.find_non_finite() {
-        Some((r, c)) => Err(Error::data(format!(
-            "feature {} of {what} row {} is not finite ({})",
-            c + 1,
-            r + 1,
-            x.row(r)[c]
-        ))),
-        None => Ok(()),
-    }
-}
-
 fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
     if x.n_rows() == 0 {
         return Err(Error::data("the training set is empty"));
     }
-    check_finite(x, "training")?;
+    x.check_finite("training")?;
     if needs_labels && y.len() != x.n_rows() {
         return Err(Error::data(format!(
             "{} labels for {} training rows",
@@ -437,7 +405,7 @@ impl SvmModel {
         settings: &SolverSettings,
         mut pair_solver: PairSolver<'_, 'a>,
     ) -> Result<()> {
-        let (classes, members) = group_classes(y);
+        let (classes, members) = class_groups(y);
         if classes.len() < 2 {
             return Err(Error::data(format!(
                 "only one class ({}) in the training data; classification needs at least two",
@@ -752,24 +720,7 @@ impl SvmModel {
                 }
             }
             SvmType::EpsilonSvr | SvmType::NuSvr => dec[0],
-            _ => {
-                let k = self.classes.len();
-                let mut votes = vec![0usize; k];
-                let mut p = 0;
-                for i in 0..k {
-                    for j in i + 1..k {
-                        votes[if dec[p] > 0.0 { i } else { j }] += 1;
-                        p += 1;
-                    }
-                }
-                let mut best = 0;
-                for c in 1..k {
-                    if votes[c] > votes[best] {
-                        best = c;
-                    }
-                }
-                self.classes[best]
-            }
+            _ => vote(&self.classes, dec),
         }
     }
 
@@ -811,7 +762,7 @@ impl SvmModel {
                 x.n_cols()
             )));
         }
-        check_finite(x, "input")
+        x.check_finite("input")
     }
 
     /// Decision values of every row of `x` (see [`SvmModel::decision_from_kernel`]).

@@ -1,0 +1,163 @@
+//! The predictor KNPL and DANK fit: a kernel machine on the learned kernel
+//! `K̃ = W ⊙ K` (`W` = KNPL's `G` or DANK's `F`), extended to new points through their
+//! nearest training point (DANK section 3.3, KNPL section "out-of-sample"):
+//!
+//! `f(x') = Σ_i c_i W_{i, j(x')} k(x_i, x') + b`,  `j(x') = argmin_j ‖x' − x_j‖`,
+//!
+//! with `c_i = α_i y_i` for classification and `c_i = α̂_i − α̌_i` for regression. Only
+//! the rows of `W` with `c_i ≠ 0` are kept (all columns: any training point can be the
+//! nearest), so the model holds `#SV × n` learned values.
+
+use crate::data::Features;
+use crate::kernel::Kernel;
+use crate::multiclass::BinaryMachine;
+use crate::neighbors::NearestNeighbors;
+use crate::{Error, Result};
+use faer::MatRef;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A binary classifier or regressor on a learned Gram matrix `W ⊙ K`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LearnedKernelMachine {
+    /// The base kernel `k`.
+    pub kernel: Kernel,
+    /// Training points (the nearest-neighbour index for the out-of-sample extension).
+    pub train: NearestNeighbors,
+    /// Indices of the support vectors (`c_i ≠ 0`) among the training points.
+    pub support: Vec<usize>,
+    /// `c_i` per support vector.
+    pub coef: Vec<f64>,
+    /// Row `s` holds `W[support[s], j]` for every training point `j` (row-major).
+    pub weights: Vec<f64>,
+    /// Bias `b`.
+    pub bias: f64,
+}
+
+impl LearnedKernelMachine {
+    /// Keeps what prediction needs from a fit: training points `x`, the learned matrix
+    /// `w` (`n × n`), dual coefficients `coef` (`c_i`, zero for non-support vectors), `b`.
+    pub fn new(
+        kernel: Kernel,
+        x: &Features,
+        w: MatRef<'_, f64>,
+        coef: &[f64],
+        bias: f64,
+    ) -> Result<Self> {
+        let n = x.n_rows();
+        if w.nrows() != n || w.ncols() != n || coef.len() != n {
+            return Err(Error::data(format!(
+                "learned matrix {}×{} and {} coefficients do not match {n} training points",
+                w.nrows(),
+                w.ncols(),
+                coef.len()
+            )));
+        }
+        let support: Vec<usize> = (0..n).filter(|&i| coef[i] != 0.0).collect();
+        let weights = support
+            .iter()
+            .flat_map(|&i| (0..n).map(move |j| w[(i, j)]))
+            .collect();
+        Ok(Self {
+            kernel,
+            train: NearestNeighbors::new(x.clone())?,
+            coef: support.iter().map(|&i| coef[i]).collect(),
+            support,
+            weights,
+            bias,
+        })
+    }
+
+    /// Number of training points.
+    pub fn n_train(&self) -> usize {
+        self.train.points().n_rows()
+    }
+
+    /// Number of input features.
+    pub fn n_features(&self) -> usize {
+        self.train.points().n_cols()
+    }
+
+    /// `f(x')` for every row of `x` (see the module docs).
+    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+        let nearest = self.train.nearest(x)?;
+        let sv = self.train.points().select_rows(&self.support);
+        let k = self.kernel.cross(&sv, x)?;
+        let n = self.n_train();
+        Ok((0..x.n_rows())
+            .into_par_iter()
+            .map(|r| {
+                let j = nearest[r];
+                let s: f64 = (0..self.support.len())
+                    .map(|s| self.coef[s] * self.weights[s * n + j] * k[(s, r)])
+                    .sum();
+                s + self.bias
+            })
+            .collect())
+    }
+
+    /// Smallest and largest learned value over the kept rows (the papers report the range
+    /// of `G` / `F`).
+    pub fn weight_range(&self) -> (f64, f64) {
+        self.weights
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
+    }
+}
+
+impl BinaryMachine for LearnedKernelMachine {
+    fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
+        self.decision(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::Mat;
+
+    #[test]
+    fn training_points_use_their_own_column() {
+        // With W = all ones the machine is a plain kernel expansion; with W chosen so that
+        // column j is j+1, f(x_j) scales accordingly: the nearest point of x_j is itself.
+        let x = Features::new(4, 1, vec![0.0, 1.0, 2.0, 3.0]).unwrap();
+        let kernel = Kernel::rbf_gamma(0.5).unwrap();
+        let coef = [1.0, -0.5, 0.0, 2.0];
+        let ones = Mat::<f64>::from_fn(4, 4, |_, _| 1.0);
+        let plain =
+            LearnedKernelMachine::new(kernel.clone(), &x, ones.as_ref(), &coef, 0.1).unwrap();
+        assert_eq!(plain.support, vec![0, 1, 3]);
+        let base = plain.decision(&x).unwrap();
+        let k = kernel.gram(&x).unwrap();
+        for j in 0..4 {
+            let want: f64 = (0..4).map(|i| coef[i] * k[(i, j)]).sum::<f64>() + 0.1;
+            assert!((base[j] - want).abs() < 1e-12);
+        }
+        let w = Mat::<f64>::from_fn(4, 4, |_, j| (j + 1) as f64);
+        let scaled = LearnedKernelMachine::new(kernel, &x, w.as_ref(), &coef, 0.1).unwrap();
+        let got = scaled.decision(&x).unwrap();
+        for j in 0..4 {
+            let want = (base[j] - 0.1) * (j + 1) as f64 + 0.1;
+            assert!(
+                (got[j] - want).abs() < 1e-12,
+                "point {j}: {} vs {want}",
+                got[j]
+            );
+        }
+        assert_eq!(scaled.weight_range(), (1.0, 4.0));
+    }
+
+    #[test]
+    fn shape_mismatch_and_nan_queries_are_errors() {
+        let x = Features::new(2, 1, vec![0.0, 1.0]).unwrap();
+        let w = Mat::<f64>::identity(3, 3);
+        let k = Kernel::Linear;
+        assert!(LearnedKernelMachine::new(k.clone(), &x, w.as_ref(), &[1.0, 1.0], 0.0).is_err());
+        let w = Mat::<f64>::identity(2, 2);
+        let m = LearnedKernelMachine::new(k, &x, w.as_ref(), &[1.0, -1.0], 0.0).unwrap();
+        let q = Features::new(1, 1, vec![f64::NAN]).unwrap();
+        assert!(m.decision(&q).is_err());
+    }
+}

@@ -1,0 +1,27 @@
+//! Nonparametric kernel learning on the Gram matrix: KNPL (`K̃ = G ⊙ K`, AAAI 2018) and
+//! DANK (`F ⊙ K` with a nuclear-norm penalty, its journal extension). See METHODS.md §2.
+//!
+//! - [`knpl`]: KNPL (`G ⊙ K`, alternating SMO and ADMM) and its model selection.
+//! - [`spectral`]: eigendecomposition, PSD projection and eigenvalue shrinkage, the inner
+//!   step of both methods.
+//! - [`machine`]: the fitted predictor on `W ⊙ K` with the nearest-neighbour extension.
+//! - [`dank`]: DANK-SVM / DANK-SVR (Algorithms 1–2), [`DankModel`].
+//! - [`projection`]: exact projection onto `{0 ≤ z ≤ C, aᵀz = b}`.
+//! - [`trace`]: per-iteration records for convergence plots.
+
+pub mod dank;
+pub mod knpl;
+pub mod machine;
+pub mod projection;
+pub mod spectral;
+pub mod trace;
+
+pub use dank::{
+    dank_search_base, fit_dank_with_search, select_and_fit_dank, DankModel, DankParams,
+    DankSettings,
+};
+pub use knpl::{select_and_fit_knpl, KnplModel, KnplParams, KnplSearch, KnplSelection};
+pub use machine::LearnedKernelMachine;
+pub use projection::project_box_equality;
+pub use spectral::{project_psd, shrink_psd, spectral_map, symmetric_eigen, SymmetricEigen};
+pub use trace::Trace;
