@@ -4,8 +4,10 @@
 //! Speed comes from doing each piece of work once: the Gram matrix of the training set is
 //! computed once per σ and shared by every fold and every C (when it fits the memory
 //! budget; otherwise each fold uses the cached solver on its own points); along
-//! increasing C each fit is warm-started from the previous solution, which stays
-//! feasible because the box only grows; folds run in parallel.
+//! increasing C each class pair of each fold is one [`crate::svm::CSvcPath`], whose `Q`
+//! and solver state carry over from one C to the next (the previous solution stays
+//! feasible because the box only grows); (σ, fold) pairs run in parallel, the costliest
+//! first. See `docs/DESIGN.md`, "Grid search".
 
 use super::gram::DenseGram;
 use crate::data::{complement, kfold, stratified_kfold, Features};
