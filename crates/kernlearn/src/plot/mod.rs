@@ -128,6 +128,37 @@ fn render(path: &Path, figure: &impl Figure) -> Result<()> {
     }
 }
 
+/// Short tick label: up to four decimals without trailing zeros in `[1e-3, 1e5)`,
+/// otherwise one significant decimal in scientific notation (`1e-5`, `2.5e7`); plotters'
+/// default prints log-axis ticks as `9.99999999e-5`.
+fn tick_label(v: &f64) -> String {
+    let trim = |s: String| {
+        let (mantissa, exp) = s
+            .split_once('e')
+            .map_or((s.as_str(), None), |(m, e)| (m, Some(e)));
+        let mantissa = if mantissa.contains('.') {
+            mantissa.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            mantissa
+        };
+        match exp {
+            Some(e) => format!("{mantissa}e{e}"),
+            None => mantissa.to_string(),
+        }
+    };
+    let a = v.abs();
+    let s = if a == 0.0 || (1e-3..1e5).contains(&a) {
+        trim(format!("{v:.4}"))
+    } else {
+        trim(format!("{v:.1e}"))
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
 /// `(lo, hi)` of finite values, widened when degenerate.
 fn padded_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -238,6 +269,8 @@ impl LinePlot<'_> {
             .configure_mesh()
             .x_desc(self.x_label)
             .y_desc(self.y_label)
+            .x_label_formatter(&tick_label)
+            .y_label_formatter(&tick_label)
             .label_style((FONT, 15))
             .axis_desc_style((FONT, 17))
             .light_line_style(WHITE.mix(0.0))
@@ -343,6 +376,24 @@ pub(crate) mod tests {
         assert!(lines >= 2, "{lines} polylines");
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.contains("DANK objective") && text.contains("Nesterov"));
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        let cases = [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (5.0, "5"),
+            (-2.5, "-2.5"),
+            (0.001, "0.001"),
+            (9.99999999e-5, "1e-4"),
+            (1e-7, "1e-7"),
+            (2.5e7, "2.5e7"),
+            (0.12345678, "0.1235"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(tick_label(&v), want, "{v}");
+        }
     }
 
     #[test]

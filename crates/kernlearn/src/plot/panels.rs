@@ -1,7 +1,7 @@
 //! Panels over the plane: decision regions and boundaries, and heat maps.
 
 use super::grid::{check_points, GridValues};
-use super::{render, Drawn, Figure, FONT, PALETTE};
+use super::{render, tick_label, Drawn, Figure, FONT, PALETTE};
 use crate::data::Features;
 use crate::{Error, Result};
 use plotters::coord::types::RangedCoordf64;
@@ -292,6 +292,8 @@ fn draw_axes<DB: DrawingBackend>(chart: &mut Chart<'_, DB>) -> Drawn<DB> {
         .label_style((FONT, 13))
         .x_labels(6)
         .y_labels(6)
+        .x_label_formatter(&tick_label)
+        .y_label_formatter(&tick_label)
         .draw()
 }
 
@@ -443,6 +445,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
         .disable_x_axis()
         .label_style((FONT, 13))
         .y_labels(6)
+        .y_label_formatter(&tick_label)
         .draw()
 }
 
