@@ -6,6 +6,10 @@ use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Fo
 use kernlearn::estimator::Task;
 use kernlearn::kernel::Kernel;
 use kernlearn::method::{GridSettings, Method};
+use kernlearn::mkl::{
+    EasyMklParams, KernelFamily, MklMethod, MklParams, MwumklParams, NystromLinearParams,
+    UniformParams,
+};
 use kernlearn::nonparametric::dank::{Scheme, StepRule};
 use kernlearn::nonparametric::{DankParams, DankSettings, KnplParams};
 use kernlearn::svm::{SvmParams, SvmType};
@@ -67,7 +71,9 @@ fn csv_columns(path: &Path) -> Result<usize> {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Method: svm (svc or svr by the data), svc (C-SVC), nu-svc, one-class, svr (ε-SVR),
-    /// nu-svr; knpl (learned G ⊙ K); dank (learned F ⊙ K; dank-svr for regression).
+    /// nu-svr; knpl (learned G ⊙ K); dank (learned F ⊙ K; dank-svr for regression);
+    /// multiple kernel learning on `--kernels`: uniform, mwumkl, easymkl, nystrom-linear
+    /// (LIBLINEAR+: Nyström features of every kernel and a linear SVM).
     /// Default: svr when the last column is named `target`, svc otherwise.
     #[arg(long, short = 'm')]
     pub method: Option<String>,
@@ -134,7 +140,25 @@ pub struct ModelArgs {
     /// DANK: step rule: backtracking (adaptive L) or paper (the paper's Lipschitz bound).
     #[arg(long, default_value = "backtracking")]
     pub dank_step: String,
+    /// MKL: base kernels, as a spec (`;`-separated `KERNEL[@all|@each|@[i,j,..]]`, e.g.
+    /// `family12@each` = the thesis's 12 kernels on every single feature,
+    /// `rbf(sigma=2)@all;poly(degree=2)@[0,3]`) or a JSON file written by
+    /// `kernlearn` (default: `family12@each`, the thesis's Fig. 3.1 family).
+    #[arg(long, default_value = "family12@each")]
+    pub kernels: String,
+    /// MWUMKL: approximation error ε > 0 (the thesis: 0.2; smaller is slower, ∝ 1/ε).
+    #[arg(long, default_value_t = 0.2)]
+    pub mwu_epsilon: f64,
+    /// EasyMKL: trade-off λ ∈ (0, 1] (chosen by CV with --select grid).
+    #[arg(long, default_value_t = 0.1)]
+    pub lambda: f64,
+    /// nystrom-linear: landmarks per kernel (the thesis: 150).
+    #[arg(long, default_value_t = 150)]
+    pub landmarks: usize,
 }
+
+/// The multiple-kernel methods, as named on the command line.
+const MKL_METHODS: [&str; 4] = ["uniform", "mwumkl", "easymkl", "nystrom-linear"];
 
 impl ModelArgs {
     /// The SVM formulation, from `--method` or the dataset's target column name.
@@ -142,11 +166,12 @@ impl ModelArgs {
         match self.method.as_deref() {
             Some("svm") | None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
             Some("svm" | "knpl" | "dank") | None => Ok(SvmType::CSvc),
+            Some(m) if MKL_METHODS.contains(&m) => Ok(SvmType::CSvc),
             Some("dank-svr") => Ok(SvmType::EpsilonSvr),
             Some(m) => m.parse().map_err(|_| {
                 Error::param(
                     "method",
-                    format!("unknown method `{m}` (svm, svc, nu-svc, one-class, svr, nu-svr, knpl, dank, dank-svr)"),
+                    format!("unknown method `{m}` (svm, svc, nu-svc, one-class, svr, nu-svr, knpl, dank, dank-svr, uniform, mwumkl, easymkl, nystrom-linear)"),
                 )
             }),
         }
@@ -203,6 +228,7 @@ impl ModelArgs {
         match self.method.as_deref() {
             Some("knpl") => self.knpl(data, grid),
             Some(m @ ("dank" | "dank-svr")) => self.dank(data, grid, m == "dank-svr"),
+            Some(m) if MKL_METHODS.contains(&m) => self.mkl(m, data, grid),
             _ => Ok(Method::Svm {
                 params: self.svm_params(data)?,
                 search: grid,
@@ -283,6 +309,41 @@ impl ModelArgs {
                 epsilon: base.epsilon,
                 settings,
             },
+            search: grid,
+        })
+    }
+
+    fn mkl(&self, name: &str, data: &Dataset, grid: Option<GridSettings>) -> Result<Method> {
+        let family = KernelFamily::from_spec_or_file(&self.kernels)?;
+        family.validate(data.x.n_cols())?;
+        let base = self.base_svm(data, SvmType::CSvc)?;
+        let method = match name {
+            "uniform" => MklMethod::Uniform(UniformParams {
+                c: base.c,
+                solver: base.solver,
+            }),
+            "mwumkl" => MklMethod::Mwumkl(MwumklParams {
+                epsilon: self.mwu_epsilon,
+                c: Some(base.c),
+                ..MwumklParams::default()
+            }),
+            "easymkl" => MklMethod::EasyMkl(EasyMklParams {
+                lambda: self.lambda,
+                ..EasyMklParams::default()
+            }),
+            _ => {
+                let mut params = NystromLinearParams::new(family, self.landmarks);
+                params.svm.c = base.c;
+                params.validate()?;
+                return Ok(Method::NystromLinear {
+                    params,
+                    search: grid,
+                });
+            }
+        };
+        method.validate()?;
+        Ok(Method::Mkl {
+            params: MklParams { method, family },
             search: grid,
         })
     }

@@ -53,6 +53,36 @@ pub fn print(out: &Map<String, Value>, as_json: bool) {
         }
         println!("{k:<width$}  {}", human(v));
     }
+    let weights = out.get("details").and_then(|d| d.get("weights"));
+    if let Some(pairs) = weights.and_then(Value::as_array) {
+        for (p, w) in pairs.iter().enumerate() {
+            let key = match pairs.len() {
+                1 => "weights".to_string(),
+                _ => format!("weights[{p}]"),
+            };
+            let w: Vec<f64> = w
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_f64)
+                .collect();
+            println!("{key:<width$}  {}", top_weights(&w, 5));
+        }
+    }
+}
+
+/// `m kernels, s > 0: #i w_i, …` for the `top` largest kernel weights (0-based kernel
+/// numbers in the family's order).
+fn top_weights(w: &[f64], top: usize) -> String {
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by(|&a, &b| w[b].total_cmp(&w[a]));
+    let shown: Vec<String> = order
+        .iter()
+        .take(top)
+        .map(|&i| format!("#{i} {}", format_num(w[i])))
+        .collect();
+    let nonzero = w.iter().filter(|&&v| v > 0.0).count();
+    format!("{} kernels, {nonzero} > 0: {}", w.len(), shown.join(", "))
 }
 
 /// Short human rendering of a JSON value (numbers to 4 significant places).

@@ -231,3 +231,106 @@ fn bad_files_get_errors_naming_line_and_column() {
     assert!(e.contains("not a kernlearn model"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn mkl_methods_fit_predict_and_report_kernel_weights() {
+    let dir = scratch("mkl");
+    for method in ["uniform", "mwumkl", "easymkl", "nystrom-linear"] {
+        let model = dir.join(format!("{method}.json")).display().to_string();
+        let common = [
+            "--method",
+            method,
+            "--kernels",
+            "family12@all;rbf(sigma=1)@[0,1]",
+            "-c",
+            "4",
+        ];
+        let fit = json_of(&run(&[
+            &[
+                "fit",
+                "--data",
+                &fixture("heart.train.csv"),
+                "--model-out",
+                &model,
+                "--json",
+            ][..],
+            &common[..],
+        ]
+        .concat()));
+        assert_eq!(fit["method"], method);
+        if method != "nystrom-linear" {
+            let weights = fit["details"]["weights"][0].as_array().unwrap();
+            assert_eq!(weights.len(), 13, "{method}");
+            let w: Vec<f64> = weights.iter().map(|v| v.as_f64().unwrap()).collect();
+            assert!(w.iter().all(|&v| v >= 0.0), "{method}: {w:?}");
+            assert!(
+                (w.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+                "{method}: {w:?}"
+            );
+        }
+        // The saved model predicts what `evaluate` measured with the same options.
+        let pred = json_of(&run(&[
+            "predict",
+            "--model",
+            &model,
+            "--data",
+            &fixture("heart.test.csv"),
+            "--json",
+        ]));
+        let eval = json_of(&run(&[
+            &[
+                "evaluate",
+                "--data",
+                &fixture("heart.train.csv"),
+                "--test",
+                &fixture("heart.test.csv"),
+                "--json",
+            ][..],
+            &common[..],
+        ]
+        .concat()));
+        let acc = pred["test_accuracy"].as_f64().unwrap();
+        assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{method}");
+        assert!(acc > 0.7, "{method}: test accuracy {acc}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mkl_bad_input_gets_clear_errors() {
+    let data = fixture("heart.train.csv");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &data,
+        "--method",
+        "uniform",
+        "--kernels",
+        "rbf(sigma=2)@all;bogus@each",
+    ]));
+    assert!(e.contains("column 18") && e.contains("bogus"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &data,
+        "--method",
+        "uniform",
+        "--kernels",
+        "",
+    ]));
+    assert!(e.contains("kernels"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &data,
+        "--method",
+        "mwumkl",
+        "--mwu-epsilon",
+        "0",
+    ]));
+    assert!(e.contains("epsilon") && e.contains("> 0"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate", "--data", &data, "--method", "easymkl", "--lambda", "1.5",
+    ]));
+    assert!(e.contains("lambda"), "{e}");
+}

@@ -94,17 +94,26 @@ pub enum Method {
         /// Grid search of the σ, C (, ε) stage.
         search: Option<GridSettings>,
     },
-    /// Multiple kernel learning with fixed parameters: UNIFORM, MWUMKL or EasyMKL on a
-    /// kernel family ([`MklModel`]).
+    /// Multiple kernel learning: UNIFORM, MWUMKL or EasyMKL on a kernel family
+    /// ([`MklModel`]). With `search`, the trade-off is chosen by stratified k-fold CV
+    /// ([`MklParams::trade_off_candidates`]: C ∈ the grid's Cs for UNIFORM and MWUMKL,
+    /// λ ∈ {0.1, …, 1} for EasyMKL); the kernels and MWUMKL's ε stay as given.
     Mkl {
         /// Method, its parameters and the base kernels.
         params: MklParams,
+        /// Folds and the C values of the CV; `None` fits `params` as they are.
+        #[serde(default)]
+        search: Option<GridSettings>,
     },
     /// LIBLINEAR+: Nyström features of every base kernel and a linear SVM
-    /// ([`NystromLinearModel`]); the landmark draw is seeded by the fit's seed.
+    /// ([`NystromLinearModel`]); the landmark draw is seeded by the fit's seed. With
+    /// `search`, the linear SVM's C is chosen by stratified k-fold CV over the grid's Cs.
     NystromLinear {
         /// Kernels, landmarks and the linear SVM.
         params: NystromLinearParams,
+        /// Folds and the C values of the CV; `None` fits `params` as they are.
+        #[serde(default)]
+        search: Option<GridSettings>,
     },
 }
 
@@ -205,7 +214,7 @@ impl Method {
                 Task::Regression => "DANK-SVR".into(),
                 _ => "DANK".into(),
             },
-            Method::Mkl { params } => match params.method {
+            Method::Mkl { params, .. } => match params.method {
                 MklMethod::Uniform(_) => "UNIFORM".into(),
                 MklMethod::Mwumkl(_) => "MWUMKL".into(),
                 MklMethod::EasyMkl(_) => "EasyMKL".into(),
@@ -239,7 +248,12 @@ impl Method {
             Method::Svm { search, .. }
             | Method::Knpl { search, .. }
             | Method::Dank { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
-            Method::Mkl { .. } | Method::NystromLinear { .. } => 0,
+            Method::Mkl { params, search } => search.as_ref().map_or(0, |s| {
+                (params.trade_off_candidates(&s.grid).len() * s.folds) as u64
+            }),
+            Method::NystromLinear { search, .. } => search
+                .as_ref()
+                .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64),
         }
     }
 
@@ -357,8 +371,33 @@ impl Method {
                     trace: traces.into_iter().next(),
                 })
             }
-            Method::Mkl { params } => {
-                let mut chosen = ChosenParams::default();
+            Method::Mkl { params, search } => {
+                let start = Instant::now();
+                let (params, cv_score) = match search {
+                    Some(s) => {
+                        let candidates: Vec<MklParams> = params
+                            .trade_off_candidates(&s.grid)
+                            .into_iter()
+                            .map(|v| params.with_trade_off(v))
+                            .collect();
+                        let methods: Vec<Method> = candidates
+                            .iter()
+                            .map(|p| Method::Mkl {
+                                params: p.clone(),
+                                search: None,
+                            })
+                            .collect();
+                        let (best, score) =
+                            select_candidate(&methods, x, y, s.folds, seed, progress)?;
+                        (candidates[best].clone(), Some(score))
+                    }
+                    None => (params.clone(), None),
+                };
+                let select_seconds = start.elapsed().as_secs_f64();
+                let mut chosen = ChosenParams {
+                    cv_score,
+                    ..ChosenParams::default()
+                };
                 match &params.method {
                     MklMethod::Uniform(p) => chosen.c = Some(p.c),
                     MklMethod::Mwumkl(p) => {
@@ -370,21 +409,46 @@ impl Method {
                     }
                 }
                 let start = Instant::now();
-                let model = MklModel::fit(params, x, y)?;
+                let model = MklModel::fit(&params, x, y)?;
                 Ok(FittedMethod {
                     model: AnyModel::Mkl(model),
                     chosen,
                     selection: None,
-                    select_seconds: 0.0,
+                    select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
                     trace: None,
                 })
             }
-            Method::NystromLinear { params } => {
+            Method::NystromLinear { params, search } => {
                 let mut params = params.clone();
                 params.seed = seed;
+                let start = Instant::now();
+                let cv_score = match search {
+                    Some(s) => {
+                        let methods: Vec<Method> = s
+                            .grid
+                            .cs
+                            .iter()
+                            .map(|&c| {
+                                let mut p = params.clone();
+                                p.svm.c = c;
+                                Method::NystromLinear {
+                                    params: p,
+                                    search: None,
+                                }
+                            })
+                            .collect();
+                        let (best, score) =
+                            select_candidate(&methods, x, y, s.folds, seed, progress)?;
+                        params.svm.c = s.grid.cs[best];
+                        Some(score)
+                    }
+                    None => None,
+                };
+                let select_seconds = start.elapsed().as_secs_f64();
                 let mut chosen = ChosenParams {
                     c: Some(params.svm.c),
+                    cv_score,
                     ..ChosenParams::default()
                 };
                 chosen
@@ -396,7 +460,7 @@ impl Method {
                     model: AnyModel::NystromLinear(model),
                     chosen,
                     selection: None,
-                    select_seconds: 0.0,
+                    select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
                     trace: None,
                 })
@@ -427,5 +491,109 @@ impl Method {
             fit_seconds: fitted.fit_seconds,
             predict_seconds: start.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// k-fold cross-validation of fixed-parameter candidates (each fitted with its own
+/// parameters, no inner search): stratified folds seeded by `seed` for classification,
+/// plain folds for regression; all (candidate, fold) fits run in parallel and each
+/// reports one [`Progress::Step`]. Returns the index of the best candidate and its mean
+/// fold score (accuracy, or MSE for regression). Ties go to the earlier candidate, so
+/// callers list the simpler models first.
+pub fn select_candidate(
+    candidates: &[Method],
+    x: &Features,
+    y: &[f64],
+    folds: usize,
+    seed: u64,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(usize, f64)> {
+    use crate::data::{complement, kfold, stratified_kfold};
+    use rayon::prelude::*;
+    let Some(first) = candidates.first() else {
+        return Err(crate::Error::param(
+            "grid",
+            "is empty; give at least one value",
+        ));
+    };
+    let regression = first.is_regression();
+    let folds = if regression {
+        kfold(y.len(), folds, seed)?
+    } else {
+        stratified_kfold(y, folds, seed)?
+    };
+    let jobs: Vec<(usize, &Vec<usize>)> = (0..candidates.len())
+        .flat_map(|c| folds.iter().map(move |f| (c, f)))
+        .collect();
+    let scores: Vec<f64> = jobs
+        .par_iter()
+        .map(|&(c, test)| {
+            let train = complement(y.len(), test);
+            let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
+            let fitted = candidates[c].fit(&x.select_rows(&train), &pick(&train), seed, &|_| {})?;
+            let pred = fitted.model.predict(&x.select_rows(test))?;
+            progress(Progress::Step);
+            if regression {
+                crate::metrics::mse(&pred, &pick(test))
+            } else {
+                crate::metrics::accuracy(&pred, &pick(test))
+            }
+        })
+        .collect::<Result<_>>()?;
+    let means: Vec<f64> = scores
+        .chunks(folds.len())
+        .map(|s| s.iter().sum::<f64>() / s.len() as f64)
+        .collect();
+    let better = |a: f64, b: f64| if regression { a < b } else { a > b };
+    let best = (1..means.len()).fold(0, |b, c| if better(means[c], means[b]) { c } else { b });
+    Ok((best, means[best]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::sandwich;
+    use crate::select::powers_of_two;
+
+    /// The generic candidate CV scores a list of fixed SVMs exactly as the grid search
+    /// scores the same points on the same folds (an independent code path: Gram reuse,
+    /// C paths, warm starts).
+    #[test]
+    fn candidate_cv_matches_the_grid_search() {
+        let data = sandwich(150, 0.3, 4).unwrap();
+        let settings = GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5],
+                cs: powers_of_two(-3, 5),
+                epsilons: vec![],
+            },
+            ..GridSettings::default()
+        };
+        let base = SvmParams::default();
+        let selection = settings
+            .search(&base, 7)
+            .run(&data.x, &data.y, &|| {})
+            .unwrap();
+        let candidates: Vec<Method> = settings
+            .grid
+            .cs
+            .iter()
+            .map(|&c| Method::Svm {
+                params: SvmParams {
+                    kernel: Kernel::rbf_gamma(4.0).unwrap(),
+                    c,
+                    ..base.clone()
+                },
+                search: None,
+            })
+            .collect();
+        let (best, score) = select_candidate(&candidates, &data.x, &data.y, 5, 7, &|_| {}).unwrap();
+        assert!(
+            (score - selection.best.score).abs() < 1e-12,
+            "{score} vs {}",
+            selection.best.score
+        );
+        assert_eq!(settings.grid.cs[best], selection.best.c);
+        assert!(select_candidate(&[], &data.x, &data.y, 5, 7, &|_| {}).is_err());
     }
 }

@@ -11,6 +11,7 @@ use super::uniform::{self, UniformParams};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
+use crate::select::Grid;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +63,32 @@ pub struct MklParams {
     pub method: MklMethod,
     /// The base kernels.
     pub family: KernelFamily,
+}
+
+/// EasyMKL's λ values tried by cross-validation (MKLpy's examples use the same range).
+pub const EASYMKL_LAMBDAS: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+
+impl MklParams {
+    /// The values of the method's trade-off that cross-validation tries, simplest first:
+    /// C ∈ `grid.cs` for UNIFORM and MWUMKL (the thesis: "C and ε by CV"; ε stays as
+    /// given because the cost grows as 1/ε), λ ∈ [`EASYMKL_LAMBDAS`] for EasyMKL.
+    pub fn trade_off_candidates(&self, grid: &Grid) -> Vec<f64> {
+        match self.method {
+            MklMethod::Uniform(_) | MklMethod::Mwumkl(_) => grid.cs.clone(),
+            MklMethod::EasyMkl(_) => EASYMKL_LAMBDAS.to_vec(),
+        }
+    }
+
+    /// These parameters with the trade-off set to `value` (C, or EasyMKL's λ).
+    pub fn with_trade_off(&self, value: f64) -> Self {
+        let mut p = self.clone();
+        match &mut p.method {
+            MklMethod::Uniform(u) => u.c = value,
+            MklMethod::Mwumkl(m) => m.c = Some(value),
+            MklMethod::EasyMkl(e) => e.lambda = value,
+        }
+        p
+    }
 }
 
 /// A fitted multiple-kernel classifier.
