@@ -4,6 +4,7 @@
 mod args;
 mod demo;
 mod experiment;
+mod figure;
 mod progress;
 mod report;
 mod select;
@@ -55,7 +56,8 @@ enum Command {
         /// Overwrite an existing model file.
         #[arg(long)]
         force: bool,
-        /// Write the per-iteration trace of KNPL / DANK here (CSV).
+        /// Write the per-iteration trace of KNPL / DANK here (CSV), with two plots beside
+        /// it: FILE's stem + `.png` (residual) and + `-objective.png`.
         #[arg(long)]
         trace: Option<PathBuf>,
         /// Print one JSON object.
@@ -132,6 +134,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Decision boundaries of SVM-CV, KNPL and DANK on a 2-D synthetic set (PNG/SVG).
+    Figure {
+        #[command(flatten)]
+        args: figure::FigureArgs,
+    },
     /// The demonstration run on the bundled datasets (also what no arguments do).
     Demo {
         /// Print one JSON object.
@@ -146,6 +153,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => demo::run(false, quiet),
         Some(Command::Demo { json }) => demo::run(json, quiet),
+        Some(Command::Figure { args }) => figure::run(&args, quiet),
         Some(Command::Fit {
             data,
             model,
@@ -294,6 +302,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     check_output(o.model_out, &[&data.data], o.force)?;
     if let Some(t) = o.trace {
         check_output(t, &[&data.data, o.model_out], o.force)?;
+        for png in figure::trace_plot_paths(t) {
+            check_output(&png, &[&data.data, o.model_out, t], o.force)?;
+        }
     }
     let train = data.read()?;
     let fitted = fit_pipeline(&train, args, None, quiet)?;
@@ -328,6 +339,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         })?;
         std::fs::write(path, trace.to_csv()).map_err(|e| Error::io(path, e))?;
         out.insert("trace_file".into(), json!(path.display().to_string()));
+        figure::write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
+        let plots = figure::trace_plot_paths(path).map(|p| p.display().to_string());
+        out.insert("trace_plots".into(), json!(plots));
     }
     report::print(&out, o.json);
     Ok(())

@@ -334,3 +334,62 @@ fn mkl_bad_input_gets_clear_errors() {
     ]));
     assert!(e.contains("lambda"), "{e}");
 }
+
+fn is_png(path: &std::path::Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.starts_with(b"\x89PNG"))
+}
+
+#[test]
+fn figure_and_trace_plots_are_written() {
+    let dir = scratch("figure");
+    let fig = dir.join("boundaries.png");
+    let out = json_of(&run(&[
+        "figure",
+        "--synthetic",
+        "clowns",
+        "--n",
+        "60",
+        "--out",
+        fig.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(is_png(&fig));
+    for name in ["SVM-CV", "KNPL", "DANK"] {
+        let acc = out[name]["test_accuracy"].as_f64().unwrap();
+        assert!(acc > 0.7, "{name}: {acc}");
+    }
+    // The learned F of DANK is reported and brackets 1 (F = 11ᵀ + a PSD perturbation).
+    assert!(out["DANK"]["learned_min"].as_f64().unwrap() <= 1.0 + 1e-9);
+    // An existing figure is kept without --force.
+    let e = stderr_of(&run(&[
+        "figure",
+        "--n",
+        "60",
+        "--out",
+        fig.to_str().unwrap(),
+    ]));
+    assert!(e.contains("--force"), "{e}");
+
+    let csv = dir.join("dank.csv");
+    let fit = json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "dank",
+        "--sigma",
+        "2",
+        "--trace",
+        csv.to_str().unwrap(),
+        "--model-out",
+        dir.join("d.json").to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(std::fs::read_to_string(&csv)
+        .unwrap()
+        .starts_with("iter,objective,diff"));
+    for p in fit["trace_plots"].as_array().unwrap() {
+        assert!(is_png(std::path::Path::new(p.as_str().unwrap())), "{p}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
