@@ -11,7 +11,6 @@ use clap::{Args, Parser};
 use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::metrics::accuracy;
-use kernlearn::nonparametric::dank::DankMachines;
 use kernlearn::nonparametric::Trace;
 use kernlearn::plot::{decision_boundaries, line_plot, LineKind, Panel, PlaneGrid};
 use kernlearn::{Error, Result};
@@ -227,19 +226,12 @@ fn first_column(rows: Vec<Vec<f64>>) -> Vec<f64> {
         .collect()
 }
 
-/// Smallest and largest stored entry of the learned G (KNPL) or F (DANK), over all class
+/// Smallest and largest entry of the learned G (KNPL) or F (DANK), over all class
 /// pairs; `None` for a fixed kernel.
 pub fn learned_range(model: &AnyModel) -> Option<(f64, f64)> {
-    let machines = match model {
-        AnyModel::Knpl(m) => m.machines.machines.iter().collect::<Vec<_>>(),
-        AnyModel::Dank(m) => match &m.machines {
-            DankMachines::Classifier(c) => c.machines.iter().collect(),
-            DankMachines::Regressor(r) => vec![r],
-        },
-        _ => return None,
-    };
-    machines
-        .iter()
-        .map(|m| m.weight_range())
-        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+    match model {
+        AnyModel::Knpl(m) => Some(m.g_range()),
+        AnyModel::Dank(m) => Some(m.f_range()),
+        _ => None,
+    }
 }

@@ -127,6 +127,41 @@ impl Features {
         }
     }
 
+    /// Checks a training set: at least one row, finite features and, when
+    /// `needs_labels`, one label per row; every label given must be finite.
+    pub fn check_training(&self, y: &[f64], needs_labels: bool) -> Result<()> {
+        if self.n_rows() == 0 {
+            return Err(Error::data("the training set is empty"));
+        }
+        self.check_finite("training")?;
+        if needs_labels && y.len() != self.n_rows() {
+            return Err(Error::data(format!(
+                "{} labels for {} training rows",
+                y.len(),
+                self.n_rows()
+            )));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(Error::data(format!(
+                "label of training row {} is not finite ({})",
+                i + 1,
+                y[i]
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks points to predict on: `n_features` columns, finite values.
+    pub fn check_input(&self, n_features: usize) -> Result<()> {
+        if self.n_cols() != n_features {
+            return Err(Error::data(format!(
+                "the model was fitted on {n_features} features, the input has {}",
+                self.n_cols()
+            )));
+        }
+        self.check_finite("input")
+    }
+
     /// First non-finite value as `(row, column)`, 0-based.
     pub fn find_non_finite(&self) -> Option<(usize, usize)> {
         let pos = self.values.iter().position(|v| !v.is_finite())?;

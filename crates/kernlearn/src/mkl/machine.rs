@@ -79,21 +79,7 @@ impl MklMachine {
 
     /// `f(x)` for every row of `x`.
     pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
-        if x.n_cols() != self.n_features() {
-            return Err(Error::data(format!(
-                "the model was fitted on {} features, the input has {}",
-                self.n_features(),
-                x.n_cols()
-            )));
-        }
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "feature {} of input row {} is not finite ({})",
-                c + 1,
-                r + 1,
-                x.row(r)[c]
-            )));
-        }
+        x.check_input(self.n_features())?;
         let bank = KernelBank::with_factors(
             &self.family,
             &self.support_vectors,

@@ -12,7 +12,7 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
 use crate::select::Grid;
-use crate::{Error, Result};
+use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// Which method learns the combination, with its parameters.
@@ -111,31 +111,7 @@ impl MklModel {
     pub fn fit(params: &MklParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.method.validate()?;
         params.family.validate(x.n_cols())?;
-        if x.n_rows() == 0 {
-            return Err(Error::data("the training set is empty"));
-        }
-        if y.len() != x.n_rows() {
-            return Err(Error::data(format!(
-                "{} labels for {} training rows",
-                y.len(),
-                x.n_rows()
-            )));
-        }
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "feature {} of training row {} is not finite ({})",
-                c + 1,
-                r + 1,
-                x.row(r)[c]
-            )));
-        }
-        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(Error::data(format!(
-                "label of training row {} is not finite ({})",
-                i + 1,
-                y[i]
-            )));
-        }
+        x.check_training(y, true)?;
         let machines = OneVsOne::fit(x, y, |xp, yp| {
             params.method.fit_binary(&params.family, xp, yp)
         })?;

@@ -201,13 +201,7 @@ impl NystromLinearMachine {
 
 impl BinaryMachine for NystromLinearMachine {
     fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "feature {} of input row {} is not finite",
-                c + 1,
-                r + 1
-            )));
-        }
+        x.check_finite("input")?;
         let z = self.features.transform(x)?;
         let dim = self.w.len();
         Ok((0..x.n_rows())
@@ -239,20 +233,7 @@ impl NystromLinearModel {
     pub fn fit(params: &NystromLinearParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.validate()?;
         params.family.validate(x.n_cols())?;
-        if y.len() != x.n_rows() {
-            return Err(Error::data(format!(
-                "{} labels for {} training rows",
-                y.len(),
-                x.n_rows()
-            )));
-        }
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "feature {} of training row {} is not finite",
-                c + 1,
-                r + 1
-            )));
-        }
+        x.check_training(y, true)?;
         let machines = OneVsOne::fit(x, y, |xp, yp| NystromLinearMachine::fit(params, xp, yp))?;
         Ok(Self {
             params: params.clone(),

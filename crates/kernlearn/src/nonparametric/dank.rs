@@ -827,14 +827,7 @@ impl DankModel {
     }
 
     fn check_input(&self, x: &Features) -> Result<()> {
-        if x.n_cols() != self.n_features {
-            return Err(Error::data(format!(
-                "model expects {} features, got {}",
-                self.n_features,
-                x.n_cols()
-            )));
-        }
-        Ok(())
+        x.check_input(self.n_features)
     }
 }
 

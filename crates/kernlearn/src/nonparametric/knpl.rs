@@ -434,42 +434,13 @@ pub struct KnplModel {
     pub pairs: Vec<KnplPairInfo>,
 }
 
-fn check_training(x: &Features, y: &[f64]) -> Result<()> {
-    if x.n_rows() == 0 {
-        return Err(Error::data("the training set is empty"));
-    }
-    if y.len() != x.n_rows() {
-        return Err(Error::data(format!(
-            "{} labels for {} training rows",
-            y.len(),
-            x.n_rows()
-        )));
-    }
-    if let Some((r, c)) = x.find_non_finite() {
-        return Err(Error::data(format!(
-            "training row {}, column {} is not finite ({})",
-            r + 1,
-            c + 1,
-            x.row(r)[c]
-        )));
-    }
-    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(Error::data(format!(
-            "label of training row {} is not finite ({})",
-            i + 1,
-            y[i]
-        )));
-    }
-    Ok(())
-}
-
 impl KnplModel {
     /// Fits KNPL on features `x` with class labels `y` (two or more classes). Returns
     /// the model and the per-iteration [`Trace`] (columns [`TRACE_COLUMNS`]).
     pub fn fit(params: &KnplParams, x: &Features, y: &[f64]) -> Result<(Self, Trace)> {
         params.validate()?;
         params.kernel.validate(x.n_cols())?;
-        check_training(x, y)?;
+        x.check_training(y, true)?;
         let mut trace = Trace::new(&TRACE_COLUMNS);
         let mut pairs = Vec::new();
         let machines = OneVsOne::fit(x, y, |xp, yp| {
@@ -519,22 +490,7 @@ impl KnplModel {
     }
 
     fn check_query(&self, x: &Features) -> Result<()> {
-        if x.n_cols() != self.n_features {
-            return Err(Error::data(format!(
-                "KNPL model expects {} features, got {}",
-                self.n_features,
-                x.n_cols()
-            )));
-        }
-        if let Some((r, c)) = x.find_non_finite() {
-            return Err(Error::data(format!(
-                "row {}, column {} of the points to predict is not finite ({})",
-                r + 1,
-                c + 1,
-                x.row(r)[c]
-            )));
-        }
-        Ok(())
+        x.check_input(self.n_features)
     }
 
     /// Smallest and largest learned `G` entry over all class pairs.
@@ -720,7 +676,7 @@ impl KnplSearch {
 
     /// Both stages on `(x, y)`.
     pub fn run(&self, x: &Features, y: &[f64]) -> Result<KnplSelection> {
-        check_training(x, y)?;
+        x.check_training(y, true)?;
         let svm = self.svm_search().run(x, y, &|| {})?;
         self.run_with_svm(x, y, svm)
     }
@@ -728,7 +684,7 @@ impl KnplSearch {
     /// The γ stage given an SVM-CV selection already made on `(x, y)` (so a protocol that
     /// also reports SVM-CV runs the grid search once).
     pub fn run_with_svm(&self, x: &Features, y: &[f64], svm: Selection) -> Result<KnplSelection> {
-        check_training(x, y)?;
+        x.check_training(y, true)?;
         if self.gamma_scales.is_empty() {
             return Err(Error::param(
                 "gamma grid",

@@ -253,35 +253,13 @@ enum PairSolver<'p, 'a> {
     Path(&'p mut SvmPaths<'a>),
 }
 
-fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
-    if x.n_rows() == 0 {
-        return Err(Error::data("the training set is empty"));
-    }
-    x.check_finite("training")?;
-    if needs_labels && y.len() != x.n_rows() {
-        return Err(Error::data(format!(
-            "{} labels for {} training rows",
-            y.len(),
-            x.n_rows()
-        )));
-    }
-    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(Error::data(format!(
-            "label of training row {} is not finite ({})",
-            i + 1,
-            y[i]
-        )));
-    }
-    Ok(())
-}
-
 impl SvmModel {
     /// Trains on features `x` with labels (classification) or targets (regression) `y`;
     /// `y` is ignored for one-class. With [`Kernel::Precomputed`], `x` is the `n × n`
     /// training Gram matrix.
     pub fn fit(params: &SvmParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.validate(x.n_cols())?;
-        check_inputs(x, y, params.svm_type != SvmType::OneClass)?;
+        x.check_training(y, params.svm_type != SvmType::OneClass)?;
         let mut model = match &params.kernel {
             Kernel::Precomputed => {
                 let source = PrecomputedKernel::from_features(x)?;
