@@ -9,6 +9,7 @@
 use crate::data::{Features, Scaler};
 use crate::nonparametric::DankModel;
 use crate::nonparametric::KnplModel;
+use crate::nonparametric::ScalableDankModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -155,6 +156,8 @@ pub enum AnyModel {
     Knpl(KnplModel),
     /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
     Dank(DankModel),
+    /// Scalable DANK (`dank-scalable`): k-means routing to one DANK machine per cluster.
+    DankScalable(ScalableDankModel),
 }
 
 impl AnyModel {
@@ -163,6 +166,7 @@ impl AnyModel {
             AnyModel::Svm(m) => m,
             AnyModel::Knpl(m) => m,
             AnyModel::Dank(m) => m,
+            AnyModel::DankScalable(m) => m,
         }
     }
 }
