@@ -3,8 +3,11 @@
 
 use clap::Args;
 use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Format, ScaleMode};
+use kernlearn::estimator::Task;
 use kernlearn::kernel::Kernel;
 use kernlearn::method::{GridSettings, Method};
+use kernlearn::nonparametric::dank::{Scheme, StepRule};
+use kernlearn::nonparametric::{DankParams, DankSettings, KnplParams};
 use kernlearn::svm::{SvmParams, SvmType};
 use kernlearn::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -64,7 +67,8 @@ fn csv_columns(path: &Path) -> Result<usize> {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Method: svm (svc or svr by the data), svc (C-SVC), nu-svc, one-class, svr (ε-SVR),
-    /// nu-svr. Default: svr when the last column is named `target`, svc otherwise.
+    /// nu-svr; knpl (learned G ⊙ K); dank (learned F ⊙ K; dank-svr for regression).
+    /// Default: svr when the last column is named `target`, svc otherwise.
     #[arg(long, short = 'm')]
     pub method: Option<String>,
     /// Kernel: linear, poly, rbf, laplacian, sigmoid, chi2, precomputed, or a full spec
@@ -113,6 +117,23 @@ pub struct ModelArgs {
     /// Random seed (splits, probability cross-validation).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// KNPL: regulariser γ of γ‖G‖²_F (default without --select: the reference γ₀ at
+    /// which Γ(α_SVM) and 11ᵀ have equal norm; with --select grid: chosen by CV).
+    #[arg(long)]
+    pub knpl_gamma: Option<f64>,
+    /// DANK: nuclear-norm weight τ (the paper: 0.01).
+    #[arg(long, default_value_t = 0.01)]
+    pub tau: f64,
+    /// DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule).
+    #[arg(long)]
+    pub eta: Option<f64>,
+    /// DANK: update scheme: nesterov, monotone (Nesterov, monotone variant) or plain
+    /// (projected gradient).
+    #[arg(long, default_value = "nesterov")]
+    pub dank_scheme: String,
+    /// DANK: step rule: backtracking (adaptive L) or paper (the paper's Lipschitz bound).
+    #[arg(long, default_value = "backtracking")]
+    pub dank_step: String,
 }
 
 impl ModelArgs {
@@ -120,8 +141,14 @@ impl ModelArgs {
     pub fn svm_type(&self, data: &Dataset) -> Result<SvmType> {
         match self.method.as_deref() {
             Some("svm") | None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
-            Some("svm") | None => Ok(SvmType::CSvc),
-            Some(m) => m.parse(),
+            Some("svm" | "knpl" | "dank") | None => Ok(SvmType::CSvc),
+            Some("dank-svr") => Ok(SvmType::EpsilonSvr),
+            Some(m) => m.parse().map_err(|_| {
+                Error::param(
+                    "method",
+                    format!("unknown method `{m}` (svm, svc, nu-svc, one-class, svr, nu-svr, knpl, dank, dank-svr)"),
+                )
+            }),
         }
     }
 
@@ -173,8 +200,89 @@ impl ModelArgs {
 
     /// The method to run on `data`, with the grid search `grid` when selection is on.
     pub fn method(&self, data: &Dataset, grid: Option<GridSettings>) -> Result<Method> {
-        Ok(Method::Svm {
-            params: self.svm_params(data)?,
+        match self.method.as_deref() {
+            Some("knpl") => self.knpl(data, grid),
+            Some(m @ ("dank" | "dank-svr")) => self.dank(data, grid, m == "dank-svr"),
+            _ => Ok(Method::Svm {
+                params: self.svm_params(data)?,
+                search: grid,
+            }),
+        }
+    }
+
+    /// Base kernel, C and solver settings shared by the kernel-learning methods.
+    fn base_svm(&self, data: &Dataset, svm_type: SvmType) -> Result<SvmParams> {
+        let mut me = self.clone();
+        me.method = Some(svm_type.to_string());
+        me.svm_params(data)
+    }
+
+    fn knpl(&self, data: &Dataset, grid: Option<GridSettings>) -> Result<Method> {
+        let base = self.base_svm(data, SvmType::CSvc)?;
+        let params = KnplParams {
+            kernel: base.kernel,
+            c: base.c,
+            gamma: self.knpl_gamma.unwrap_or(1.0),
+            solver: base.solver,
+            ..KnplParams::default()
+        };
+        params.validate()?;
+        Ok(Method::Knpl {
+            params,
+            auto_gamma: self.knpl_gamma.is_none(),
+            search: grid,
+        })
+    }
+
+    fn dank(&self, data: &Dataset, grid: Option<GridSettings>, svr: bool) -> Result<Method> {
+        let svm_type = if svr {
+            SvmType::EpsilonSvr
+        } else {
+            SvmType::CSvc
+        };
+        let base = self.base_svm(data, svm_type)?;
+        let scheme = match self.dank_scheme.as_str() {
+            "nesterov" => Scheme::Nesterov,
+            "monotone" => Scheme::NesterovMonotone,
+            "plain" => Scheme::ProjectedGradient,
+            other => {
+                return Err(Error::param(
+                    "dank-scheme",
+                    format!("`{other}` is not one of nesterov, monotone, plain"),
+                ))
+            }
+        };
+        let step = match self.dank_step.as_str() {
+            "backtracking" => StepRule::Backtracking,
+            "paper" => StepRule::PaperLipschitz,
+            other => {
+                return Err(Error::param(
+                    "dank-step",
+                    format!("`{other}` is not one of backtracking, paper"),
+                ))
+            }
+        };
+        let settings = DankSettings {
+            tau: self.tau,
+            eta: self.eta,
+            scheme,
+            step,
+            svm_solver: base.solver,
+            ..DankSettings::default()
+        };
+        settings.validate()?;
+        Ok(Method::Dank {
+            params: DankParams {
+                task: if svr {
+                    Task::Regression
+                } else {
+                    Task::Classification
+                },
+                kernel: base.kernel,
+                c: base.c,
+                epsilon: base.epsilon,
+                settings,
+            },
             search: grid,
         })
     }

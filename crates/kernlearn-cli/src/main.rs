@@ -55,6 +55,9 @@ enum Command {
         /// Overwrite an existing model file.
         #[arg(long)]
         force: bool,
+        /// Write the per-iteration trace of KNPL / DANK here (CSV).
+        #[arg(long)]
+        trace: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -149,14 +152,18 @@ fn main() -> ExitCode {
             model_out,
             no_train_score,
             force,
+            trace,
             json,
         }) => fit(
             &data,
             &model,
-            &model_out,
-            !no_train_score,
-            force,
-            json,
+            &FitOutputs {
+                model_out: &model_out,
+                trace: trace.as_deref(),
+                train_score: !no_train_score,
+                force,
+                json,
+            },
             quiet,
         ),
         Some(Command::Predict {
@@ -220,6 +227,7 @@ fn main() -> ExitCode {
 /// A fitted pipeline, the parameters it used and the time selection and fitting took.
 pub struct Fitted {
     pub pipeline: Pipeline,
+    pub trace: Option<kernlearn::nonparametric::Trace>,
     pub chosen: ChosenParams,
     pub selection: Option<Selection>,
     pub select_seconds: f64,
@@ -253,6 +261,7 @@ pub fn fit_pipeline(
     pb.finish_and_clear();
     Ok(Fitted {
         pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
+        trace: fitted.trace,
         chosen: fitted.chosen,
         selection: fitted.selection,
         select_seconds: fitted.select_seconds,
@@ -272,23 +281,30 @@ fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
     Ok(())
 }
 
-fn fit(
-    data: &DataArgs,
-    args: &ModelArgs,
-    model_out: &Path,
+/// Where `fit` writes and what it prints.
+struct FitOutputs<'a> {
+    model_out: &'a Path,
+    trace: Option<&'a Path>,
     train_score: bool,
     force: bool,
     json: bool,
-    quiet: bool,
-) -> Result<()> {
-    check_output(model_out, &[&data.data], force)?;
+}
+
+fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
+    check_output(o.model_out, &[&data.data], o.force)?;
+    if let Some(t) = o.trace {
+        check_output(t, &[&data.data, o.model_out], o.force)?;
+    }
     let train = data.read()?;
     let fitted = fit_pipeline(&train, args, None, quiet)?;
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    if train_score && !train.y.is_empty() {
+    if !fitted.chosen.other.is_empty() {
+        out.insert("chosen".into(), json!(fitted.chosen));
+    }
+    if o.train_score && !train.y.is_empty() {
         let pred = fitted.pipeline.predict(&train.x)?;
         report::add_scores(
             &mut out,
@@ -298,9 +314,22 @@ fn fit(
             &train.y,
         )?;
     }
-    fitted.pipeline.save(model_out)?;
-    out.insert("model_file".into(), json!(model_out.display().to_string()));
-    report::print(&out, json);
+    fitted.pipeline.save(o.model_out)?;
+    out.insert(
+        "model_file".into(),
+        json!(o.model_out.display().to_string()),
+    );
+    if let Some(path) = o.trace {
+        let trace = fitted.trace.as_ref().ok_or_else(|| {
+            Error::param(
+                "trace",
+                "this method records no per-iteration trace (knpl, dank do)",
+            )
+        })?;
+        std::fs::write(path, trace.to_csv()).map_err(|e| Error::io(path, e))?;
+        out.insert("trace_file".into(), json!(path.display().to_string()));
+    }
+    report::print(&out, o.json);
     Ok(())
 }
 

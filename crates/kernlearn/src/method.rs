@@ -8,8 +8,10 @@
 //! model) and the match arms below.
 
 use crate::data::Features;
+use crate::estimator::Task;
 use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
+use crate::nonparametric::dank::{dank_search_base, DankModel, DankParams};
 use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
 use crate::nonparametric::Trace;
 use crate::select::{Grid, GridSearch, Selection};
@@ -82,6 +84,15 @@ pub enum Method {
         #[serde(default)]
         auto_gamma: bool,
     },
+    /// DANK-SVM / DANK-SVR (`F ⊙ K`): `params` as given, or with σ, C (and ε) from
+    /// SVM-CV / SVR-CV when `search` is set; τ and η from `params.settings` (the papers:
+    /// τ = 0.01, η = ‖α_SVM‖²).
+    Dank {
+        /// Task, base kernel, C, ε and the solver settings.
+        params: DankParams,
+        /// Grid search of the σ, C (, ε) stage.
+        search: Option<GridSettings>,
+    },
 }
 
 /// Progress of a fit or an experiment.
@@ -110,17 +121,23 @@ pub struct ChosenParams {
 }
 
 impl ChosenParams {
-    /// σ, C and ε of an SVM parameter set.
-    pub fn of_svm(params: &SvmParams) -> Self {
+    /// σ (of a Gaussian kernel), C and ε.
+    pub fn of(kernel: &Kernel, c: f64, epsilon: Option<f64>) -> Self {
         Self {
-            sigma: match params.kernel {
+            sigma: match kernel {
                 Kernel::Rbf { gamma } => Some(1.0 / gamma.sqrt()),
                 _ => None,
             },
-            c: Some(params.c),
-            epsilon: params.svm_type.is_regressor().then_some(params.epsilon),
+            c: Some(c),
+            epsilon,
             ..Self::default()
         }
+    }
+
+    /// σ, C and ε of an SVM parameter set.
+    pub fn of_svm(params: &SvmParams) -> Self {
+        let eps = params.svm_type.is_regressor().then_some(params.epsilon);
+        Self::of(&params.kernel, params.c, eps)
     }
 }
 
@@ -171,6 +188,10 @@ impl Method {
                 None => params.svm_type.to_string(),
             },
             Method::Knpl { .. } => "KNPL".into(),
+            Method::Dank { params, .. } => match params.task {
+                Task::Regression => "DANK-SVR".into(),
+                _ => "DANK".into(),
+            },
         }
     }
 
@@ -179,6 +200,7 @@ impl Method {
         match self {
             Method::Svm { params, .. } => params.svm_type.is_regressor(),
             Method::Knpl { .. } => false,
+            Method::Dank { params, .. } => params.task == Task::Regression,
         }
     }
 
@@ -186,16 +208,16 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
-            Method::Knpl { .. } => false,
+            Method::Knpl { .. } | Method::Dank { .. } => false,
         }
     }
 
     /// How many [`Progress::Step`] events one fit emits.
     pub fn steps(&self) -> u64 {
         match self {
-            Method::Svm { search, .. } | Method::Knpl { search, .. } => {
-                search.as_ref().map_or(0, GridSettings::steps)
-            }
+            Method::Svm { search, .. }
+            | Method::Knpl { search, .. }
+            | Method::Dank { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
         }
     }
 
@@ -250,7 +272,7 @@ impl Method {
                         ks.gram_budget_bytes = s.gram_budget_bytes;
                         let svm = ks.svm_search().run(x, y, &|| progress(Progress::Step))?;
                         let sel = ks.run_with_svm(x, y, svm)?;
-                        let mut chosen = ChosenParams::of_svm(&sel.svm.params);
+                        let mut chosen = ChosenParams::of(&sel.params.kernel, sel.params.c, None);
                         chosen.cv_score = Some(sel.best.score);
                         chosen.other.insert("gamma".into(), sel.best.gamma);
                         chosen.other.insert("gamma_scale".into(), sel.best.scale);
@@ -262,18 +284,11 @@ impl Method {
                         if *auto_gamma {
                             params.gamma = gamma_reference(&params, x, y)?;
                         }
-                        let mut chosen = ChosenParams {
-                            c: Some(params.c),
-                            ..ChosenParams::default()
-                        };
+                        let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
                         chosen.other.insert("gamma".into(), params.gamma);
                         (params, chosen, None, 0.0)
                     }
                 };
-                let mut chosen = chosen;
-                if let Kernel::Rbf { gamma } = params.kernel {
-                    chosen.sigma = Some(1.0 / gamma.sqrt());
-                }
                 let start = Instant::now();
                 let (model, trace) = KnplModel::fit(&params, x, y)?;
                 Ok(FittedMethod {
@@ -283,6 +298,41 @@ impl Method {
                     select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
                     trace: Some(trace),
+                })
+            }
+            Method::Dank { params, search } => {
+                let mut params = params.clone();
+                let (selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let base = dank_search_base(params.task, &params.settings)?;
+                        let sel = s
+                            .search(&base, seed)
+                            .run(x, y, &|| progress(Progress::Step))?;
+                        params.kernel = sel.params.kernel.clone();
+                        params.c = sel.params.c;
+                        params.epsilon = sel.params.epsilon;
+                        (Some(sel), start.elapsed().as_secs_f64())
+                    }
+                    None => (None, 0.0),
+                };
+                let eps = (params.task == Task::Regression).then_some(params.epsilon);
+                let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
+                chosen.cv_score = selection.as_ref().map(|s| s.best.score);
+                chosen.other.insert("tau".into(), params.settings.tau);
+                let start = Instant::now();
+                let (model, traces) = DankModel::fit_traced(&params, x, y)?;
+                if let Some(info) = model.info.first() {
+                    chosen.other.insert("eta".into(), info.eta);
+                }
+                Ok(FittedMethod {
+                    model: AnyModel::Dank(model),
+                    chosen,
+                    selection,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    // The first class pair's (or the regressor's) iterations.
+                    trace: traces.into_iter().next(),
                 })
             }
         }
