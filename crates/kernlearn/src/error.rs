@@ -29,6 +29,10 @@ pub enum Error {
     /// A model file that cannot be read back.
     #[error("model file {path}: {reason}")]
     Model { path: String, reason: String },
+    /// A figure that cannot be drawn or written (unsupported extension, missing
+    /// directory, backend error).
+    #[error("plot {path}: {reason}")]
+    Plot { path: String, reason: String },
     /// Refusal to overwrite something the user gave us.
     #[error("refusing to write {path}: {reason}")]
     WouldOverwrite { path: String, reason: String },

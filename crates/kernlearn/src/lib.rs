@@ -3,7 +3,8 @@
 //! Kernel machines (SVM, SVR, one-class SVM) and the methods that learn their kernel.
 //!
 //! Layout (see `docs/DESIGN.md`):
-//! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits.
+//! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
+//! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
 //! - [`estimator`]: the one interface every method implements.
@@ -11,10 +12,12 @@
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
 //! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
+//! - [`plot`]: PNG/SVG line plots, decision-boundary and heat-map panels (plotters).
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
 
+pub mod cluster;
 pub mod data;
 pub mod error;
 pub mod estimator;
@@ -24,6 +27,7 @@ pub mod metrics;
 pub mod multiclass;
 pub mod neighbors;
 pub mod nonparametric;
+pub mod plot;
 pub mod select;
 pub mod svm;
 

@@ -31,7 +31,7 @@ impl NearestNeighbors {
                 "nearest-neighbour search needs at least one point",
             ));
         }
-        check_finite(&points, "training")?;
+        points.check_finite("training")?;
         let sq_norms = (0..points.n_rows())
             .into_par_iter()
             .with_min_len(512)
@@ -55,7 +55,7 @@ impl NearestNeighbors {
                 queries.n_cols()
             )));
         }
-        check_finite(queries, "query")?;
+        queries.check_finite("query")?;
         let n = self.points.n_rows();
         let block = (BLOCK_BYTES / (8 * n)).clamp(1, 4096);
         let mut out = Vec::with_capacity(queries.n_rows());
@@ -80,18 +80,6 @@ impl NearestNeighbors {
             out.extend(best);
         }
         Ok(out)
-    }
-}
-
-fn check_finite(x: &Features, what: &str) -> Result<()> {
-    match x.find_non_finite() {
-        Some((r, c)) => Err(Error::data(format!(
-            "{what} point at row {}, column {} is {}: nearest-neighbour search needs finite values",
-            r + 1,
-            c + 1,
-            x.row(r)[c]
-        ))),
-        None => Ok(()),
     }
 }
 
@@ -149,7 +137,7 @@ mod tests {
         let nn = NearestNeighbors::new(random(10, 2, 4)).unwrap();
         let q = Features::new(2, 2, vec![0.0, 0.0, f64::NAN, 1.0]).unwrap();
         let e = nn.nearest(&q).unwrap_err().to_string();
-        assert!(e.contains("row 2, column 1"), "{e}");
+        assert!(e.contains("feature 1 of query row 2 is not finite"), "{e}");
         assert!(nn.nearest(&random(1, 3, 5)).is_err());
         assert!(NearestNeighbors::new(Features::new(0, 2, vec![]).unwrap()).is_err());
     }

@@ -9,6 +9,7 @@ pub mod keel;
 pub mod libsvm;
 pub mod scale;
 pub mod split;
+pub mod synthetic;
 mod text;
 
 pub use csv::{
@@ -109,6 +110,20 @@ impl Features {
             n_rows: idx.len(),
             n_cols: self.n_cols,
             values,
+        }
+    }
+
+    /// Fails on the first NaN or infinite value, naming it as "feature `j` of `what` row
+    /// `i`" (1-based; `what` says which data: "training", "input", ...).
+    pub fn check_finite(&self, what: &str) -> Result<()> {
+        match self.find_non_finite() {
+            Some((r, c)) => Err(Error::data(format!(
+                "feature {} of {what} row {} is not finite ({})",
+                c + 1,
+                r + 1,
+                self.row(r)[c]
+            ))),
+            None => Ok(()),
         }
     }
 

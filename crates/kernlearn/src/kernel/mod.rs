@@ -15,6 +15,7 @@ mod source;
 mod subset;
 
 pub use functions::Kernel;
+pub(crate) use functions::{dot, sq_dist};
 pub(crate) use matrix::par_for;
 pub use matrix::{
     normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,

@@ -283,24 +283,11 @@ fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f64)) -> Vec<
     alpha
 }
 
-/// Fails on the first NaN or infinite feature, naming its row and column (1-based).
-fn check_finite(x: &Features, what: &str) -> Result<()> {
-    match x.find_non_finite() {
-        Some((r, c)) => Err(Error::data(format!(
-            "feature {} of {what} row {} is not finite ({})",
-            c + 1,
-            r + 1,
-            x.row(r)[c]
-        ))),
-        None => Ok(()),
-    }
-}
-
 fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
     if x.n_rows() == 0 {
         return Err(Error::data("the training set is empty"));
     }
-    check_finite(x, "training")?;
+    x.check_finite("training")?;
     if needs_labels && y.len() != x.n_rows() {
         return Err(Error::data(format!(
             "{} labels for {} training rows",
@@ -710,7 +697,7 @@ impl SvmModel {
                 x.n_cols()
             )));
         }
-        check_finite(x, "input")
+        x.check_finite("input")
     }
 
     /// Decision values of every row of `x` (see [`SvmModel::decision_from_kernel`]).
