@@ -471,16 +471,17 @@ impl DankProblem<'_> {
         let (mut u, mut v) = (vec![0.0; n], vec![0.0; n]);
         for j in (0..n).filter(|&j| c[j] != 0.0) {
             let (cj, cj2) = (c[j], c[j] * c[j]);
-            let col = self.k.col(j);
             for (i, (ui, vi)) in u.iter_mut().zip(v.iter_mut()).enumerate() {
-                let kij = col[i];
+                let kij = self.k[(i, j)];
                 *ui += kij * cj;
                 *vi += kij * kij * cj2;
             }
         }
         let quad: f64 = c.iter().zip(&u).map(|(a, b)| a * b).sum();
         let quad4: f64 = c.iter().zip(&v).map(|(a, b)| a * a * b).sum();
-        let g: Vec<f64> = (0..n).map(|i| u[i] + c[i] * v[i] / (4.0 * self.eta)).collect();
+        let g: Vec<f64> = (0..n)
+            .map(|i| u[i] + c[i] * v[i] / (4.0 * self.eta))
+            .collect();
         let value = self.linear(&z, &c) - 0.5 * quad - quad4 / (16.0 * self.eta);
         Point {
             grad: self.gradient(&g),
@@ -620,7 +621,6 @@ impl Run<'_, '_> {
     }
 
     fn record(&mut self, t: usize, x: &Point, diff: f64) {
-        self.trace
         let rank = x.f.as_ref().map_or(f64::NAN, |f| f.rank() as f64);
         self.trace
             .push(vec![t as f64, x.value, diff, self.lip, rank]);
@@ -1229,12 +1229,21 @@ mod tests {
         let k = gram(&x, 1.0);
         let mut rng = ChaCha8Rng::seed_from_u64(12);
         let z: Vec<f64> = (0..60)
-            .map(|i| if i % 3 == 0 { 0.0 } else { rng.random_range(0.0..1.0) })
+            .map(|i| {
+                if i % 3 == 0 {
+                    0.0
+                } else {
+                    rng.random_range(0.0..1.0)
+                }
+            })
             .collect();
         for dual in [
             Dual::Svm { y: &y },
             Dual::SvmNoBias { y: &y },
-            Dual::Svr { y: &y, epsilon: 0.1 },
+            Dual::Svr {
+                y: &y,
+                epsilon: 0.1,
+            },
         ] {
             let problem = DankProblem {
                 k: k.as_ref(),

@@ -62,7 +62,10 @@ impl ScalableDankParams {
         if self.clusters == 0 || self.clusters > n {
             return Err(Error::param(
                 "clusters",
-                format!("must be between 1 and the {n} training points, got {}", self.clusters),
+                format!(
+                    "must be between 1 and the {n} training points, got {}",
+                    self.clusters
+                ),
             ));
         }
         if !(self.c > 0.0 && self.c.is_finite()) {
@@ -153,7 +156,9 @@ impl ScalableDankModel {
         for (i, c) in kmeans.centres.assign(x)?.into_iter().enumerate() {
             members[c].push(i);
         }
-        let kept: Vec<usize> = (0..members.len()).filter(|&c| !members[c].is_empty()).collect();
+        let kept: Vec<usize> = (0..members.len())
+            .filter(|&c| !members[c].is_empty())
+            .collect();
         let members: Vec<Vec<usize>> = members.into_iter().filter(|m| !m.is_empty()).collect();
         let centres = Centres::new(kmeans.centres.as_features().select_rows(&kept))?;
         let clusters = members
@@ -250,7 +255,7 @@ fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<C
         (None, Some(a)) => a.iter().map(|v| v * v).sum::<f64>(),
         (None, None) => params.c * params.c * n as f64,
     };
-    if !(eta > 0.0) {
+    if !(eta > 0.0 && eta.is_finite()) {
         return Err(Error::data(
             "scalable DANK: a cluster's SVM solution is zero, so η = ‖α_SVM‖² = 0; set eta",
         ));
@@ -468,7 +473,8 @@ mod tests {
     fn single_class_cluster_predicts_its_class() {
         // A far group of class 7 only, and a mixed group of classes 7 and 3.
         let (near, mut y) = blobs(30, [0.0, 0.0], [1.0, 1.0], 0.6, 8);
-        y.iter_mut().for_each(|v| *v = if *v > 0.0 { 7.0 } else { 3.0 });
+        y.iter_mut()
+            .for_each(|v| *v = if *v > 0.0 { 7.0 } else { 3.0 });
         let mut data = near.as_slice().to_vec();
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         for _ in 0..12 {
