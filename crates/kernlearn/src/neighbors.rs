@@ -137,7 +137,7 @@ mod tests {
         let nn = NearestNeighbors::new(random(10, 2, 4)).unwrap();
         let q = Features::new(2, 2, vec![0.0, 0.0, f64::NAN, 1.0]).unwrap();
         let e = nn.nearest(&q).unwrap_err().to_string();
-        assert!(e.contains("feature 1 of query row 2 is not finite"), "{e}");
+        assert!(e.contains("feature 1 of query row 2"), "{e}");
         assert!(nn.nearest(&random(1, 3, 5)).is_err());
         assert!(NearestNeighbors::new(Features::new(0, 2, vec![]).unwrap()).is_err());
     }

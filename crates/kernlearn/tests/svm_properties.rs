@@ -6,8 +6,8 @@ use kernlearn::data::{Features, ScaleMode, Scaler};
 use kernlearn::estimator::{AnyModel, Pipeline};
 use kernlearn::kernel::{FeatureKernel, Kernel, KernelSource};
 use kernlearn::svm::{
-    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_one_class, SolverSettings, SvmModel,
-    SvmParams, SvmType,
+    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_one_class, CSvcPath, DualSolution,
+    SolverSettings, SvmModel, SvmParams, SvmPaths, SvmType,
 };
 
 /// Two noisy Gaussian blobs in 2-D (deterministic).
@@ -46,18 +46,15 @@ fn kernel_matrix(src: &dyn KernelSource) -> Vec<Vec<f64>> {
         .collect()
 }
 
-#[test]
-fn c_svc_solution_satisfies_kkt_conditions() {
-    let (x, y) = blobs(200);
-    let k = Kernel::rbf_gamma(0.5).unwrap();
-    let src = FeatureKernel::new(&k, &x).unwrap();
-    let c = 2.0;
-    let tol = 1e-3;
-    let sol = solve_c_svc(&src, &y, c, c, &settings(), None).unwrap();
-    let km = kernel_matrix(&src);
+/// The KKT conditions of a C-SVC solution with bounds `(c_pos, c_neg)`, within `tol`:
+/// `0 ≤ α ≤ C`, `yᵀα = 0`, margins `y f(x)` ≥ 1 at α = 0, ≤ 1 at α = C, = 1 in between.
+fn assert_kkt(km: &[Vec<f64>], y: &[f64], sol: &DualSolution, bounds: (f64, f64), tol: f64) {
     // coef = y α; f(x_i) = Σ coef_j K_ij − rho.
-    let alpha: Vec<f64> = sol.coef.iter().zip(&y).map(|(c, y)| c * y).collect();
-    assert!(alpha.iter().all(|&a| (-1e-12..=c + 1e-12).contains(&a)));
+    let alpha: Vec<f64> = sol.coef.iter().zip(y).map(|(c, y)| c * y).collect();
+    let bound = |i: usize| if y[i] > 0.0 { bounds.0 } else { bounds.1 };
+    for (i, &a) in alpha.iter().enumerate() {
+        assert!((-1e-12..=bound(i) + 1e-12).contains(&a), "α_{i} = {a}");
+    }
     let balance: f64 = sol.coef.iter().sum();
     assert!(balance.abs() < 1e-9, "yᵀα = {balance}");
     for i in 0..y.len() {
@@ -67,7 +64,7 @@ fn c_svc_solution_satisfies_kkt_conditions() {
         // solver's tolerance (the stopping rule bounds the gap by ε).
         if alpha[i] <= 0.0 {
             assert!(margin >= 1.0 - tol, "point {i}: α = 0 but y f = {margin}");
-        } else if alpha[i] >= c {
+        } else if alpha[i] >= bound(i) {
             assert!(margin <= 1.0 + tol, "point {i}: α = C but y f = {margin}");
         } else {
             assert!(
@@ -76,6 +73,19 @@ fn c_svc_solution_satisfies_kkt_conditions() {
             );
         }
     }
+}
+
+#[test]
+fn c_svc_solution_satisfies_kkt_conditions() {
+    let (x, y) = blobs(200);
+    let k = Kernel::rbf_gamma(0.5).unwrap();
+    let src = FeatureKernel::new(&k, &x).unwrap();
+    let c = 2.0;
+    let tol = 1e-3;
+    let sol = solve_c_svc(&src, &y, c, c, &settings(), None).unwrap();
+    let km = kernel_matrix(&src);
+    assert_kkt(&km, &y, &sol, (c, c), tol);
+    let alpha: Vec<f64> = sol.coef.iter().zip(&y).map(|(c, y)| c * y).collect();
     // Dual objective ½ αᵀQα − 1ᵀα recomputed from scratch.
     let quad: f64 = (0..y.len())
         .map(|i| {
@@ -145,6 +155,103 @@ fn warm_start_from_smaller_c_converges_to_the_same_optimum() {
     bad[0] = -1.0;
     let e = solve_c_svc(&src, &y, 4.0, 4.0, &settings(), Some(&bad)).unwrap_err();
     assert!(e.to_string().contains("outside"), "{e}");
+}
+
+#[test]
+fn c_svc_path_is_optimal_at_every_bound() {
+    let (x, y) = blobs(300);
+    let k = Kernel::rbf_gamma(1.0).unwrap();
+    let src = FeatureKernel::new(&k, &x).unwrap();
+    let km = kernel_matrix(&src);
+    // The whole Q in memory (it fits the default cache budget) and the LRU cache (a
+    // budget of 100 rows): the same values, hence the same iterations and solutions.
+    let mut dense = CSvcPath::new(&src, &y, &settings()).unwrap();
+    let rows_100 = SolverSettings {
+        cache_bytes: 100 * 300 * 4,
+        ..settings()
+    };
+    let mut cached = CSvcPath::new(&src, &y, &rows_100).unwrap();
+    // Bounds growing by equal factors (C along a grid), then unequally, then again.
+    let bounds = [
+        (0.25, 0.25),
+        (1.0, 1.0),
+        (2.0, 3.0),
+        (4.0, 4.0),
+        (64.0, 64.0),
+    ];
+    for (step, &(cp, cn)) in bounds.iter().enumerate() {
+        let path = dense.solve(cp, cn).unwrap();
+        assert_eq!(path, cached.solve(cp, cn).unwrap(), "bounds ({cp}, {cn})");
+        let cold = solve_c_svc(&src, &y, cp, cn, &settings(), None).unwrap();
+        if step == 0 {
+            assert_eq!(path, cold, "the first solve is a cold start");
+        } else {
+            assert!(path.iterations < cold.iterations, "bounds ({cp}, {cn})");
+        }
+        assert_kkt(&km, &y, &path, (cp, cn), 1e-3);
+        let rel = (path.objective - cold.objective).abs() / cold.objective.abs();
+        assert!(
+            rel < 1e-4,
+            "bounds ({cp}, {cn}): objective differs by {rel}"
+        );
+    }
+    let e = dense.solve(1.0, 1.0).unwrap_err().to_string();
+    assert!(e.contains("growing bounds"), "{e}");
+}
+
+#[test]
+fn model_path_along_c_matches_plain_fits() {
+    // Three classes with labels unrelated to the features: many support vectors, three
+    // class pairs, each with its own path.
+    let (x, _) = blobs(240);
+    let y: Vec<f64> = (0..240).map(|i| ((i * 7) % 3) as f64).collect();
+    let k = Kernel::rbf_gamma(2.0).unwrap();
+    let src = FeatureKernel::new(&k, &x).unwrap();
+    let n = y.len();
+    let cols: Vec<usize> = (0..n).collect();
+    let mut rows = vec![0f32; n * n];
+    for (i, row) in rows.chunks_exact_mut(n).enumerate() {
+        src.fill_row(i, &cols, row);
+    }
+    let mut paths = SvmPaths::default();
+    for (step, c) in [0.5, 2.0, 8.0].into_iter().enumerate() {
+        let params = SvmParams {
+            kernel: k.clone(),
+            c,
+            ..SvmParams::default()
+        };
+        let path = SvmModel::fit_source_path(&params, &src, &y, &mut paths).unwrap();
+        let plain = SvmModel::fit_source(&params, &src, &y).unwrap();
+        if step == 0 {
+            assert_eq!(path, plain, "the first fit is a cold start");
+        }
+        assert_eq!(path.rho.len(), 3);
+        for (a, b) in path.info.objectives.iter().zip(&plain.info.objectives) {
+            assert!((a - b).abs() < 1e-4 * b.abs(), "C = {c}: {a} vs {b}");
+        }
+        // Batch decision values from kernel rows over the whole training set equal the
+        // per-point ones from kernel values against the support vectors.
+        let batch = path.decision_from_train_kernel(&rows, n);
+        for (t, dec) in batch.iter().enumerate() {
+            let k_sv: Vec<f64> = path
+                .sv_indices
+                .iter()
+                .map(|&s| rows[t * n + s] as f64)
+                .collect();
+            for (a, b) in dec.iter().zip(path.decision_from_kernel(&k_sv)) {
+                assert!(
+                    (a - b).abs() < 1e-9 * b.abs().max(1.0),
+                    "point {t}: {a} vs {b}"
+                );
+            }
+        }
+    }
+    let nu = SvmParams {
+        svm_type: SvmType::NuSvc,
+        ..SvmParams::default()
+    };
+    let e = SvmModel::fit_source_path(&nu, &src, &y, &mut SvmPaths::default()).unwrap_err();
+    assert!(e.to_string().contains("C-SVC"), "{e}");
 }
 
 #[test]

@@ -11,6 +11,7 @@ use crate::data::Features;
 use crate::{Error, Result};
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
+use faer::traits::{ComplexField, Conjugate};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
@@ -179,6 +180,89 @@ impl Kernel {
         }
     }
 
+    /// The Gram matrix as row-major `f32` (`n²` values), the precision a solver's row
+    /// cache holds, computed without an `f64` copy of the whole matrix: blocks of rows of
+    /// the lower triangle in parallel (dot-product kernels: one small matrix product per
+    /// block, then the map), then mirrored. For [`Kernel::Precomputed`], `x` itself.
+    pub fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
+        self.validate(x.n_cols())?;
+        let n = x.n_rows();
+        if self.is_precomputed() {
+            let p = super::source::PrecomputedKernel::from_features(x)?;
+            let g = p.to_mat();
+            return Ok((0..n * n).map(|k| g[(k / n, k % n)] as f32).collect());
+        }
+        self.check_data(x, "")?;
+        let d = x.n_cols();
+        let mut values = vec![0f32; n * n];
+        // Rows per block: enough work per matrix product, many blocks to share out.
+        const ROWS: usize = 64;
+        match self.route() {
+            Route::Dot { map, scale } => {
+                let scaled = scale.map(|s| scale_features(x.as_slice(), d, &s));
+                let data = scaled.as_deref().unwrap_or(x.as_slice());
+                let row = |i: usize| &data[i * d..(i + 1) * d];
+                let sq: Vec<f64> = (0..n)
+                    .map(|i| {
+                        if map.needs_norms() {
+                            super::functions::dot(row(i), row(i))
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                values
+                    .par_chunks_mut((ROWS * n).max(1))
+                    .enumerate()
+                    .for_each(|(b, block)| {
+                        let r0 = b * ROWS;
+                        let rows = block.len() / n;
+                        let r1 = r0 + rows;
+                        // Column i of `dots` holds the dot products of row r0 + i with
+                        // rows 0..r1 (contiguous, as `map_slice` wants).
+                        let mut dots = Mat::<f64>::zeros(r1, rows);
+                        let all = MatRef::from_row_major_slice(&data[..r1 * d], r1, d);
+                        let own = MatRef::from_row_major_slice(&data[r0 * d..r1 * d], rows, d);
+                        matmul(
+                            dots.as_mut(),
+                            Accum::Replace,
+                            all,
+                            own.transpose(),
+                            1.0,
+                            Par::Seq,
+                        );
+                        clear_avx_upper();
+                        for (i, out) in block.chunks_exact_mut(n).enumerate() {
+                            let row = r0 + i;
+                            let col = dots
+                                .col_mut(i)
+                                .try_as_col_major_mut()
+                                .unwrap()
+                                .as_slice_mut();
+                            let col = &mut col[..=row];
+                            map.map_slice(col, &sq[..=row], sq[row]);
+                            for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
+                                *o = v as f32;
+                            }
+                        }
+                    });
+            }
+            Route::Direct => {
+                values
+                    .par_chunks_mut(n.max(1))
+                    .enumerate()
+                    .for_each(|(i, out)| {
+                        for (j, o) in out[..=i].iter_mut().enumerate() {
+                            *o = self.eval(x.row(i), x.row(j)) as f32;
+                        }
+                    });
+            }
+        }
+        mirror_lower(MatMut::from_row_major_slice_mut(&mut values, n, n));
+        clear_avx_upper_everywhere();
+        Ok(values)
+    }
+
     /// Cross matrix `K_ij = k(a_i, b_j)` (`a.n_rows() × b.n_rows()`), e.g. test × train,
     /// computed in parallel. `b` is the data the model was fitted on.
     ///
@@ -327,6 +411,7 @@ fn dot_gram(data: &[f64], n: usize, d: usize, map: DotMap) -> Mat<f64> {
         1.0,
         par_for(n * n * d / 2),
     );
+    clear_avx_upper_everywhere();
     if !matches!(map, DotMap::Linear) {
         // Squared norms from the product's own diagonal: RBF diagonals are exactly 1.
         let sq: Vec<f64> = (0..n).map(|i| g[(i, i)]).collect();
@@ -352,6 +437,7 @@ fn dot_cross(a: &[f64], na: usize, b: &[f64], nb: usize, d: usize, map: DotMap) 
         1.0,
         par_for(na * nb * d),
     );
+    clear_avx_upper_everywhere();
     if !matches!(map, DotMap::Linear) {
         let norms = |data: &[f64], n: usize| -> Vec<f64> {
             if map.needs_norms() && d > 0 {
@@ -373,7 +459,33 @@ fn dot_cross(a: &[f64], na: usize, b: &[f64], nb: usize, d: usize, map: DotMap) 
 }
 
 /// Copies the strict lower triangle onto the upper one (recursive blocks, parallel).
-pub(crate) fn mirror_lower(m: MatMut<'_, f64>) {
+/// Clears the upper halves of this thread's AVX registers (`vzeroupper`). faer's
+/// matrix-product kernels can leave them dirty, after which SSE code on the thread (the
+/// elementwise maps, libm's `exp`) runs several times slower until something clears
+/// them.
+pub(crate) fn clear_avx_upper() {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        #[target_feature(enable = "avx")]
+        fn zero_upper() {
+            std::arch::x86_64::_mm256_zeroupper()
+        }
+        // SAFETY: the CPU supports AVX (checked above).
+        unsafe { zero_upper() }
+    }
+}
+
+/// [`clear_avx_upper`] on this thread and on every thread of the rayon pool (where a
+/// parallel matrix product ran).
+fn clear_avx_upper_everywhere() {
+    clear_avx_upper();
+    rayon::broadcast(|_| clear_avx_upper());
+}
+
+pub(crate) fn mirror_lower<T>(m: MatMut<'_, T>)
+where
+    T: ComplexField + Conjugate<Canonical = T> + Copy,
+{
     let n = m.nrows();
     debug_assert_eq!(n, m.ncols());
     if n <= 64 {
@@ -585,6 +697,38 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gram_f32_is_gram_rounded() {
+        // One block, several blocks with a partial last one, n = 0; every kernel kind
+        // (dot products in blocks, pair by pair, ARD rescaling) and a precomputed matrix.
+        for &(n, d, seed) in &[(7, 3, 1), (200, 6, 2), (0, 2, 3)] {
+            let x = random_features(n, d, seed, 0.0);
+            for k in all_kernels(d) {
+                let f = k.gram_f32(&x).unwrap();
+                assert_eq!(f.len(), n * n);
+                let g = k.gram(&x).unwrap();
+                for i in 0..n {
+                    for j in 0..n {
+                        let (a, b) = (f[i * n + j] as f64, g[(i, j)]);
+                        // Within f32 rounding of the f64 value (and of its last bits).
+                        assert!(
+                            (a - b).abs() <= 1e-6 * b.abs().max(1e-3),
+                            "{k}: n={n} ({i}, {j}): {a} vs {b}"
+                        );
+                        assert_eq!(f[i * n + j], f[j * n + i], "{k} not symmetric");
+                    }
+                }
+            }
+        }
+        let k = Features::from_rows(&[vec![2.0, 1.0], vec![1.0, 3.0]]).unwrap();
+        assert_eq!(
+            Kernel::Precomputed.gram_f32(&k).unwrap(),
+            vec![2.0, 1.0, 1.0, 3.0]
+        );
+        let ns = Features::from_rows(&[vec![2.0, 1.0, 0.0]]).unwrap();
+        assert!(Kernel::Precomputed.gram_f32(&ns).is_err());
     }
 
     #[test]

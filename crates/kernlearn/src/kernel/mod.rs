@@ -48,4 +48,33 @@ pub trait KernelSource: Sync {
     fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
         None
     }
+
+    /// Row `i` of the kernel matrix (`len()` values), when the source holds the matrix in
+    /// memory as `f32`: views of the source then gather from it in one pass.
+    fn stored_row(&self, _i: usize) -> Option<&[f32]> {
+        None
+    }
+}
+
+/// A borrowed source is a source, so that solver matrices can own or borrow theirs.
+impl<T: KernelSource + ?Sized> KernelSource for &T {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        (**self).diag(i)
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        (**self).fill_row(i, cols, out)
+    }
+
+    fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
+        (**self).as_subset()
+    }
+
+    fn stored_row(&self, i: usize) -> Option<&[f32]> {
+        (**self).stored_row(i)
+    }
 }

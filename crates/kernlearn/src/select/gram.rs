@@ -18,19 +18,15 @@ impl DenseGram {
         n * n * std::mem::size_of::<f32>()
     }
 
-    /// Computes the Gram matrix of `x` (in parallel, see [`Kernel::gram`]).
+    /// Computes the Gram matrix of `x` (in parallel, see [`Kernel::gram_f32`]).
     pub fn new(kernel: &Kernel, x: &Features) -> Result<Self> {
-        let g = kernel.gram(x)?;
+        let values = kernel.gram_f32(x)?;
         let n = x.n_rows();
-        let mut values = vec![0f32; n * n];
-        // Column j of the symmetric matrix is row j.
-        for j in 0..n {
-            let col = g.col(j);
-            for (v, &k) in values[j * n..(j + 1) * n].iter_mut().zip(col.iter()) {
-                *v = k as f32;
-            }
-        }
-        let diag = (0..n).map(|i| g[(i, i)]).collect();
+        let diag = if kernel.is_precomputed() {
+            (0..n).map(|i| x.row(i)[i]).collect()
+        } else {
+            (0..n).map(|i| kernel.eval(x.row(i), x.row(i))).collect()
+        };
         Ok(Self { n, values, diag })
     }
 
@@ -38,6 +34,15 @@ impl DenseGram {
     #[inline]
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.n + j] as f64
+    }
+
+    /// The block `K[rows, cols]`, row-major.
+    pub fn block(&self, rows: &[usize], cols: &[usize]) -> Vec<f32> {
+        let mut out = vec![0f32; rows.len() * cols.len()];
+        for (chunk, &r) in out.chunks_exact_mut(cols.len().max(1)).zip(rows) {
+            self.fill_row(r, cols, chunk);
+        }
+        out
     }
 }
 
@@ -48,6 +53,10 @@ impl KernelSource for DenseGram {
 
     fn diag(&self, i: usize) -> f64 {
         self.diag[i]
+    }
+
+    fn stored_row(&self, i: usize) -> Option<&[f32]> {
+        Some(&self.values[i * self.n..(i + 1) * self.n])
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {

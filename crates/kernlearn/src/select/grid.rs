@@ -4,17 +4,21 @@
 //! Speed comes from doing each piece of work once: the Gram matrix of the training set is
 //! computed once per σ and shared by every fold and every C (when it fits the memory
 //! budget; otherwise each fold uses the cached solver on its own points); along
-//! increasing C each fit is warm-started from the previous solution, which stays
-//! feasible because the box only grows; folds run in parallel.
+//! increasing C each class pair of each fold is one [`crate::svm::CSvcPath`], whose `Q`
+//! and solver state carry over from one C to the next (the previous solution stays
+//! feasible because the box only grows); (σ, fold) pairs run in parallel, the costliest
+//! first. See `docs/DESIGN.md`, "Grid search".
 
 use super::gram::DenseGram;
 use crate::data::{complement, kfold, stratified_kfold, Features};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
-use crate::svm::{SubsetSource, SvmModel, SvmParams};
+use crate::svm::{release_dense_storage, SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// The hyper-parameter values to try. The Gaussian kernel is `exp(−‖x−x'‖²/σ²)`
 /// (γ = 1/σ² in LIBSVM's terms).
@@ -207,23 +211,27 @@ impl GridSearch {
             let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
                 .flat_map(|s| folds.iter().map(move |f| (s, f)))
                 .collect();
-            let scores: Vec<Vec<Vec<f64>>> = pairs
-                .par_iter()
-                .map(|&(s, test)| {
-                    let job = FoldJob {
-                        search: self,
-                        kernel: &kernels[s],
-                        gram: grams[s].as_ref(),
-                        x,
-                        y,
-                        train: complement(n, test),
-                        test,
-                    };
-                    let r = job.scores(&epsilons, &c_order);
-                    progress();
-                    r
-                })
-                .collect::<Result<_>>()?;
+            // Narrow kernels take the longest (most support vectors, most iterations):
+            // they start first, so that the cheap wide ones fill the gaps at the end.
+            let mut order: Vec<usize> = (0..pairs.len()).collect();
+            order.sort_by(|&a, &b| sigmas[pairs[a].0].total_cmp(&sigmas[pairs[b].0]));
+            let scores = in_order(&order, |k| {
+                let (s, test) = pairs[k];
+                let job = FoldJob {
+                    search: self,
+                    kernel: &kernels[s],
+                    gram: grams[s].as_ref(),
+                    x,
+                    y,
+                    train: complement(n, test),
+                    test,
+                };
+                let r = job.scores(&epsilons, &c_order);
+                progress();
+                r
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
             for (s, &sigma) in sigmas.iter().enumerate() {
                 let per_fold = &scores[s * folds.len()..(s + 1) * folds.len()];
                 for (e, &eps) in epsilons.iter().enumerate() {
@@ -241,6 +249,8 @@ impl GridSearch {
                 }
             }
         }
+        // The pool's threads keep the storage of their last dense Q for the next one.
+        rayon::broadcast(|_| release_dense_storage());
         let (best, n_tied) = pick_best(&points, regression);
         let mut params = self.params_at(&points[best])?;
         params.seed = self.base.seed;
@@ -278,6 +288,28 @@ impl GridSearch {
         let model = SvmModel::fit(&sel.params, x, y)?;
         Ok((sel, model))
     }
+}
+
+/// `job(k)` for every `k` in `order`, on all threads of the rayon pool: each thread takes
+/// the next job of `order` when it is free (list scheduling). Results are indexed by `k`.
+fn in_order<T: Send>(order: &[usize], job: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<T>>> = order.iter().map(|_| Mutex::new(None)).collect();
+    let workers = rayon::current_num_threads().min(order.len());
+    (0..workers).into_par_iter().for_each(|_| {
+        while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let r = job(k);
+            *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every job ran")
+        })
+        .collect()
 }
 
 /// Best point, and how many share its score. Ties: smaller C, then larger σ, then
@@ -328,11 +360,15 @@ impl FoldJob<'_> {
                 &FeatureKernel::new(self.kernel, &train_x)?
             }
         };
+        // Kernel values of the test points against the training points, once per fold.
+        let test_kernel = self.gram.map(|g| g.block(self.test, &self.train));
         let cs = &self.search.grid.cs;
+        let along_path = self.search.base.svm_type == SvmType::CSvc;
         let mut out = Vec::with_capacity(epsilons.len());
         for &eps in epsilons {
             let mut row = vec![0.0; cs.len()];
             let mut previous: Option<SvmModel> = None;
+            let mut paths = SvmPaths::default();
             for &ci in c_order {
                 let mut params = self.search.base.clone();
                 params.kernel = self.kernel.clone();
@@ -341,9 +377,19 @@ impl FoldJob<'_> {
                 if let Some(e) = eps {
                     params.epsilon = e;
                 }
-                let model =
-                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?;
-                let pred = self.predict(&model);
+                let model = if along_path {
+                    SvmModel::fit_source_path(&params, source, &train_y, &mut paths)?
+                } else {
+                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?
+                };
+                let pred = match &test_kernel {
+                    Some(k) => model
+                        .decision_from_train_kernel(k, self.train.len())
+                        .iter()
+                        .map(|d| model.predict_from_decision(d))
+                        .collect(),
+                    None => self.predict(&model),
+                };
                 row[ci] = if eps.is_some() {
                     mse(&pred, &test_y)?
                 } else {
@@ -356,7 +402,8 @@ impl FoldJob<'_> {
         Ok(out)
     }
 
-    /// Predictions for the fold's test points from kernel values against the SVs.
+    /// Predictions for the fold's test points from kernel values against the SVs,
+    /// computed from the features (without a Gram matrix).
     fn predict(&self, model: &SvmModel) -> Vec<f64> {
         let sv: Vec<usize> = model.sv_indices.iter().map(|&s| self.train[s]).collect();
         let mut k_sv = vec![0.0; sv.len()];
@@ -364,10 +411,7 @@ impl FoldJob<'_> {
             .iter()
             .map(|&t| {
                 for (k, &s) in k_sv.iter_mut().zip(&sv) {
-                    *k = match self.gram {
-                        Some(g) => g.get(t, s),
-                        None => self.kernel.eval(self.x.row(t), self.x.row(s)),
-                    };
+                    *k = self.kernel.eval(self.x.row(t), self.x.row(s));
                 }
                 model.predict_from_decision(&model.decision_from_kernel(&k_sv))
             })

@@ -12,10 +12,13 @@ pub mod problem;
 mod qmatrix;
 mod solver;
 pub mod subset;
+mod vector;
+mod wss;
 
-pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmType};
+pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{
-    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, DualSolution,
-    SolverSettings,
+    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
+    DualSolution, SolverSettings,
 };
+pub(crate) use qmatrix::release_dense_storage;
 pub use subset::SubsetSource;

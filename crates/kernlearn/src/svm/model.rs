@@ -5,10 +5,11 @@
 
 use super::probability::{couple_pairwise, sigmoid_predict, sigmoid_train};
 use super::problem::{
-    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, DualSolution,
-    SolverSettings,
+    seed_alpha, solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class,
+    CSvcPath, DualSolution, SolverSettings,
 };
 use super::subset::SubsetSource;
+use super::vector::weighted_sum;
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
 use crate::multiclass::{class_groups, vote};
@@ -237,50 +238,19 @@ impl PartialEq for SvmModel {
     }
 }
 
-/// A feasible starting point for C-SVC with bounds `new` from the solution `coef`
-/// (`y α`) for bounds `old ≤ new` ("alpha seeding", DeCoste and Wagstaff 2000).
-///
-/// Support vectors at their old bound are moved to the new bound (most stay bounded as C
-/// grows, and moving them one pair per SMO step would cost about n/2 iterations); free
-/// ones keep their value. The imbalance this leaves in `yᵀα = 0` is absorbed first by
-/// free variables that can move in the right direction (within `[0, new]`), then by
-/// moving some bounded ones back towards their old bound, which always suffices since
-/// the old solution was balanced.
-fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f64)) -> Vec<f64> {
-    let bound = |pos: bool, b: (f64, f64)| if pos { b.0 } else { b.1 };
-    let mut alpha: Vec<f64> = coef.iter().map(|c| c.abs()).collect();
-    let mut moved = vec![false; alpha.len()];
-    let mut balance = 0.0;
-    for ((a, m), &yi) in alpha.iter_mut().zip(&mut moved).zip(y) {
-        let pos = yi > 0.0;
-        if *a >= bound(pos, old) {
-            *a = bound(pos, new);
-            *m = true;
-        }
-        balance += if pos { *a } else { -*a };
-    }
-    for absorb_with_moved in [false, true] {
-        for ((a, &m), &yi) in alpha.iter_mut().zip(&moved).zip(y) {
-            if balance == 0.0 {
-                return alpha;
-            }
-            let pos = yi > 0.0;
-            let free = *a > 0.0 && !m;
-            if !(free || (absorb_with_moved && m)) {
-                continue;
-            }
-            let floor = if m { bound(pos, old) } else { 0.0 };
-            // balance > 0: lower positive α or raise negative α (and vice versa).
-            let step = if pos == (balance > 0.0) {
-                -(*a - floor).min(balance.abs())
-            } else {
-                (bound(pos, new) - *a).min(balance.abs())
-            };
-            *a += step;
-            balance += if pos { step } else { -step };
-        }
-    }
-    alpha
+/// One [`CSvcPath`] per class pair, carried between calls of
+/// [`SvmModel::fit_source_path`] on the same points.
+#[derive(Default)]
+pub struct SvmPaths<'a> {
+    pairs: Vec<CSvcPath<'a>>,
+}
+
+/// How `fit_classifier` solves each class pair.
+enum PairSolver<'p, 'a> {
+    /// Afresh, warm-started (alpha seeding) from this model's pair solutions.
+    Fresh(Option<&'p SvmModel>),
+    /// Continuing each pair's path.
+    Path(&'p mut SvmPaths<'a>),
 }
 
 fn check_inputs(x: &Features, y: &[f64], needs_labels: bool) -> Result<()> {
@@ -353,22 +323,9 @@ impl SvmModel {
         };
         let settings = params.solver;
         settings.validate()?;
-        let mut model = SvmModel {
-            params: params.clone(),
-            n_features: 0,
-            classes: Vec::new(),
-            n_sv_per_class: Vec::new(),
-            support_vectors: Features::new(0, 0, Vec::new())?,
-            sv_indices: Vec::new(),
-            sv_coef: Vec::new(),
-            rho: Vec::new(),
-            prob_a: Vec::new(),
-            prob_b: Vec::new(),
-            info: SvmFitInfo::default(),
-            subproblem_coef: Vec::new(),
-        };
+        let mut model = Self::empty(params)?;
         if params.svm_type.is_classifier() {
-            model.fit_classifier(source, y, &settings, previous)?;
+            model.fit_classifier(source, y, &settings, PairSolver::Fresh(previous))?;
         } else {
             let sol = match params.svm_type {
                 SvmType::OneClass => solve_one_class(source, params.nu, &settings)?,
@@ -388,6 +345,48 @@ impl SvmModel {
         Ok(model)
     }
 
+    /// C-SVC like [`SvmModel::fit_source`], continuing the solver state of the previous
+    /// call with the same `paths` (same source, labels and parameters except a C at least
+    /// as large): each class pair is one [`CSvcPath`], so along growing C no kernel row
+    /// is recomputed (when the pair's `Q` fits the cache budget) and each solve starts
+    /// from the last. Grid search walks C this way. The first call equals `fit_source`.
+    pub fn fit_source_path<'a>(
+        params: &SvmParams,
+        source: &'a dyn KernelSource,
+        y: &[f64],
+        paths: &mut SvmPaths<'a>,
+    ) -> Result<Self> {
+        if params.svm_type != SvmType::CSvc {
+            return Err(Error::param(
+                "svm_type",
+                format!("paths along C are for C-SVC, not {:?}", params.svm_type),
+            ));
+        }
+        let settings = params.solver;
+        settings.validate()?;
+        let mut model = Self::empty(params)?;
+        model.fit_classifier(source, y, &settings, PairSolver::Path(paths))?;
+        Ok(model)
+    }
+
+    /// A model with `params` and nothing fitted yet.
+    fn empty(params: &SvmParams) -> Result<Self> {
+        Ok(SvmModel {
+            params: params.clone(),
+            n_features: 0,
+            classes: Vec::new(),
+            n_sv_per_class: Vec::new(),
+            support_vectors: Features::new(0, 0, Vec::new())?,
+            sv_indices: Vec::new(),
+            sv_coef: Vec::new(),
+            rho: Vec::new(),
+            prob_a: Vec::new(),
+            prob_b: Vec::new(),
+            info: SvmFitInfo::default(),
+            subproblem_coef: Vec::new(),
+        })
+    }
+
     fn record(&mut self, sol: &DualSolution) {
         self.info.objectives.push(sol.objective);
         self.info.iterations += sol.iterations;
@@ -399,12 +398,12 @@ impl SvmModel {
     }
 
     /// One-vs-one training as LIBSVM's `svm_train` for classifiers.
-    fn fit_classifier(
+    fn fit_classifier<'a>(
         &mut self,
-        source: &dyn KernelSource,
+        source: &'a dyn KernelSource,
         y: &[f64],
         settings: &SolverSettings,
-        previous: Option<&SvmModel>,
+        mut pair_solver: PairSolver<'_, 'a>,
     ) -> Result<()> {
         let (classes, members) = class_groups(y);
         if classes.len() < 2 {
@@ -443,7 +442,7 @@ impl SvmModel {
                 let sub_y: Vec<f64> = std::iter::repeat_n(1.0, members[i].len())
                     .chain(std::iter::repeat_n(-1.0, members[j].len()))
                     .collect();
-                let sub = SubsetSource::new(source, idx);
+                let sub = SubsetSource::new(source, idx.clone());
                 let (cp, cn) = (weighted_c[i], weighted_c[j]);
                 if self.params.probability {
                     let (a, b) =
@@ -451,12 +450,24 @@ impl SvmModel {
                     self.prob_a.push(a);
                     self.prob_b.push(b);
                 }
-                let warm = previous.and_then(|m| {
-                    let coef = m.subproblem_coef.get(pair_coef.len())?;
-                    let ratio = self.params.c / m.params.c;
-                    Some(seed_alpha(coef, &sub_y, (cp / ratio, cn / ratio), (cp, cn)))
-                });
-                let sol = self.solve_binary(&sub, &sub_y, cp, cn, settings, warm.as_deref())?;
+                let pair = pair_coef.len();
+                let sol = match &mut pair_solver {
+                    PairSolver::Fresh(previous) => {
+                        let warm = previous.and_then(|m| {
+                            let coef = m.subproblem_coef.get(pair)?;
+                            let ratio = self.params.c / m.params.c;
+                            Some(seed_alpha(coef, &sub_y, (cp / ratio, cn / ratio), (cp, cn)))
+                        });
+                        self.solve_binary(&sub, &sub_y, cp, cn, settings, warm.as_deref())?
+                    }
+                    PairSolver::Path(paths) => {
+                        if paths.pairs.len() == pair {
+                            let owned = SubsetSource::new(source, idx);
+                            paths.pairs.push(CSvcPath::new(owned, &sub_y, settings)?);
+                        }
+                        paths.pairs[pair].solve(cp, cn)?
+                    }
+                };
                 self.record(&sol);
                 self.rho.push(sol.rho);
                 let ni = members[i].len();
@@ -643,6 +654,60 @@ impl SvmModel {
         out
     }
 
+    /// Decision values of many points at once from their kernel values against every
+    /// training point: row `t` of `k` (row-major, `n_train` columns indexed like the
+    /// training set, `f32` as Gram matrices are held) holds `k(x_t, x_s)` for all
+    /// training points `s`. Each class pair's coefficients are spread over the training
+    /// set once, so a point costs one dense dot product per pair (grid search scores
+    /// every fold this way).
+    pub fn decision_from_train_kernel(&self, k: &[f32], n_train: usize) -> Vec<Vec<f64>> {
+        let weights = self.pair_weights(n_train);
+        k.chunks_exact(n_train.max(1))
+            .map(|row| {
+                weights
+                    .iter()
+                    .zip(&self.rho)
+                    .map(|(w, rho)| weighted_sum(row, w) - rho)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Coefficients of each decision function (class pair, or the only one) over all
+    /// `n_train` training points, zero off the support vectors.
+    fn pair_weights(&self, n_train: usize) -> Vec<Vec<f64>> {
+        let spread = |coef: &[f64], range: std::ops::Range<usize>, w: &mut [f64]| {
+            for s in range {
+                w[self.sv_indices[s]] = coef[s];
+            }
+        };
+        if self.classes.is_empty() {
+            let mut w = vec![0.0; n_train];
+            spread(&self.sv_coef[0], 0..self.sv_indices.len(), &mut w);
+            return vec![w];
+        }
+        let k = self.classes.len();
+        let start = self.sv_starts();
+        let mut out = Vec::with_capacity(self.rho.len());
+        for i in 0..k {
+            for j in i + 1..k {
+                let mut w = vec![0.0; n_train];
+                spread(
+                    &self.sv_coef[j - 1],
+                    start[i]..start[i] + self.n_sv_per_class[i],
+                    &mut w,
+                );
+                spread(
+                    &self.sv_coef[i],
+                    start[j]..start[j] + self.n_sv_per_class[j],
+                    &mut w,
+                );
+                out.push(w);
+            }
+        }
+        out
+    }
+
     /// Prediction from one point's decision values: the vote winner (classification;
     /// ties go to the earlier class, as LIBSVM), the value (regression), ±1 (one-class).
     pub fn predict_from_decision(&self, dec: &[f64]) -> f64 {
@@ -750,64 +815,5 @@ impl SvmModel {
             .iter()
             .map(|d| self.probabilities_from_decision(d))
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::seed_alpha;
-
-    /// Seeds stay feasible for the larger box whatever the old solution looked like.
-    #[test]
-    fn seeded_alpha_is_feasible() {
-        let mut state: u64 = 7;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for case in 0..200 {
-            let n = 5 + case % 40;
-            let y: Vec<f64> = (0..n)
-                .map(|_| if next() < 0.6 { 1.0 } else { -1.0 })
-                .collect();
-            let old = (0.5, 0.25 + next());
-            let new = (old.0 * 2.0, old.1 * 2.0);
-            // A balanced old point: positives at zero, free or at the bound; their sum
-            // is spread over the negatives greedily (so most end at the bound).
-            let mut alpha = vec![0.0; n];
-            let mut sum = 0.0;
-            for (a, &v) in alpha.iter_mut().zip(&y) {
-                if v > 0.0 {
-                    *a = match (next() * 3.0) as u32 {
-                        0 => 0.0,
-                        1 => old.0,
-                        _ => old.0 * next(),
-                    };
-                    sum += *a;
-                }
-            }
-            for (a, &v) in alpha.iter_mut().zip(&y) {
-                if v < 0.0 {
-                    *a = sum.min(old.1);
-                    sum -= *a;
-                }
-            }
-            if sum > 0.0 {
-                continue; // the negatives cannot balance this draw
-            }
-            let coef: Vec<f64> = alpha.iter().zip(&y).map(|(a, v)| a * v).collect();
-            let seed = seed_alpha(&coef, &y, old, new);
-            let balance: f64 = seed.iter().zip(&y).map(|(a, v)| a * v).sum();
-            assert!(balance.abs() < 1e-9, "case {case}: yᵀα = {balance}");
-            for (a, &v) in seed.iter().zip(&y) {
-                let c = if v > 0.0 { new.0 } else { new.1 };
-                assert!(
-                    (0.0..=c).contains(a),
-                    "case {case}: α = {a} outside [0, {c}]"
-                );
-            }
-        }
     }
 }

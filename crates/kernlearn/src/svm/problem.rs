@@ -5,8 +5,8 @@
 //! (a learned `G ⊙ K`, a weighted sum of kernels, ...). See Chang and Lin, "LIBSVM: a
 //! library for support vector machines", §2 for the formulations.
 
-use super::qmatrix::{svr_signs, QMatrix, SignedKernelQ, SvrQ};
-use super::solver::{solve, Solution, SolverOptions, Variant};
+use super::qmatrix::{svr_signs, DenseQ, QMatrix, SignedKernelQ, SvrQ};
+use super::solver::{solve, Solution, Solver, SolverOptions, Variant};
 use crate::kernel::KernelSource;
 use crate::{Error, Result};
 
@@ -153,14 +153,9 @@ pub fn solve_c_svc(
     initial_alpha: Option<&[f64]>,
 ) -> Result<DualSolution> {
     check_len(source, y.len(), "labels")?;
-    check_positive("C (positive class)", c_pos)?;
-    check_positive("C (negative class)", c_neg)?;
-    settings.validate()?;
+    check_c_svc(c_pos, c_neg, settings)?;
     let s = signs(y);
-    let upper: Vec<f64> = s
-        .iter()
-        .map(|&v| if v > 0 { c_pos } else { c_neg })
-        .collect();
+    let upper = c_svc_upper(&s, c_pos, c_neg);
     let alpha = match initial_alpha {
         None => vec![0.0; y.len()],
         Some(a) => check_warm_start(a, &s, &upper)?,
@@ -176,13 +171,173 @@ pub fn solve_c_svc(
         Variant::Standard,
         settings.options(y.len()),
     );
+    Ok(c_svc_solution(sol, &s, (c_pos, c_neg)))
+}
+
+fn check_c_svc(c_pos: f64, c_neg: f64, settings: &SolverSettings) -> Result<()> {
+    check_positive("C (positive class)", c_pos)?;
+    check_positive("C (negative class)", c_neg)?;
+    settings.validate()
+}
+
+/// Upper bound of each C-SVC variable: `c_pos` or `c_neg` by its sign.
+fn c_svc_upper(s: &[i8], c_pos: f64, c_neg: f64) -> Vec<f64> {
+    s.iter()
+        .map(|&v| if v > 0 { c_pos } else { c_neg })
+        .collect()
+}
+
+/// C-SVC coefficients `y α` and the counts of [`finish`].
+fn c_svc_solution(sol: Solution, s: &[i8], bounds: (f64, f64)) -> DualSolution {
     let coef = sol
         .alpha
         .iter()
-        .zip(&s)
+        .zip(s)
         .map(|(a, &v)| a * v as f64)
         .collect();
-    Ok(finish(sol, coef, &s, (c_pos, c_neg)))
+    finish(sol, coef, s, bounds)
+}
+
+/// C-SVC on fixed points for a sequence of growing bounds (grid search along C, the
+/// "regularisation path"): `Q` and the solver's state carry over from one solve to the
+/// next.
+///
+/// The first [`CSvcPath::solve`] is exactly [`solve_c_svc`] (a cold start, LIBSVM's
+/// iterations). Each later one starts from the previous solution moved by
+/// [`seed_alpha`] (DeCoste and Wagstaff 2000) and, instead of recomputing `∇f = Qα − 1`
+/// from scratch, updates it with one row of `Q` per variable that the seeding moved.
+/// When the whole `Q` (`l²` `f32`) fits the cache budget it is held in memory
+/// ([`DenseQ`]), so no kernel row is computed twice along the path; otherwise the LRU row
+/// cache is kept between solves.
+pub struct CSvcPath<'a> {
+    q: Box<dyn QMatrix + 'a>,
+    signs: Vec<i8>,
+    y: Vec<f64>,
+    settings: SolverSettings,
+    last: Option<PathPoint>,
+}
+
+/// The solver state after the latest solve of a [`CSvcPath`].
+struct PathPoint {
+    solver: Solver,
+    coef: Vec<f64>,
+    bounds: (f64, f64),
+}
+
+impl<'a> CSvcPath<'a> {
+    /// A path on the points of `source` (owned or borrowed) with labels `y` (`> 0` is
+    /// the positive class).
+    pub fn new<S: KernelSource + 'a>(
+        source: S,
+        y: &[f64],
+        settings: &SolverSettings,
+    ) -> Result<Self> {
+        check_len(&source, y.len(), "labels")?;
+        settings.validate()?;
+        let s = signs(y);
+        let q: Box<dyn QMatrix + 'a> = if DenseQ::<S>::bytes(y.len()) <= settings.cache_bytes {
+            Box::new(DenseQ::new(source, &s))
+        } else {
+            Box::new(SignedKernelQ::new(source, &s, settings.cache_bytes))
+        };
+        Ok(Self {
+            q,
+            signs: s,
+            y: y.to_vec(),
+            settings: *settings,
+            last: None,
+        })
+    }
+
+    /// Solves with bounds `c_pos` / `c_neg` for the positive / negative class; each must
+    /// be at least the previous solve's (the previous solution stays feasible).
+    pub fn solve(&mut self, c_pos: f64, c_neg: f64) -> Result<DualSolution> {
+        check_c_svc(c_pos, c_neg, &self.settings)?;
+        if let Some(PathPoint {
+            bounds: (old_pos, old_neg),
+            ..
+        }) = self.last
+        {
+            if c_pos < old_pos || c_neg < old_neg {
+                return Err(Error::param(
+                    "C",
+                    format!(
+                        "a C-SVC path needs growing bounds: ({c_pos}, {c_neg}) after \
+                         ({old_pos}, {old_neg})"
+                    ),
+                ));
+            }
+        }
+        let upper = c_svc_upper(&self.signs, c_pos, c_neg);
+        let q = self.q.as_mut();
+        let mut solver = match self.last.take() {
+            None => {
+                let (p, alpha) = (vec![-1.0; self.y.len()], vec![0.0; self.y.len()]);
+                let eps = self.settings.tol;
+                Solver::new(q, &p, &self.signs, alpha, upper, Variant::Standard, eps)
+            }
+            Some(last) => {
+                let alpha = seed_alpha(&last.coef, &self.y, last.bounds, (c_pos, c_neg));
+                let mut solver = last.solver;
+                solver.restart(q, &alpha, &upper);
+                solver
+            }
+        };
+        let sol = solver.run(q, self.settings.options(self.y.len()));
+        let out = c_svc_solution(sol, &self.signs, (c_pos, c_neg));
+        self.last = Some(PathPoint {
+            solver,
+            coef: out.coef.clone(),
+            bounds: (c_pos, c_neg),
+        });
+        Ok(out)
+    }
+}
+
+/// A feasible starting point for C-SVC with bounds `new` from the solution `coef`
+/// (`y α`) for bounds `old ≤ new` ("alpha seeding", DeCoste and Wagstaff 2000).
+///
+/// Support vectors at their old bound are moved to the new bound (most stay bounded as C
+/// grows, and moving them one pair per SMO step would cost about n/2 iterations); free
+/// ones keep their value. The imbalance this leaves in `yᵀα = 0` is absorbed first by
+/// free variables that can move in the right direction (within `[0, new]`), then by
+/// moving some bounded ones back towards their old bound, which always suffices since
+/// the old solution was balanced.
+pub(crate) fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f64)) -> Vec<f64> {
+    let bound = |pos: bool, b: (f64, f64)| if pos { b.0 } else { b.1 };
+    let mut alpha: Vec<f64> = coef.iter().map(|c| c.abs()).collect();
+    let mut moved = vec![false; alpha.len()];
+    let mut balance = 0.0;
+    for ((a, m), &yi) in alpha.iter_mut().zip(&mut moved).zip(y) {
+        let pos = yi > 0.0;
+        if *a >= bound(pos, old) {
+            *a = bound(pos, new);
+            *m = true;
+        }
+        balance += if pos { *a } else { -*a };
+    }
+    for absorb_with_moved in [false, true] {
+        for ((a, &m), &yi) in alpha.iter_mut().zip(&moved).zip(y) {
+            if balance == 0.0 {
+                return alpha;
+            }
+            let pos = yi > 0.0;
+            let free = *a > 0.0 && !m;
+            if !(free || (absorb_with_moved && m)) {
+                continue;
+            }
+            let floor = if m { bound(pos, old) } else { 0.0 };
+            // balance > 0: lower positive α or raise negative α (and vice versa).
+            let step = if pos == (balance > 0.0) {
+                -(*a - floor).min(balance.abs())
+            } else {
+                (bound(pos, new) - *a).min(balance.abs())
+            };
+            *a += step;
+            balance += if pos { step } else { -step };
+        }
+    }
+    alpha
 }
 
 /// A warm start must be a feasible point of the dual: `0 ≤ α ≤ upper`, `sᵀα = 0`.
@@ -410,4 +565,63 @@ pub fn solve_nu_svr(
     let mut out = finish(sol, coef, &vec![1; l], (c, c));
     out.derived = Some(epsilon);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seed_alpha;
+
+    /// Seeds stay feasible for the larger box whatever the old solution looked like.
+    #[test]
+    fn seeded_alpha_is_feasible() {
+        let mut state: u64 = 7;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..200 {
+            let n = 5 + case % 40;
+            let y: Vec<f64> = (0..n)
+                .map(|_| if next() < 0.6 { 1.0 } else { -1.0 })
+                .collect();
+            let old = (0.5, 0.25 + next());
+            let new = (old.0 * 2.0, old.1 * 2.0);
+            // A balanced old point: positives at zero, free or at the bound; their sum
+            // is spread over the negatives greedily (so most end at the bound).
+            let mut alpha = vec![0.0; n];
+            let mut sum = 0.0;
+            for (a, &v) in alpha.iter_mut().zip(&y) {
+                if v > 0.0 {
+                    *a = match (next() * 3.0) as u32 {
+                        0 => 0.0,
+                        1 => old.0,
+                        _ => old.0 * next(),
+                    };
+                    sum += *a;
+                }
+            }
+            for (a, &v) in alpha.iter_mut().zip(&y) {
+                if v < 0.0 {
+                    *a = sum.min(old.1);
+                    sum -= *a;
+                }
+            }
+            if sum > 0.0 {
+                continue; // the negatives cannot balance this draw
+            }
+            let coef: Vec<f64> = alpha.iter().zip(&y).map(|(a, v)| a * v).collect();
+            let seed = seed_alpha(&coef, &y, old, new);
+            let balance: f64 = seed.iter().zip(&y).map(|(a, v)| a * v).sum();
+            assert!(balance.abs() < 1e-9, "case {case}: yᵀα = {balance}");
+            for (a, &v) in seed.iter().zip(&y) {
+                let c = if v > 0.0 { new.0 } else { new.1 };
+                assert!(
+                    (0.0..=c).contains(a),
+                    "case {case}: α = {a} outside [0, {c}]"
+                );
+            }
+        }
+    }
 }

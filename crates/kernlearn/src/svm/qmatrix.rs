@@ -5,6 +5,7 @@
 
 use super::cache::RowCache;
 use crate::kernel::KernelSource;
+use std::cell::Cell;
 
 /// What the SMO solver needs from `Q`: rows (with the diagonal) restricted to the active set,
 /// and the ability to follow a permutation of the variables (shrinking).
@@ -17,9 +18,28 @@ pub(crate) trait QMatrix {
     fn swap_index(&mut self, i: usize, j: usize);
 }
 
-/// `Q_ij = s_i s_j k(x_i, x_j)` with signs `s` (labels for SVC, all ones for one-class).
-pub(crate) struct SignedKernelQ<'a> {
-    source: &'a dyn KernelSource,
+/// Writes `out[t] = s_i s_t k(x_point, x_{cols[t]})`: a kernel row with the row's sign
+/// `sign_i` and the columns' signs `col_signs`.
+fn fill_signed(
+    source: &dyn KernelSource,
+    point: usize,
+    cols: &[usize],
+    sign_i: i8,
+    col_signs: &[i8],
+    out: &mut [f32],
+) {
+    source.fill_row(point, cols, out);
+    for (v, &s) in out.iter_mut().zip(col_signs) {
+        if s != sign_i {
+            *v = -*v;
+        }
+    }
+}
+
+/// `Q_ij = s_i s_j k(x_i, x_j)` with signs `s` (labels for SVC, all ones for one-class),
+/// rows computed on demand and kept in the LRU [`RowCache`].
+pub(crate) struct SignedKernelQ<S> {
+    source: S,
     /// Current position → original point.
     index: Vec<usize>,
     sign: Vec<i8>,
@@ -27,14 +47,15 @@ pub(crate) struct SignedKernelQ<'a> {
     cache: RowCache,
 }
 
-impl<'a> SignedKernelQ<'a> {
-    pub(crate) fn new(source: &'a dyn KernelSource, sign: &[i8], cache_bytes: usize) -> Self {
+impl<S: KernelSource> SignedKernelQ<S> {
+    pub(crate) fn new(source: S, sign: &[i8], cache_bytes: usize) -> Self {
         let n = source.len();
+        let diag = (0..n).map(|i| source.diag(i)).collect();
         Self {
             source,
             index: (0..n).collect(),
             sign: sign.to_vec(),
-            diag: (0..n).map(|i| source.diag(i)).collect(),
+            diag,
             cache: RowCache::new(n, cache_bytes),
         }
     }
@@ -43,26 +64,20 @@ impl<'a> SignedKernelQ<'a> {
         let start = self.cache.reserve(i, len);
         if start < len {
             let out = &mut self.cache.row_mut(i)[start..len];
-            self.source
-                .fill_row(self.index[i], &self.index[start..len], out);
-            if self.sign[i] < 0 {
-                for (v, &s) in out.iter_mut().zip(&self.sign[start..len]) {
-                    if s > 0 {
-                        *v = -*v;
-                    }
-                }
-            } else {
-                for (v, &s) in out.iter_mut().zip(&self.sign[start..len]) {
-                    if s < 0 {
-                        *v = -*v;
-                    }
-                }
-            }
+            let cols = &self.index[start..len];
+            fill_signed(
+                &self.source,
+                self.index[i],
+                cols,
+                self.sign[i],
+                &self.sign[start..len],
+                out,
+            );
         }
     }
 }
 
-impl QMatrix for SignedKernelQ<'_> {
+impl<S: KernelSource> QMatrix for SignedKernelQ<S> {
     fn row(&mut self, i: usize, len: usize) -> (&[f32], &[f64]) {
         self.fill(i, len);
         (&self.cache.row(i)[..len], &self.diag)
@@ -80,6 +95,149 @@ impl QMatrix for SignedKernelQ<'_> {
         self.index.swap(i, j);
         self.sign.swap(i, j);
         self.diag.swap(i, j);
+    }
+}
+
+/// Never brought up to date (see [`DenseQ`]).
+const STALE: usize = usize::MAX;
+
+/// The same `Q` as [`SignedKernelQ`], held whole in memory (`l²` `f32`), for problems
+/// whose matrix fits the cache budget and that are solved many times (grid search along
+/// C): no eviction, no recomputation between solves.
+///
+/// Row `r` of the storage is the row of original point `r`, its columns in the solver's
+/// current order. Instead of swapping two columns in every row at each `swap_index`
+/// (what LIBSVM's cache does, `O(l)` scattered writes), swaps are appended to a log and a
+/// row replays the ones it missed when it is next read, or is refilled from the source
+/// when it missed many.
+pub(crate) struct DenseQ<S> {
+    source: S,
+    l: usize,
+    /// Current position → original point.
+    index: Vec<usize>,
+    /// Signs by current position, and by original point.
+    sign: Vec<i8>,
+    point_sign: Vec<i8>,
+    diag: Vec<f64>,
+    values: Vec<f32>,
+    /// Per stored row: length of `log` when it was last brought up to date.
+    seen: Vec<usize>,
+    log: Vec<(u32, u32)>,
+}
+
+thread_local! {
+    /// Storage of the last `DenseQ` dropped on this thread, for the next one: grid search
+    /// builds one per (σ, fold), and a fresh allocation of that size costs a page fault
+    /// per 4 KiB on first touch.
+    static SPARE: Cell<Vec<f32>> = const { Cell::new(Vec::new()) };
+}
+
+/// Frees the storage this thread keeps for the next [`DenseQ`].
+pub(crate) fn release_dense_storage() {
+    SPARE.with(|s| drop(s.take()));
+}
+
+impl<S: KernelSource> DenseQ<S> {
+    pub(crate) fn new(source: S, sign: &[i8]) -> Self {
+        let l = source.len();
+        let diag = (0..l).map(|i| source.diag(i)).collect();
+        // Old contents are harmless: every row is filled before it is read (`STALE`).
+        let mut values = SPARE.with(|s| s.take());
+        values.resize(l * l, 0.0);
+        Self {
+            source,
+            l,
+            index: (0..l).collect(),
+            sign: sign.to_vec(),
+            point_sign: sign.to_vec(),
+            diag,
+            values,
+            seen: vec![STALE; l],
+            log: Vec::new(),
+        }
+    }
+
+    /// Bytes a `DenseQ` of `l` variables holds.
+    pub(crate) fn bytes(l: usize) -> usize {
+        l.saturating_mul(l)
+            .saturating_mul(std::mem::size_of::<f32>())
+    }
+
+    /// Brings the stored row of original point `r` to the current column order.
+    fn refresh(&mut self, r: usize) {
+        let l = self.l;
+        let seen = self.seen[r];
+        if seen == self.log.len() {
+            return;
+        }
+        let row = &mut self.values[r * l..(r + 1) * l];
+        // Replaying a swap touches two entries; refilling gathers every entry through the
+        // source's index maps from memory. Measured on grid searches: replaying stays
+        // cheaper up to about l swaps (a threshold of l/32 made them 30 % slower).
+        if seen == STALE || self.log.len() - seen > l {
+            fill_signed(
+                &self.source,
+                r,
+                &self.index,
+                self.point_sign[r],
+                &self.sign,
+                row,
+            );
+        } else {
+            for &(a, b) in &self.log[seen..] {
+                row.swap(a as usize, b as usize);
+            }
+        }
+        self.seen[r] = self.log.len();
+    }
+}
+
+impl<S> Drop for DenseQ<S> {
+    fn drop(&mut self) {
+        let values = std::mem::take(&mut self.values);
+        SPARE.with(|s| {
+            let spare = s.take();
+            s.set(if spare.capacity() > values.capacity() {
+                spare
+            } else {
+                values
+            });
+        });
+    }
+}
+
+impl<S: KernelSource> QMatrix for DenseQ<S> {
+    fn row(&mut self, i: usize, len: usize) -> (&[f32], &[f64]) {
+        let r = self.index[i];
+        self.refresh(r);
+        (&self.values[r * self.l..r * self.l + len], &self.diag)
+    }
+
+    fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32], &[f64]) {
+        let (ri, rj) = (self.index[i], self.index[j]);
+        self.refresh(ri);
+        self.refresh(rj);
+        let l = self.l;
+        (
+            &self.values[ri * l..ri * l + len],
+            &self.values[rj * l..rj * l + len],
+            &self.diag,
+        )
+    }
+
+    fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        self.index.swap(i, j);
+        self.sign.swap(i, j);
+        self.diag.swap(i, j);
+        // A long log only means refills: past a few full sweeps, start over.
+        if self.log.len() >= 16 * self.l {
+            self.log.clear();
+            self.seen.fill(STALE);
+        }
+        self.log.push((i as u32, j as u32));
     }
 }
 

@@ -11,9 +11,8 @@
 //! over the up/low index sets (LIBSVM's `eps`, default 1e-3).
 
 use super::qmatrix::QMatrix;
-
-/// Replacement for a non-positive curvature `Q_ii + Q_jj − 2 y_i y_j Q_ij` (LIBSVM's TAU).
-const TAU: f64 = 1e-12;
+use super::vector::{add_row, add_two_rows};
+use super::wss::{best_partner, max_violation_up, Vars, TAU};
 
 /// Which dual the solver handles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,11 +48,13 @@ pub(crate) struct Solution {
     pub hit_max_iter: bool,
 }
 
+/// Where a variable is in its box (a byte, so that the selection scans load four at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Status {
-    Lower,
-    Upper,
-    Free,
+#[repr(u8)]
+pub(crate) enum Status {
+    Lower = 0,
+    Upper = 1,
+    Free = 2,
 }
 
 /// Solver state, kept apart from `Q` so rows of `Q` can be borrowed while it changes.
@@ -122,22 +123,25 @@ impl State {
         }
         let n_free = (0..active).filter(|&j| self.is_free(j)).count();
         if n_free * l > 2 * active * (l - active) {
+            // The free variables listed once: the same sums in the same order, without a
+            // test per entry.
+            let free: Vec<(usize, f64)> = (0..active)
+                .filter(|&j| self.is_free(j))
+                .map(|j| (j, self.alpha[j]))
+                .collect();
             for i in active..l {
                 let (q_i, _) = q.row(i, active);
-                for j in 0..active {
-                    if self.status[j] == Status::Free {
-                        self.grad[i] += self.alpha[j] * q_i[j] as f64;
-                    }
+                let mut g = self.grad[i];
+                for &(j, a) in &free {
+                    g += a * q_i[j] as f64;
                 }
+                self.grad[i] = g;
             }
         } else {
             for i in 0..active {
                 if self.is_free(i) {
                     let (q_i, _) = q.row(i, l);
-                    let a = self.alpha[i];
-                    for (g, &qv) in self.grad[active..l].iter_mut().zip(&q_i[active..l]) {
-                        *g += a * qv as f64;
-                    }
+                    add_row(&mut self.grad[active..l], &q_i[active..l], self.alpha[i]);
                 }
             }
         }
@@ -152,61 +156,18 @@ impl State {
     }
 
     fn select_standard(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
-        let mut gmax = f64::NEG_INFINITY;
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut gmax_idx = None;
-        for t in 0..self.active_size {
-            if self.y[t] == 1 {
-                if !self.is_upper(t) && -self.grad[t] >= gmax {
-                    gmax = -self.grad[t];
-                    gmax_idx = Some(t);
-                }
-            } else if !self.is_lower(t) && self.grad[t] >= gmax {
-                gmax = self.grad[t];
-                gmax_idx = Some(t);
-            }
-        }
-        let i = gmax_idx?;
         let active = self.active_size;
+        let vars = Vars {
+            y: &self.y[..active],
+            status: &self.status[..active],
+            grad: &self.grad[..active],
+        };
+        let (i, gmax) = max_violation_up(vars);
+        let i = i?;
         let (q_i, qd) = q.row(i, active);
-        let qd_i = qd[i];
-        let yi = self.y[i] as f64;
-        let mut gmin_idx = None;
-        let mut obj_diff_min = f64::INFINITY;
-        // Zipped slices of equal length: no bounds checks in the hot loop.
-        let vars = self.y[..active]
-            .iter()
-            .zip(&self.status[..active])
-            .zip(&self.grad[..active])
-            .zip(q_i.iter().zip(&qd[..active]));
-        for (j, (((&y, &status), &g), (&q_ij, &qd_j))) in vars.enumerate() {
-            let (grad_diff, quad) = if y == 1 {
-                if status == Status::Lower {
-                    continue;
-                }
-                if g >= gmax2 {
-                    gmax2 = g;
-                }
-                (gmax + g, qd_i + qd_j - 2.0 * yi * q_ij as f64)
-            } else {
-                if status == Status::Upper {
-                    continue;
-                }
-                if -g >= gmax2 {
-                    gmax2 = -g;
-                }
-                (gmax - g, qd_i + qd_j + 2.0 * yi * q_ij as f64)
-            };
-            if grad_diff > 0.0 {
-                let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
-                if obj_diff <= obj_diff_min {
-                    gmin_idx = Some(j);
-                    obj_diff_min = obj_diff;
-                }
-            }
-        }
-        let j = gmin_idx?;
-        if gmax + gmax2 < self.eps {
+        let partner = best_partner(vars, q_i, qd, qd[i], self.y[i] as f64, gmax);
+        let j = partner.j?;
+        if gmax + partner.gmax2 < self.eps {
             return None;
         }
         Some((i, j))
@@ -409,9 +370,7 @@ impl State {
         self.alpha[i] = ai;
         self.alpha[j] = aj;
         let (dai, daj) = (ai - old_i, aj - old_j);
-        for ((g, &a), &b) in self.grad[..active].iter_mut().zip(q_i).zip(q_j) {
-            *g += a as f64 * dai + b as f64 * daj;
-        }
+        add_two_rows(&mut self.grad[..active], q_i, dai, q_j, daj);
         self.update_bounds_after_step(q, i, j);
     }
 
@@ -428,9 +387,7 @@ impl State {
                     self.upper[k]
                 };
                 let (q_k, _) = q.row(k, self.l);
-                for (gb, &qv) in self.grad_bar.iter_mut().zip(q_k) {
-                    *gb += c * qv as f64;
-                }
+                add_row(&mut self.grad_bar, q_k, c);
             }
         }
     }
@@ -493,79 +450,170 @@ pub(crate) fn solve(
     variant: Variant,
     opts: SolverOptions,
 ) -> Solution {
-    let l = p.len();
-    let mut st = State {
-        l,
-        active_size: l,
-        y: y.to_vec(),
-        grad: p.to_vec(),
-        status: vec![Status::Free; l],
-        alpha,
-        p: p.to_vec(),
-        upper,
-        active_set: (0..l).collect(),
-        grad_bar: vec![0.0; l],
-        eps: opts.eps,
-        unshrink: false,
-        variant,
-    };
-    for i in 0..l {
-        st.update_status(i);
-    }
-    initialise_gradient(&mut st, q);
+    Solver::new(q, p, y, alpha, upper, variant, opts.eps).run(q, opts)
+}
 
-    let mut iter = 0;
-    let mut counter = l.min(1000) + 1;
-    while iter < opts.max_iter {
-        counter -= 1;
-        if counter == 0 {
-            counter = l.min(1000);
-            if opts.shrinking {
-                st.do_shrinking(q);
+/// A solver whose state (variables, gradient, `grad_bar`, the permutation left by
+/// shrinking) outlives one solve, so that a sequence of related problems on the same `Q`
+/// (grid search along growing C) starts each from the last one's state: only the
+/// variables that change need a row of `Q` ([`Solver::restart`]). Its first
+/// [`Solver::run`] is exactly [`solve`].
+pub(crate) struct Solver {
+    st: State,
+}
+
+impl Solver {
+    /// State at the feasible point `alpha` with bounds `upper`; computes `∇f` and
+    /// `grad_bar` (one row of `Q` per non-zero `α_t`).
+    pub(crate) fn new(
+        q: &mut dyn QMatrix,
+        p: &[f64],
+        y: &[i8],
+        alpha: Vec<f64>,
+        upper: Vec<f64>,
+        variant: Variant,
+        eps: f64,
+    ) -> Self {
+        let l = p.len();
+        let mut st = State {
+            l,
+            active_size: l,
+            y: y.to_vec(),
+            grad: p.to_vec(),
+            status: vec![Status::Free; l],
+            alpha,
+            p: p.to_vec(),
+            upper,
+            active_set: (0..l).collect(),
+            grad_bar: vec![0.0; l],
+            eps,
+            unshrink: false,
+            variant,
+        };
+        for i in 0..l {
+            st.update_status(i);
+        }
+        initialise_gradient(&mut st, q);
+        Self { st }
+    }
+
+    /// Moves to another feasible point `alpha` with bounds `upper` (both in the original
+    /// variable order), keeping `∇f = Qα + p` and `grad_bar = Σ_{α_t = C_t} C_t Q_t`
+    /// current.
+    ///
+    /// When every bound grows by the same factor `r` (C grows; class weights fixed), the
+    /// variables at their old upper bound that move to the new one change `∇f` by
+    /// `(r − 1)·grad_bar` and `grad_bar` becomes `r·grad_bar`: one pass over `l`. Any
+    /// other change (balance repair, a variable leaving or entering its bound) costs one
+    /// full row of `Q`.
+    pub(crate) fn restart(&mut self, q: &mut dyn QMatrix, alpha: &[f64], upper: &[f64]) {
+        let st = &mut self.st;
+        let l = st.l;
+        // A finished run leaves every variable active (see `run`).
+        debug_assert_eq!(st.active_size, l);
+        let ratio = common_ratio(&st.upper, &st.active_set, upper);
+        if let Some(r) = ratio {
+            for (g, gb) in st.grad.iter_mut().zip(st.grad_bar.iter_mut()) {
+                *g += (r - 1.0) * *gb;
+                *gb *= r;
             }
         }
-        let (i, j) = match st.select_working_set(q) {
-            Some(pair) => pair,
-            None => {
-                st.reconstruct_gradient(q);
-                st.active_size = l;
-                match st.select_working_set(q) {
-                    Some(pair) => {
-                        counter = 1;
-                        pair
-                    }
-                    None => break,
+        for t in 0..l {
+            let orig = st.active_set[t];
+            let was_upper = st.is_upper(t);
+            // The point (α_t, upper-bound term) the gradient and grad_bar stand for now.
+            let (alpha_now, bar_now) = match (was_upper, ratio) {
+                (true, Some(_)) => (upper[orig], upper[orig]),
+                (true, None) => (st.alpha[t], st.upper[t]),
+                (false, _) => (st.alpha[t], 0.0),
+            };
+            st.alpha[t] = alpha[orig];
+            st.upper[t] = upper[orig];
+            st.update_status(t);
+            let bar_new = if st.is_upper(t) { st.upper[t] } else { 0.0 };
+            let delta = alpha[orig] - alpha_now;
+            let bar_delta = bar_new - bar_now;
+            if delta == 0.0 && bar_delta == 0.0 {
+                continue;
+            }
+            let (q_t, _) = q.row(t, l);
+            add_row(&mut st.grad, q_t, delta);
+            add_row(&mut st.grad_bar, q_t, bar_delta);
+        }
+    }
+
+    /// Optimises from the current state until `m(α) − M(α) < ε` (LIBSVM's main loop:
+    /// shrinking every `min(l, 1000)` iterations, gradient reconstruction before the
+    /// final check) and reports the solution. Every variable is active afterwards.
+    pub(crate) fn run(&mut self, q: &mut dyn QMatrix, opts: SolverOptions) -> Solution {
+        let st = &mut self.st;
+        let l = st.l;
+        st.eps = opts.eps;
+        st.unshrink = false;
+        let mut iter = 0;
+        let mut counter = l.min(1000) + 1;
+        while iter < opts.max_iter {
+            counter -= 1;
+            if counter == 0 {
+                counter = l.min(1000);
+                if opts.shrinking {
+                    st.do_shrinking(q);
                 }
             }
-        };
-        iter += 1;
-        st.take_step(q, i, j);
+            let (i, j) = match st.select_working_set(q) {
+                Some(pair) => pair,
+                None => {
+                    st.reconstruct_gradient(q);
+                    st.active_size = l;
+                    match st.select_working_set(q) {
+                        Some(pair) => {
+                            counter = 1;
+                            pair
+                        }
+                        None => break,
+                    }
+                }
+            };
+            iter += 1;
+            st.take_step(q, i, j);
+        }
+        let hit_max_iter = iter >= opts.max_iter;
+        if hit_max_iter && st.active_size < l {
+            st.reconstruct_gradient(q);
+            st.active_size = l;
+        }
+        let (rho, r) = st.calculate_rho();
+        let obj = st
+            .alpha
+            .iter()
+            .zip(st.grad.iter().zip(&st.p))
+            .map(|(a, (g, p))| a * (g + p))
+            .sum::<f64>()
+            / 2.0;
+        let mut alpha_out = vec![0.0; l];
+        for (t, &orig) in st.active_set.iter().enumerate() {
+            alpha_out[orig] = st.alpha[t];
+        }
+        Solution {
+            alpha: alpha_out,
+            obj,
+            rho,
+            r,
+            iterations: iter,
+            hit_max_iter,
+        }
     }
-    let hit_max_iter = iter >= opts.max_iter;
-    if hit_max_iter && st.active_size < l {
-        st.reconstruct_gradient(q);
-        st.active_size = l;
-    }
-    let (rho, r) = st.calculate_rho();
-    let obj = st
-        .alpha
+}
+
+/// The factor `r` with `new[active_set[t]] = r · old[t]` exactly for every variable,
+/// if there is one.
+fn common_ratio(old: &[f64], active_set: &[usize], new: &[f64]) -> Option<f64> {
+    let r = new[active_set[0]] / old[0];
+    let exact = old
         .iter()
-        .zip(st.grad.iter().zip(&st.p))
-        .map(|(a, (g, p))| a * (g + p))
-        .sum::<f64>()
-        / 2.0;
-    let mut alpha_out = vec![0.0; l];
-    for (t, &orig) in st.active_set.iter().enumerate() {
-        alpha_out[orig] = st.alpha[t];
-    }
-    Solution {
-        alpha: alpha_out,
-        obj,
-        rho,
-        r,
-        iterations: iter,
-        hit_max_iter,
-    }
+        .zip(active_set)
+        .all(|(&o, &orig)| o * r == new[orig]);
+    exact.then_some(r)
 }
 
 /// `∇f = Qα + p` and `grad_bar = Σ_{α_t = C_t} C_t Q_t` from the starting point.
@@ -576,15 +624,9 @@ fn initialise_gradient(st: &mut State, q: &mut dyn QMatrix) {
             continue;
         }
         let (q_i, _) = q.row(i, l);
-        let a = st.alpha[i];
-        for (g, &qv) in st.grad.iter_mut().zip(q_i) {
-            *g += a * qv as f64;
-        }
+        add_row(&mut st.grad, q_i, st.alpha[i]);
         if st.is_upper(i) {
-            let c = st.upper[i];
-            for (g, &qv) in st.grad_bar.iter_mut().zip(q_i) {
-                *g += c * qv as f64;
-            }
+            add_row(&mut st.grad_bar, q_i, st.upper[i]);
         }
     }
 }

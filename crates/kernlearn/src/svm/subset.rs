@@ -38,6 +38,12 @@ impl KernelSource for SubsetSource<'_> {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        if let Some(row) = self.inner.stored_row(self.idx[i]) {
+            for (o, &c) in out.iter_mut().zip(cols) {
+                *o = row[self.idx[c]];
+            }
+            return;
+        }
         // The mapped column list lives in a per-thread buffer: rows of small problems are
         // cheap (grid search over an in-memory Gram), so an allocation per row shows.
         // The buffer is taken out while in use, so a nested subset simply allocates.
