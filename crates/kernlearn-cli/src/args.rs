@@ -7,7 +7,7 @@ use kernlearn::estimator::Task;
 use kernlearn::kernel::Kernel;
 use kernlearn::method::{GridSettings, Method};
 use kernlearn::nonparametric::dank::{Scheme, StepRule};
-use kernlearn::nonparametric::{DankParams, DankSettings, KnplParams};
+use kernlearn::nonparametric::{DankParams, DankSettings, KnplParams, ScalableDankParams};
 use kernlearn::svm::{SvmParams, SvmType};
 use kernlearn::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -67,7 +67,8 @@ fn csv_columns(path: &Path) -> Result<usize> {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Method: svm (svc or svr by the data), svc (C-SVC), nu-svc, one-class, svr (ε-SVR),
-    /// nu-svr; knpl (learned G ⊙ K); dank (learned F ⊙ K; dank-svr for regression).
+    /// nu-svr; knpl (learned G ⊙ K); dank (learned F ⊙ K; dank-svr for regression);
+    /// dank-scalable (k-means clusters, one τ = 0 DANK machine each; binary).
     /// Default: svr when the last column is named `target`, svc otherwise.
     #[arg(long, short = 'm')]
     pub method: Option<String>,
@@ -121,7 +122,7 @@ pub struct ModelArgs {
     /// which Γ(α_SVM) and 11ᵀ have equal norm; with --select grid: chosen by CV).
     #[arg(long)]
     pub knpl_gamma: Option<f64>,
-    /// DANK: nuclear-norm weight τ (the paper: 0.01).
+    /// DANK: nuclear-norm weight τ (the paper: 0.01; dank-scalable always uses τ = 0).
     #[arg(long, default_value_t = 0.01)]
     pub tau: f64,
     /// DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule).
@@ -134,6 +135,11 @@ pub struct ModelArgs {
     /// DANK: step rule: backtracking (adaptive L) or paper (the paper's Lipschitz bound).
     #[arg(long, default_value = "backtracking")]
     pub dank_step: String,
+    /// dank-scalable: number of k-means clusters (default: max(1, round(n/1000)) for the
+    /// n training rows, i.e. clusters of about 1,000 points; the paper used 50 and 200
+    /// on 50,000 and 580,000 rows).
+    #[arg(long)]
+    pub clusters: Option<usize>,
 }
 
 impl ModelArgs {
@@ -141,12 +147,12 @@ impl ModelArgs {
     pub fn svm_type(&self, data: &Dataset) -> Result<SvmType> {
         match self.method.as_deref() {
             Some("svm") | None if data.target_name == "target" => Ok(SvmType::EpsilonSvr),
-            Some("svm" | "knpl" | "dank") | None => Ok(SvmType::CSvc),
+            Some("svm" | "knpl" | "dank" | "dank-scalable") | None => Ok(SvmType::CSvc),
             Some("dank-svr") => Ok(SvmType::EpsilonSvr),
             Some(m) => m.parse().map_err(|_| {
                 Error::param(
                     "method",
-                    format!("unknown method `{m}` (svm, svc, nu-svc, one-class, svr, nu-svr, knpl, dank, dank-svr)"),
+                    format!("unknown method `{m}` (svm, svc, nu-svc, one-class, svr, nu-svr, knpl, dank, dank-svr, dank-scalable)"),
                 )
             }),
         }
@@ -203,6 +209,7 @@ impl ModelArgs {
         match self.method.as_deref() {
             Some("knpl") => self.knpl(data, grid),
             Some(m @ ("dank" | "dank-svr")) => self.dank(data, grid, m == "dank-svr"),
+            Some("dank-scalable") => self.dank_scalable(data, grid),
             _ => Ok(Method::Svm {
                 params: self.svm_params(data)?,
                 search: grid,
@@ -241,6 +248,46 @@ impl ModelArgs {
             SvmType::CSvc
         };
         let base = self.base_svm(data, svm_type)?;
+        let settings = self.dank_settings(&base)?;
+        Ok(Method::Dank {
+            params: DankParams {
+                task: if svr {
+                    Task::Regression
+                } else {
+                    Task::Classification
+                },
+                kernel: base.kernel,
+                c: base.c,
+                epsilon: base.epsilon,
+                settings,
+            },
+            search: grid,
+        })
+    }
+
+    fn dank_scalable(&self, data: &Dataset, grid: Option<GridSettings>) -> Result<Method> {
+        let base = self.base_svm(data, SvmType::CSvc)?;
+        let settings = DankSettings {
+            tau: 0.0,
+            ..self.dank_settings(&base)?
+        };
+        Ok(Method::DankScalable {
+            params: ScalableDankParams {
+                kernel: base.kernel,
+                c: base.c,
+                eta: self.eta,
+                clusters: self
+                    .clusters
+                    .unwrap_or_else(|| ScalableDankParams::default_clusters(data.len())),
+                seed: self.seed,
+                settings,
+            },
+            search: grid,
+        })
+    }
+
+    /// `--tau`, `--eta`, `--dank-scheme`, `--dank-step` and the SVM solver settings.
+    fn dank_settings(&self, base: &SvmParams) -> Result<DankSettings> {
         let scheme = match self.dank_scheme.as_str() {
             "nesterov" => Scheme::Nesterov,
             "monotone" => Scheme::NesterovMonotone,
@@ -271,20 +318,7 @@ impl ModelArgs {
             ..DankSettings::default()
         };
         settings.validate()?;
-        Ok(Method::Dank {
-            params: DankParams {
-                task: if svr {
-                    Task::Regression
-                } else {
-                    Task::Classification
-                },
-                kernel: base.kernel,
-                c: base.c,
-                epsilon: base.epsilon,
-                settings,
-            },
-            search: grid,
-        })
+        Ok(settings)
     }
 
     /// Whether the method classifies `data` (stratified splits, accuracy).

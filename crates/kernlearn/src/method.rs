@@ -13,6 +13,7 @@ use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
 use crate::nonparametric::dank::{dank_search_base, DankModel, DankParams};
 use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use crate::nonparametric::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::nonparametric::Trace;
 use crate::select::{Grid, GridSearch, Selection};
 use crate::svm::{SvmModel, SvmParams};
@@ -93,12 +94,23 @@ pub enum Method {
         /// Grid search of the σ, C (, ε) stage.
         search: Option<GridSettings>,
     },
+    /// Scalable DANK (section 5 of the DANK paper, [`ScalableDankModel`]): k-means
+    /// clusters, one box-only τ = 0 DANK subproblem per cluster. `params` as given, or
+    /// with σ, C from SVM-CV when `search` is set (as for [`Method::Dank`]); the k-means
+    /// seed is the fit's seed. Binary classification only.
+    DankScalable {
+        /// Base kernel, C, η, number of clusters and the subproblem solver settings.
+        params: ScalableDankParams,
+        /// Grid search of the σ, C stage.
+        search: Option<GridSettings>,
+    },
 }
 
 /// Progress of a fit or an experiment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Progress {
-    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold).
+    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold;
+    /// scalable DANK: also one cluster).
     Step,
     /// Repeat `r` (0-based) of an experiment finished.
     RepeatDone(usize),
@@ -192,6 +204,7 @@ impl Method {
                 Task::Regression => "DANK-SVR".into(),
                 _ => "DANK".into(),
             },
+            Method::DankScalable { .. } => "DANK-scalable".into(),
         }
     }
 
@@ -201,6 +214,7 @@ impl Method {
             Method::Svm { params, .. } => params.svm_type.is_regressor(),
             Method::Knpl { .. } => false,
             Method::Dank { params, .. } => params.task == Task::Regression,
+            Method::DankScalable { .. } => false,
         }
     }
 
@@ -208,7 +222,7 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
-            Method::Knpl { .. } | Method::Dank { .. } => false,
+            Method::Knpl { .. } | Method::Dank { .. } | Method::DankScalable { .. } => false,
         }
     }
 
@@ -218,6 +232,9 @@ impl Method {
             Method::Svm { search, .. }
             | Method::Knpl { search, .. }
             | Method::Dank { search, .. } => search.as_ref().map_or(0, GridSettings::steps),
+            Method::DankScalable { params, search } => {
+                search.as_ref().map_or(0, GridSettings::steps) + params.clusters as u64
+            }
         }
     }
 
@@ -333,6 +350,40 @@ impl Method {
                     fit_seconds: start.elapsed().as_secs_f64(),
                     // The first class pair's (or the regressor's) iterations.
                     trace: traces.into_iter().next(),
+                })
+            }
+            Method::DankScalable { params, search } => {
+                let mut params = params.clone();
+                params.seed = seed;
+                let (selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let base = dank_search_base(Task::Classification, &params.settings)?;
+                        let sel = s
+                            .search(&base, seed)
+                            .run(x, y, &|| progress(Progress::Step))?;
+                        params.kernel = sel.params.kernel.clone();
+                        params.c = sel.params.c;
+                        (Some(sel), start.elapsed().as_secs_f64())
+                    }
+                    None => (None, 0.0),
+                };
+                let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+                chosen.cv_score = selection.as_ref().map(|s| s.best.score);
+                let start = Instant::now();
+                let model = ScalableDankModel::fit_with_progress(&params, x, y, &|| {
+                    progress(Progress::Step)
+                })?;
+                chosen
+                    .other
+                    .insert("clusters".into(), model.clusters.len() as f64);
+                Ok(FittedMethod {
+                    model: AnyModel::DankScalable(model),
+                    chosen,
+                    selection,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
                 })
             }
         }

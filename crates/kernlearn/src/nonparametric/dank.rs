@@ -896,7 +896,6 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
     let s = &params.settings;
     let k = params.kernel.gram(x)?;
     let source = PrecomputedKernel::new(k.as_ref())?;
-    let n = y.len();
     let (dual, svm_z) = match params.task {
         Task::Regression => {
             let sol = solve_epsilon_svr(&source, y, params.c, params.epsilon, &s.svm_solver, None)?;

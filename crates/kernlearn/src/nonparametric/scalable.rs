@@ -58,6 +58,20 @@ pub struct ScalableDankParams {
 }
 
 impl ScalableDankParams {
+    /// Training points per cluster aimed at by [`ScalableDankParams::default_clusters`].
+    pub const POINTS_PER_CLUSTER: usize = 1000;
+
+    /// The default number of clusters for `n` training points: `max(1, round(n / 1000))`,
+    /// i.e. clusters of about 1,000 points. That keeps each subproblem's Gram matrix and
+    /// `F` at about 8 MB each (so memory stays bounded however large `n` is) and each
+    /// solve at a few seconds, while a cluster still holds enough points of both classes
+    /// for its local machine; the paper's 50 clusters on ijcnn1 (49,990 rows) are the
+    /// same scale.
+    pub fn default_clusters(n: usize) -> usize {
+        let per = Self::POINTS_PER_CLUSTER;
+        ((n + per / 2) / per).max(1)
+    }
+
     fn validate(&self, n: usize, d: usize) -> Result<()> {
         if self.clusters == 0 || self.clusters > n {
             return Err(Error::param(
@@ -123,7 +137,8 @@ impl ScalableDankModel {
     }
 
     /// As [`ScalableDankModel::fit`]; `progress` is called once per finished cluster
-    /// (subproblems run in parallel over clusters).
+    /// (subproblems run in parallel over clusters), `params.clusters` times in all
+    /// (an empty cluster counts as finished at once).
     pub fn fit_with_progress(
         params: &ScalableDankParams,
         x: &Features,
@@ -160,6 +175,10 @@ impl ScalableDankModel {
             .filter(|&c| !members[c].is_empty())
             .collect();
         let members: Vec<Vec<usize>> = members.into_iter().filter(|m| !m.is_empty()).collect();
+        // Dropped clusters count as finished, so that progress reaches `params.clusters`.
+        for _ in members.len()..params.clusters {
+            progress();
+        }
         let centres = Centres::new(kmeans.centres.as_features().select_rows(&kept))?;
         let clusters = members
             .par_iter()
@@ -393,6 +412,7 @@ mod tests {
             ..DankSettings::default()
         };
         let exact = problem.solve(&vec![0.0; 40], &settings).unwrap();
+        assert!(exact.converged, "reference did not converge");
         assert_eq!(exact.bias, 0.0);
         let (reference, _) = learned_machine(&p.kernel, &x, 0.4, &exact).unwrap();
         let (xt, _) = blobs(30, [0.0, 0.0], [1.0, 0.5], 1.0, 2);
@@ -405,6 +425,7 @@ mod tests {
             .fold(0.0, f64::max);
         assert!(worst < 1e-4, "largest decision-value gap {worst}");
         let m = &model.clusters[0];
+        assert!(m.info.converged, "scalable subproblem did not converge");
         assert_eq!(m.machine.bias, 0.0);
         assert!((m.info.objective - exact.objective).abs() < 1e-6 * exact.objective.abs());
         // The box is active without the equality: some α sit at C, none outside.
@@ -433,7 +454,19 @@ mod tests {
         assert!(e.contains("binary"), "{e}");
         let model = ScalableDankModel::fit(&params(2, None), &x, &y).unwrap();
         let nan = Features::new(1, 2, vec![f64::NAN, 0.0]).unwrap();
-        assert!(model.predict(&nan).is_err());
+        let e = model.predict(&nan).unwrap_err().to_string();
+        assert!(e.contains("not finite"), "{e}");
+        let mut bad = x.as_slice().to_vec();
+        bad[7] = f64::INFINITY;
+        let bad = Features::new(20, 2, bad).unwrap();
+        let e = ScalableDankModel::fit(&params(2, None), &bad, &y)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not finite"), "{e}");
+        let e = ScalableDankModel::fit(&params(2, None), &x, &y[..19])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("labels"), "{e}");
         let wrong = Features::new(1, 3, vec![0.0; 3]).unwrap();
         assert!(model.predict(&wrong).is_err());
     }
@@ -491,6 +524,57 @@ mod tests {
         let q = Features::new(3, 2, vec![20.0, 20.0, 21.0, 19.5, 1e4, 1e4]).unwrap();
         assert_eq!(model.predict(&q).unwrap(), vec![7.0; 3]);
         assert!(model.decision(&q).unwrap().iter().all(|&d| d > 0.0));
+    }
+
+    #[test]
+    fn default_cluster_count_aims_at_a_thousand_points() {
+        assert_eq!(ScalableDankParams::default_clusters(0), 1);
+        assert_eq!(ScalableDankParams::default_clusters(270), 1);
+        assert_eq!(ScalableDankParams::default_clusters(1499), 1);
+        assert_eq!(ScalableDankParams::default_clusters(1500), 2);
+        assert_eq!(ScalableDankParams::default_clusters(46_400), 46);
+    }
+
+    #[test]
+    fn method_seam_selects_sigma_and_c_then_fits_per_cluster() {
+        use crate::method::{GridSettings, Method, Progress};
+        use crate::select::Grid;
+        let (x, y) = blobs(80, [0.0, 0.0], [1.5, 1.5], 0.9, 11);
+        let method = Method::DankScalable {
+            params: params(3, None),
+            search: Some(GridSettings {
+                grid: Grid {
+                    sigmas: vec![0.5, 1.0, 2.0],
+                    cs: vec![0.5, 2.0],
+                    epsilons: Vec::new(),
+                },
+                folds: 3,
+                ..GridSettings::default()
+            }),
+        };
+        assert_eq!(method.name(), "DANK-scalable");
+        assert!(!method.is_regression() && !method.is_unsupervised());
+        let steps = std::sync::atomic::AtomicU64::new(0);
+        let fitted = method
+            .fit(&x, &y, 5, &|p| {
+                assert_eq!(p, Progress::Step);
+                steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(steps.into_inner(), method.steps());
+        let sigma = fitted.chosen.sigma.unwrap();
+        let c = fitted.chosen.c.unwrap();
+        assert!([0.5, 1.0, 2.0].contains(&sigma) && [0.5, 2.0].contains(&c));
+        assert!(fitted.selection.is_some() && fitted.chosen.cv_score.is_some());
+        let AnyModel::DankScalable(model) = &fitted.model else {
+            panic!("not a scalable DANK model");
+        };
+        assert_eq!(model.params.c, c);
+        assert_eq!(model.params.seed, 5);
+        assert_eq!(fitted.chosen.other["clusters"], model.clusters.len() as f64);
+        let pred = fitted.model.predict(&x).unwrap();
+        let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / 80.0;
+        assert!(acc >= 0.9, "training accuracy {acc}");
     }
 
     #[test]
