@@ -393,3 +393,82 @@ fn figure_and_trace_plots_are_written() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn dank_scalable_fits_predicts_and_evaluates() {
+    let dir = scratch("dankscalable");
+    let model = dir.join("m.json").display().to_string();
+    let fit = json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "dank-scalable",
+        "--clusters",
+        "2",
+        "--sigma",
+        "2",
+        "--model-out",
+        &model,
+        "--json",
+    ]));
+    assert_eq!(fit["method"], "dank-scalable", "{fit}");
+    assert_eq!(fit["chosen"]["other"]["clusters"], 2.0, "{fit}");
+    assert!(fit["train_accuracy"].as_f64().unwrap() > 0.8, "{fit}");
+    let pred = json_of(&run(&[
+        "predict",
+        "--model",
+        &model,
+        "--data",
+        &fixture("heart.test.csv"),
+        "--json",
+    ]));
+    assert!(pred["test_accuracy"].as_f64().unwrap() > 0.7, "{pred}");
+    let out = json_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--test",
+        &fixture("heart.test.csv"),
+        "--method",
+        "dank-scalable",
+        "--clusters",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(out["method"], "dank-scalable", "{out}");
+    assert!(out["test_accuracy"].as_f64().unwrap() > 0.7, "{out}");
+    // Default cluster count: max(1, round(n / 1000)) = 1 on this small set.
+    let one = json_of(&run(&[
+        "evaluate",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--test",
+        &fixture("heart.test.csv"),
+        "--method",
+        "dank-scalable",
+        "--json",
+    ]));
+    assert_eq!(one["chosen"]["other"]["clusters"], 1.0, "{one}");
+    for (clusters, expect) in [("0", "clusters"), ("100000", "clusters")] {
+        let e = stderr_of(&run(&[
+            "evaluate",
+            "--data",
+            &fixture("heart.train.csv"),
+            "--method",
+            "dank-scalable",
+            "--clusters",
+            clusters,
+        ]));
+        assert!(e.contains(expect), "{e}");
+    }
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &repo().join("data/wine.csv").display().to_string(),
+        "--method",
+        "dank-scalable",
+    ]));
+    assert!(e.contains("binary"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

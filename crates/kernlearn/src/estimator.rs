@@ -10,6 +10,7 @@ use crate::data::{Features, Scaler};
 use crate::mkl::{MklModel, NystromLinearModel};
 use crate::nonparametric::DankModel;
 use crate::nonparametric::KnplModel;
+use crate::nonparametric::ScalableDankModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -160,6 +161,8 @@ pub enum AnyModel {
     Mkl(MklModel),
     /// LIBLINEAR+: Nyström features of each base kernel and a linear SVM.
     NystromLinear(NystromLinearModel),
+    /// Scalable DANK (`dank-scalable`): k-means routing to one DANK machine per cluster.
+    DankScalable(ScalableDankModel),
 }
 
 impl AnyModel {
@@ -170,6 +173,7 @@ impl AnyModel {
             AnyModel::Dank(m) => m,
             AnyModel::Mkl(m) => m,
             AnyModel::NystromLinear(m) => m,
+            AnyModel::DankScalable(m) => m,
         }
     }
 }

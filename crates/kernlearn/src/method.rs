@@ -14,6 +14,7 @@ use crate::kernel::Kernel;
 use crate::mkl::{MklMethod, MklModel, MklParams, NystromLinearModel, NystromLinearParams};
 use crate::nonparametric::dank::{dank_search_base, DankModel, DankParams};
 use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use crate::nonparametric::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::nonparametric::Trace;
 use crate::select::{Grid, GridSearch, Selection};
 use crate::svm::{SvmModel, SvmParams};
@@ -115,12 +116,23 @@ pub enum Method {
         #[serde(default)]
         search: Option<GridSettings>,
     },
+    /// Scalable DANK (section 5 of the DANK paper, [`ScalableDankModel`]): k-means
+    /// clusters, one box-only τ = 0 DANK subproblem per cluster. `params` as given, or
+    /// with σ, C from SVM-CV when `search` is set (as for [`Method::Dank`]); the k-means
+    /// seed is the fit's seed. Binary classification only.
+    DankScalable {
+        /// Base kernel, C, η, number of clusters and the subproblem solver settings.
+        params: ScalableDankParams,
+        /// Grid search of the σ, C stage.
+        search: Option<GridSettings>,
+    },
 }
 
 /// Progress of a fit or an experiment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Progress {
-    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold).
+    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold;
+    /// scalable DANK: also one cluster).
     Step,
     /// Repeat `r` (0-based) of an experiment finished.
     RepeatDone(usize),
@@ -220,6 +232,7 @@ impl Method {
                 MklMethod::EasyMkl(_) => "EasyMKL".into(),
             },
             Method::NystromLinear { .. } => "LIBLINEAR+".into(),
+            Method::DankScalable { .. } => "DANK-scalable".into(),
         }
     }
 
@@ -230,6 +243,7 @@ impl Method {
             Method::Knpl { .. } => false,
             Method::Dank { params, .. } => params.task == Task::Regression,
             Method::Mkl { .. } | Method::NystromLinear { .. } => false,
+            Method::DankScalable { .. } => false,
         }
     }
 
@@ -237,7 +251,7 @@ impl Method {
     pub fn is_unsupervised(&self) -> bool {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
-            Method::Knpl { .. } | Method::Dank { .. } => false,
+            Method::Knpl { .. } | Method::Dank { .. } | Method::DankScalable { .. } => false,
             Method::Mkl { .. } | Method::NystromLinear { .. } => false,
         }
     }
@@ -254,6 +268,9 @@ impl Method {
             Method::NystromLinear { search, .. } => search
                 .as_ref()
                 .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64),
+            Method::DankScalable { params, search } => {
+                search.as_ref().map_or(0, GridSettings::steps) + params.clusters as u64
+            }
         }
     }
 
@@ -460,6 +477,40 @@ impl Method {
                     model: AnyModel::NystromLinear(model),
                     chosen,
                     selection: None,
+                    select_seconds,
+                    fit_seconds: start.elapsed().as_secs_f64(),
+                    trace: None,
+                })
+            }
+            Method::DankScalable { params, search } => {
+                let mut params = params.clone();
+                params.seed = seed;
+                let (selection, select_seconds) = match search {
+                    Some(s) => {
+                        let start = Instant::now();
+                        let base = dank_search_base(Task::Classification, &params.settings)?;
+                        let sel = s
+                            .search(&base, seed)
+                            .run(x, y, &|| progress(Progress::Step))?;
+                        params.kernel = sel.params.kernel.clone();
+                        params.c = sel.params.c;
+                        (Some(sel), start.elapsed().as_secs_f64())
+                    }
+                    None => (None, 0.0),
+                };
+                let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+                chosen.cv_score = selection.as_ref().map(|s| s.best.score);
+                let start = Instant::now();
+                let model = ScalableDankModel::fit_with_progress(&params, x, y, &|| {
+                    progress(Progress::Step)
+                })?;
+                chosen
+                    .other
+                    .insert("clusters".into(), model.clusters.len() as f64);
+                Ok(FittedMethod {
+                    model: AnyModel::DankScalable(model),
+                    chosen,
+                    selection,
                     select_seconds,
                     fit_seconds: start.elapsed().as_secs_f64(),
                     trace: None,

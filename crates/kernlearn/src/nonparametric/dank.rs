@@ -247,6 +247,12 @@ pub enum Dual<'a> {
         /// Labels (`> 0` is +1).
         y: &'a [f64],
     },
+    /// C-SVC without bias (section 5, problems 21–22): `z = α`, `c = Yα`, only the box
+    /// `0 ≤ α ≤ C` (the projection is a clip) and `b = 0`.
+    SvmNoBias {
+        /// Labels (`> 0` is +1).
+        y: &'a [f64],
+    },
     /// ε-SVR: `z = [α̂; α̌]`, `c = α̂ − α̌`, constraint `1ᵀ(α̂ − α̌) = 0`.
     Svr {
         /// Targets.
@@ -293,13 +299,13 @@ pub struct DankSolution {
     pub trace: Trace,
 }
 
-/// `h`, `∇h` and `F` at one point.
+/// `h`, `∇h` and `F` at one point (`F` is not formed on the τ = 0 path).
 #[derive(Clone)]
 struct Point {
     z: Vec<f64>,
     value: f64,
     grad: Vec<f64>,
-    f: AdaptiveMatrix,
+    f: Option<AdaptiveMatrix>,
 }
 
 impl DankProblem<'_> {
@@ -311,7 +317,7 @@ impl DankProblem<'_> {
     pub fn validate(&self) -> Result<()> {
         let n = self.n();
         let y = match self.dual {
-            Dual::Svm { y } | Dual::Svr { y, .. } => y,
+            Dual::Svm { y } | Dual::SvmNoBias { y } | Dual::Svr { y, .. } => y,
         };
         if self.k.ncols() != n || y.len() != n || n == 0 {
             return Err(Error::data(format!(
@@ -348,16 +354,16 @@ impl DankProblem<'_> {
     /// Length of `z`.
     pub fn dim(&self) -> usize {
         match self.dual {
-            Dual::Svm { .. } => self.n(),
+            Dual::Svm { .. } | Dual::SvmNoBias { .. } => self.n(),
             Dual::Svr { .. } => 2 * self.n(),
         }
     }
 
     /// Signs `s` of the variables (`y_i` for SVM, `[+1; −1]` for SVR): `c = Sz` and
-    /// the constraint is `sᵀz = 0`.
+    /// the constraint (when there is one) is `sᵀz = 0`.
     fn signs(&self) -> Vec<f64> {
         match self.dual {
-            Dual::Svm { y } => y
+            Dual::Svm { y } | Dual::SvmNoBias { y } => y
                 .iter()
                 .map(|&v| if v > 0.0 { 1.0 } else { -1.0 })
                 .collect(),
@@ -371,7 +377,9 @@ impl DankProblem<'_> {
     pub fn coef(&self, z: &[f64]) -> Vec<f64> {
         let n = self.n();
         match self.dual {
-            Dual::Svm { .. } => z.iter().zip(self.signs()).map(|(a, s)| a * s).collect(),
+            Dual::Svm { .. } | Dual::SvmNoBias { .. } => {
+                z.iter().zip(self.signs()).map(|(a, s)| a * s).collect()
+            }
             Dual::Svr { .. } => (0..n).map(|i| z[i] - z[n + i]).collect(),
         }
     }
@@ -379,7 +387,7 @@ impl DankProblem<'_> {
     /// Linear part `pᵀz`: `1ᵀα`, or `cᵀy − ε1ᵀz`.
     fn linear(&self, z: &[f64], c: &[f64]) -> f64 {
         match self.dual {
-            Dual::Svm { .. } => z.iter().sum(),
+            Dual::Svm { .. } | Dual::SvmNoBias { .. } => z.iter().sum(),
             Dual::Svr { y, epsilon } => {
                 c.iter().zip(y).map(|(a, b)| a * b).sum::<f64>() - epsilon * z.iter().sum::<f64>()
             }
@@ -389,7 +397,7 @@ impl DankProblem<'_> {
     /// `∇h = p − Sᵀg` with `g = (F⊙K)c`.
     fn gradient(&self, g: &[f64]) -> Vec<f64> {
         match self.dual {
-            Dual::Svm { y } => g
+            Dual::Svm { y } | Dual::SvmNoBias { y } => g
                 .iter()
                 .zip(y)
                 .map(|(gi, &yi)| 1.0 - if yi > 0.0 { *gi } else { -*gi })
@@ -402,13 +410,19 @@ impl DankProblem<'_> {
         }
     }
 
-    /// Euclidean projection onto the feasible set.
+    /// Euclidean projection onto the feasible set (a clip when there is no equality).
     fn project(&self, v: &[f64]) -> Result<Vec<f64>> {
-        project_box_equality(v, &vec![self.c; v.len()], &self.signs(), 0.0)
+        match self.dual {
+            Dual::SvmNoBias { .. } => Ok(v.iter().map(|a| a.clamp(0.0, self.c)).collect()),
+            _ => project_box_equality(v, &vec![self.c; v.len()], &self.signs(), 0.0),
+        }
     }
 
     /// `h(z)`, `∇h(z)` and `F(z)` (see the module docs for the closed form of `h`).
     fn evaluate(&self, z: Vec<f64>, route: EigenRoute) -> Result<Point> {
+        if self.tau == 0.0 && route == EigenRoute::Reduced {
+            return Ok(self.evaluate_unshrunk(z));
+        }
         let n = self.n();
         let c = self.coef(&z);
         let f = adaptive_matrix(self.k, &c, self.eta, self.tau, route)?;
@@ -443,8 +457,38 @@ impl DankProblem<'_> {
             grad: self.gradient(&g),
             z,
             value,
-            f,
+            f: Some(f),
         })
+    }
+
+    /// The τ = 0 path: `Γ(α)` is PSD (a Hadamard product of PSD matrices), so
+    /// `F = J_0(11ᵀ + Γ) = 11ᵀ + Γ` needs no eigendecomposition, and with
+    /// `u = Kc`, `v = (K⊙K)(c⊙c)`: `(F⊙K)c = u + c⊙v/(4η)`,
+    /// `h = pᵀz − ½cᵀu − (c⊙c)ᵀv/(16η)` (the eigenvalue terms of the closed form vanish).
+    fn evaluate_unshrunk(&self, z: Vec<f64>) -> Point {
+        let n = self.n();
+        let c = self.coef(&z);
+        let (mut u, mut v) = (vec![0.0; n], vec![0.0; n]);
+        for j in (0..n).filter(|&j| c[j] != 0.0) {
+            let (cj, cj2) = (c[j], c[j] * c[j]);
+            for (i, (ui, vi)) in u.iter_mut().zip(v.iter_mut()).enumerate() {
+                let kij = self.k[(i, j)];
+                *ui += kij * cj;
+                *vi += kij * kij * cj2;
+            }
+        }
+        let quad: f64 = c.iter().zip(&u).map(|(a, b)| a * b).sum();
+        let quad4: f64 = c.iter().zip(&v).map(|(a, b)| a * a * b).sum();
+        let g: Vec<f64> = (0..n)
+            .map(|i| u[i] + c[i] * v[i] / (4.0 * self.eta))
+            .collect();
+        let value = self.linear(&z, &c) - 0.5 * quad - quad4 / (16.0 * self.eta);
+        Point {
+            grad: self.gradient(&g),
+            z,
+            value,
+            f: None,
+        }
     }
 
     /// The paper's Lipschitz constant for this scheme (see [`StepRule::PaperLipschitz`]).
@@ -454,10 +498,12 @@ impl DankProblem<'_> {
         let k_fro2 = self.k.norm_l2().powi(2);
         match (self.dual, scheme) {
             (Dual::Svr { .. }, _) => 4.0 * (n + 9.0 * n * c2 * k_fro2 / (4.0 * self.eta)),
-            (Dual::Svm { .. }, Scheme::ProjectedGradient) => {
+            (Dual::Svm { .. } | Dual::SvmNoBias { .. }, Scheme::ProjectedGradient) => {
                 n - self.tau / 2.0 + n * c2 * lambda_max(self.k) / (4.0 * self.eta)
             }
-            (Dual::Svm { .. }, _) => n + 3.0 * n * c2 * k_fro2 / (4.0 * self.eta),
+            (Dual::Svm { .. } | Dual::SvmNoBias { .. }, _) => {
+                n + 3.0 * n * c2 * k_fro2 / (4.0 * self.eta)
+            }
         }
     }
 
@@ -497,13 +543,21 @@ impl DankProblem<'_> {
             Scheme::Nesterov => run.nesterov(start, false)?,
             Scheme::NesterovMonotone => run.nesterov(start, true)?,
         };
-        let signs = self.signs();
-        let bias = libsvm_bias(&last.z, self.c, &signs, &last.grad);
+        let bias = match self.dual {
+            Dual::SvmNoBias { .. } => 0.0,
+            _ => libsvm_bias(&last.z, self.c, &self.signs(), &last.grad),
+        };
+        let coef = self.coef(&last.z);
+        let f = match last.f {
+            Some(f) => f,
+            // The τ = 0 path never factored F; one (|S|+1)-square eigenproblem does it.
+            None => adaptive_matrix(self.k, &coef, self.eta, self.tau, EigenRoute::Reduced)?,
+        };
         Ok(DankSolution {
-            coef: self.coef(&last.z),
+            coef,
             z: last.z,
             bias,
-            f: last.f,
+            f,
             objective: last.value,
             iterations,
             converged,
@@ -542,10 +596,7 @@ impl Run<'_, '_> {
                     z: theta,
                     value: f64::NAN,
                     grad: Vec::new(),
-                    f: AdaptiveMatrix {
-                        factor: Mat::zeros(0, 0),
-                        eigenvalues: Vec::new(),
-                    },
+                    f: None,
                 });
             }
             let p = self.eval(theta)?;
@@ -570,8 +621,9 @@ impl Run<'_, '_> {
     }
 
     fn record(&mut self, t: usize, x: &Point, diff: f64) {
+        let rank = x.f.as_ref().map_or(f64::NAN, |f| f.rank() as f64);
         self.trace
-            .push(vec![t as f64, x.value, diff, self.lip, x.f.rank() as f64]);
+            .push(vec![t as f64, x.value, diff, self.lip, rank]);
     }
 
     /// Eq. (14): `α ← P(α + ∇h/L)`.
@@ -837,7 +889,6 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
     let s = &params.settings;
     let k = params.kernel.gram(x)?;
     let source = PrecomputedKernel::new(k.as_ref())?;
-    let n = y.len();
     let (dual, svm_z) = match params.task {
         Task::Regression => {
             let sol = solve_epsilon_svr(&source, y, params.c, params.epsilon, &s.svm_solver, None)?;
@@ -883,16 +934,26 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
         vec![0.0; problem.dim()]
     };
     let sol = problem.solve(&z0, s)?;
+    let (machine, info) = learned_machine(&params.kernel, x, eta, &sol)?;
+    Ok((machine, info, sol.trace))
+}
+
+/// The predictor on `F⊙K` and the fit report from a solved DANK problem on `x`.
+pub(crate) fn learned_machine(
+    kernel: &Kernel,
+    x: &Features,
+    eta: f64,
+    sol: &DankSolution,
+) -> Result<(LearnedKernelMachine, DankFitInfo)> {
     let f = sol.f.matrix();
     let (mut f_min, mut f_max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for j in 0..n {
-        for i in 0..n {
+    for j in 0..f.ncols() {
+        for i in 0..f.nrows() {
             f_min = f_min.min(f[(i, j)]);
             f_max = f_max.max(f[(i, j)]);
         }
     }
-    let machine =
-        LearnedKernelMachine::new(params.kernel.clone(), x, f.as_ref(), &sol.coef, sol.bias)?;
+    let machine = LearnedKernelMachine::new(kernel.clone(), x, f.as_ref(), &sol.coef, sol.bias)?;
     let info = DankFitInfo {
         eta,
         iterations: sol.iterations,
@@ -903,7 +964,7 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
         rank: sol.f.rank(),
         lipschitz: sol.lipschitz,
     };
-    Ok((machine, info, sol.trace))
+    Ok((machine, info))
 }
 
 impl Estimator for DankModel {
@@ -1150,6 +1211,59 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn tau_zero_path_matches_the_eigendecomposition_route() {
+        // F = 11ᵀ + Γ without an eigendecomposition vs J_0 by the full n × n route,
+        // for the SVM duals with and without the equality, and the SVR dual.
+        let (x, y) = blobs(30, 2, 11);
+        let k = gram(&x, 1.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let z: Vec<f64> = (0..60)
+            .map(|i| {
+                if i % 3 == 0 {
+                    0.0
+                } else {
+                    rng.random_range(0.0..1.0)
+                }
+            })
+            .collect();
+        for dual in [
+            Dual::Svm { y: &y },
+            Dual::SvmNoBias { y: &y },
+            Dual::Svr {
+                y: &y,
+                epsilon: 0.1,
+            },
+        ] {
+            let problem = DankProblem {
+                k: k.as_ref(),
+                dual,
+                c: 1.0,
+                eta: 0.3,
+                tau: 0.0,
+            };
+            let z = &z[..problem.dim()];
+            let fast = problem.evaluate(z.to_vec(), EigenRoute::Reduced).unwrap();
+            let full = problem.evaluate(z.to_vec(), EigenRoute::Full).unwrap();
+            assert!(fast.f.is_none() && full.f.is_some());
+            assert!((fast.value - full.value).abs() < 1e-9 * full.value.abs().max(1.0));
+            assert!(distance(&fast.grad, &full.grad) < 1e-9);
+        }
+        // The box-only dual projects by clipping, and its bias is zero.
+        let problem = DankProblem {
+            k: k.as_ref(),
+            dual: Dual::SvmNoBias { y: &y },
+            c: 0.5,
+            eta: 0.3,
+            tau: 0.0,
+        };
+        let v: Vec<f64> = (0..30).map(|i| i as f64 / 10.0 - 1.0).collect();
+        let clipped = problem.project(&v).unwrap();
+        assert!(v.iter().zip(&clipped).all(|(a, b)| *b == a.clamp(0.0, 0.5)));
+        let sol = problem.solve(&[0.0; 30], &tight(Scheme::Nesterov, StepRule::Backtracking));
+        assert_eq!(sol.unwrap().bias, 0.0);
     }
 
     fn tight(scheme: Scheme, step: StepRule) -> DankSettings {

@@ -6,6 +6,8 @@
 //!   step of both methods.
 //! - [`machine`]: the fitted predictor on `W ⊙ K` with the nearest-neighbour extension.
 //! - [`dank`]: DANK-SVM / DANK-SVR (Algorithms 1–2), [`DankModel`].
+//! - [`scalable`]: scalable DANK (section 5): k-means clusters, one box-only subproblem
+//!   (22) per cluster, [`ScalableDankModel`].
 //! - [`projection`]: exact projection onto `{0 ≤ z ≤ C, aᵀz = b}`.
 //! - [`trace`]: per-iteration records for convergence plots.
 
@@ -13,6 +15,7 @@ pub mod dank;
 pub mod knpl;
 pub mod machine;
 pub mod projection;
+pub mod scalable;
 pub mod spectral;
 pub mod trace;
 
@@ -23,5 +26,6 @@ pub use dank::{
 pub use knpl::{select_and_fit_knpl, KnplModel, KnplParams, KnplSearch, KnplSelection};
 pub use machine::LearnedKernelMachine;
 pub use projection::project_box_equality;
+pub use scalable::{ClusterMachine, ScalableDankModel, ScalableDankParams};
 pub use spectral::{project_psd, shrink_psd, spectral_map, symmetric_eigen, SymmetricEigen};
 pub use trace::Trace;

@@ -1,0 +1,602 @@
+//! Scalable DANK (section 5 of the DANK paper; METHODS.md §2): k-means splits the
+//! training data into `v` clusters `V_c`, and each cluster solves problem (22),
+//!
+//! `max_{0 ≤ α ≤ C} min_{F ⪰ 0} 1ᵀα − ½ αᵀY(F⊙K)Yα + η‖F − 11ᵀ‖²_F`
+//!
+//! on its own `|V_c| × |V_c|` Gram matrix: the nuclear-norm term is dropped (τ = 0) and
+//! there is no bias, hence no equality constraint (the projection is a clip). The
+//! approximate `F̄` is block-diagonal. Prediction routes a point to its nearest centre and
+//! applies that cluster's [`LearnedKernelMachine`] (bias 0, nearest-neighbour extension
+//! within the cluster).
+//!
+//! - **Solver**: [`DankProblem`] with [`Dual::SvmNoBias`] and τ = 0, where
+//!   `F = 11ᵀ + Γ(α)` is PSD as it stands and no eigendecomposition is needed until the
+//!   final `F` is stored.
+//! - **η**: `None` = per cluster `‖α_SVM‖²` of the C-SVC (with bias, LIBSVM's SMO) on the
+//!   cluster with the same C, which also gives the start point (the paper's rule for
+//!   DANK, applied per subproblem).
+//! - **Single-class clusters**: k-means ignores labels, so a cluster may hold one class.
+//!   Its subproblem is still (22): `c = Yα` has one sign, every entry of `F⊙K` is
+//!   positive for a positive kernel, so the decision value has that class's sign. The
+//!   SVM of the η rule does not exist there (`yᵀα = 0` forces `α = 0`): the start is
+//!   `α = 0` and `η = C²|V_c|` (the largest `‖α‖²` in the box) unless η is given; η
+//!   only scales such a cluster's decision values. A decision value that underflows to
+//!   0 far from the cluster is reported as the smallest positive value with the sign of
+//!   the cluster's majority class.
+//! - **Memory**: the largest object is one cluster's Gram matrix and `F`
+//!   (`|V_c|²` each, as many at once as rayon threads); never an `n × n` matrix.
+//! - **Classes**: binary only; more classes are a clear error.
+
+use super::dank::{learned_machine, DankFitInfo, DankProblem, DankSettings, Dual};
+use super::machine::LearnedKernelMachine;
+use crate::cluster::{Centres, KMeans};
+use crate::data::Features;
+use crate::estimator::{Estimator, FitSummary, Task};
+use crate::kernel::{Kernel, PrecomputedKernel};
+use crate::multiclass::class_groups;
+use crate::svm::solve_c_svc;
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Hyper-parameters of scalable DANK.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalableDankParams {
+    /// Base kernel (the paper: Gaussian with σ from SVM-CV).
+    pub kernel: Kernel,
+    /// Box bound C.
+    pub c: f64,
+    /// η (> 0); `None` = `‖α_SVM‖²` of each cluster's SVM (see the module docs).
+    pub eta: Option<f64>,
+    /// Number of k-means clusters `v` (1 ≤ v ≤ n).
+    pub clusters: usize,
+    /// Seed of k-means.
+    pub seed: u64,
+    /// Solver settings of each subproblem; their `tau` and `eta` are not used (problem
+    /// (22) has τ = 0, η is [`ScalableDankParams::eta`]).
+    pub settings: DankSettings,
+}
+
+impl ScalableDankParams {
+    /// Training points per cluster aimed at by [`ScalableDankParams::default_clusters`].
+    pub const POINTS_PER_CLUSTER: usize = 1000;
+
+    /// The default number of clusters for `n` training points: `max(1, round(n / 1000))`,
+    /// i.e. clusters of about 1,000 points. That keeps each subproblem's Gram matrix and
+    /// `F` at about 8 MB each (so memory stays bounded however large `n` is) and each
+    /// solve at a few seconds, while a cluster still holds enough points of both classes
+    /// for its local machine; the paper's 50 clusters on ijcnn1 (49,990 rows) are the
+    /// same scale.
+    pub fn default_clusters(n: usize) -> usize {
+        let per = Self::POINTS_PER_CLUSTER;
+        ((n + per / 2) / per).max(1)
+    }
+
+    fn validate(&self, n: usize, d: usize) -> Result<()> {
+        if self.clusters == 0 || self.clusters > n {
+            return Err(Error::param(
+                "clusters",
+                format!(
+                    "must be between 1 and the {n} training points, got {}",
+                    self.clusters
+                ),
+            ));
+        }
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
+        }
+        if let Some(eta) = self.eta {
+            if !(eta > 0.0 && eta.is_finite()) {
+                return Err(Error::param("eta", format!("must be > 0, got {eta}")));
+            }
+        }
+        self.kernel.validate(d)?;
+        self.subproblem_settings().validate()
+    }
+
+    /// The settings each subproblem runs with: τ = 0.
+    fn subproblem_settings(&self) -> DankSettings {
+        DankSettings {
+            tau: 0.0,
+            eta: None,
+            ..self.settings.clone()
+        }
+    }
+}
+
+/// One cluster's predictor and report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClusterMachine {
+    /// The DANK machine on the cluster's points (bias 0).
+    pub machine: LearnedKernelMachine,
+    /// `+1` or `−1`: the cluster's majority class (breaks a zero decision value).
+    pub majority: f64,
+    /// What the subproblem's solver reported.
+    pub info: DankFitInfo,
+}
+
+/// A fitted scalable DANK classifier (binary).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalableDankModel {
+    /// Parameters used.
+    pub params: ScalableDankParams,
+    /// Input columns.
+    pub n_features: usize,
+    /// The two class labels, `[+1 class, −1 class]` in LIBSVM order.
+    pub classes: Vec<f64>,
+    /// Centres of the non-empty clusters (routing).
+    pub centres: Centres,
+    /// One machine per centre.
+    pub clusters: Vec<ClusterMachine>,
+}
+
+impl ScalableDankModel {
+    /// Fits scalable DANK on `(x, y)` (see the module docs).
+    pub fn fit(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<Self> {
+        Self::fit_with_progress(params, x, y, &|| {})
+    }
+
+    /// As [`ScalableDankModel::fit`]; `progress` is called once per finished cluster
+    /// (subproblems run in parallel over clusters), `params.clusters` times in all
+    /// (an empty cluster counts as finished at once).
+    pub fn fit_with_progress(
+        params: &ScalableDankParams,
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Self> {
+        if x.n_rows() != y.len() {
+            return Err(Error::data(format!(
+                "{} labels for {} rows",
+                y.len(),
+                x.n_rows()
+            )));
+        }
+        params.validate(x.n_rows(), x.n_cols())?;
+        let (classes, _) = class_groups(y);
+        if classes.len() != 2 {
+            return Err(Error::data(format!(
+                "scalable DANK is a binary classifier; the training labels have {} classes",
+                classes.len()
+            )));
+        }
+        let signed: Vec<f64> = y
+            .iter()
+            .map(|&v| if v == classes[0] { 1.0 } else { -1.0 })
+            .collect();
+        let kmeans = KMeans::new(params.clusters).seed(params.seed).fit(x)?;
+        // Members by routing with the final centres, so that prediction sends every
+        // training point to the cluster it was trained in; empty clusters are dropped.
+        let mut members = vec![Vec::new(); kmeans.centres.k()];
+        for (i, c) in kmeans.centres.assign(x)?.into_iter().enumerate() {
+            members[c].push(i);
+        }
+        let kept: Vec<usize> = (0..members.len())
+            .filter(|&c| !members[c].is_empty())
+            .collect();
+        let members: Vec<Vec<usize>> = members.into_iter().filter(|m| !m.is_empty()).collect();
+        // Dropped clusters count as finished, so that progress reaches `params.clusters`.
+        for _ in members.len()..params.clusters {
+            progress();
+        }
+        let centres = Centres::new(kmeans.centres.as_features().select_rows(&kept))?;
+        let clusters = members
+            .par_iter()
+            .map(|idx| {
+                let yc: Vec<f64> = idx.iter().map(|&i| signed[i]).collect();
+                let fit = fit_cluster(params, &x.select_rows(idx), &yc);
+                progress();
+                fit
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            params: params.clone(),
+            n_features: x.n_cols(),
+            classes,
+            centres,
+            clusters,
+        })
+    }
+
+    /// Index of the cluster each row of `x` is routed to (its nearest centre).
+    pub fn route(&self, x: &Features) -> Result<Vec<usize>> {
+        self.check_input(x)?;
+        self.centres.assign(x)
+    }
+
+    /// Decision value of every row of `x`: its cluster's `f(x)` (positive = `classes[0]`).
+    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+        let route = self.route(x)?;
+        let mut rows = vec![Vec::new(); self.clusters.len()];
+        for (r, &c) in route.iter().enumerate() {
+            rows[c].push(r);
+        }
+        let mut out = vec![0.0; x.n_rows()];
+        for (cluster, idx) in self.clusters.iter().zip(&rows) {
+            if idx.is_empty() {
+                continue;
+            }
+            let d = cluster.machine.decision(&x.select_rows(idx))?;
+            for (&r, v) in idx.iter().zip(d) {
+                out[r] = if v == 0.0 {
+                    cluster.majority * f64::MIN_POSITIVE
+                } else {
+                    v
+                };
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of training points per cluster.
+    pub fn cluster_sizes(&self) -> Vec<usize> {
+        self.clusters.iter().map(|c| c.machine.n_train()).collect()
+    }
+
+    /// Smallest and largest learned `F` entry over all clusters.
+    pub fn f_range(&self) -> (f64, f64) {
+        self.clusters
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(c.info.f_min), hi.max(c.info.f_max))
+            })
+    }
+
+    fn check_input(&self, x: &Features) -> Result<()> {
+        if x.n_cols() != self.n_features {
+            return Err(Error::data(format!(
+                "model expects {} features, got {}",
+                self.n_features,
+                x.n_cols()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Problem (22) on one cluster (labels ±1): η and the start from the cluster's SVM when
+/// it has both classes (see the module docs otherwise), then the box-only DANK solve.
+fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<ClusterMachine> {
+    let settings = params.subproblem_settings();
+    let k = params.kernel.gram(x)?;
+    let n = y.len();
+    let positives = y.iter().filter(|&&v| v > 0.0).count();
+    let both = positives > 0 && positives < n;
+    let svm_alpha = if both {
+        let source = PrecomputedKernel::new(k.as_ref())?;
+        let sol = solve_c_svc(&source, y, params.c, params.c, &settings.svm_solver, None)?;
+        Some(sol.coef.iter().map(|v| v.abs()).collect::<Vec<f64>>())
+    } else {
+        None
+    };
+    let eta = match (params.eta, &svm_alpha) {
+        (Some(e), _) => e,
+        (None, Some(a)) => a.iter().map(|v| v * v).sum::<f64>(),
+        (None, None) => params.c * params.c * n as f64,
+    };
+    if !(eta > 0.0 && eta.is_finite()) {
+        return Err(Error::data(
+            "scalable DANK: a cluster's SVM solution is zero, so η = ‖α_SVM‖² = 0; set eta",
+        ));
+    }
+    let problem = DankProblem {
+        k: k.as_ref(),
+        dual: Dual::SvmNoBias { y },
+        c: params.c,
+        eta,
+        tau: 0.0,
+    };
+    let z0 = match svm_alpha {
+        Some(a) if settings.init_from_svm => a,
+        _ => vec![0.0; n],
+    };
+    let sol = problem.solve(&z0, &settings)?;
+    let (machine, info) = learned_machine(&params.kernel, x, eta, &sol)?;
+    Ok(ClusterMachine {
+        machine,
+        majority: if 2 * positives >= n { 1.0 } else { -1.0 },
+        info,
+    })
+}
+
+impl Estimator for ScalableDankModel {
+    fn method(&self) -> String {
+        "dank-scalable".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        Ok(self
+            .decision(x)?
+            .into_iter()
+            .map(|d| self.classes[usize::from(d <= 0.0)])
+            .collect())
+    }
+
+    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        Ok(self.decision(x)?.into_iter().map(|v| vec![v]).collect())
+    }
+
+    fn params_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.params).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn classes(&self) -> Vec<f64> {
+        self.classes.clone()
+    }
+
+    fn summary(&self) -> FitSummary {
+        let (f_min, f_max) = self.f_range();
+        FitSummary {
+            n_support: Some(self.clusters.iter().map(|c| c.machine.support.len()).sum()),
+            objective: Some(self.clusters.iter().map(|c| c.info.objective).sum()),
+            iterations: Some(self.clusters.iter().map(|c| c.info.iterations).sum()),
+            extra: serde_json::json!({
+                "cluster_sizes": self.cluster_sizes(),
+                "cluster_iterations": self.clusters.iter().map(|c| c.info.iterations).collect::<Vec<_>>(),
+                "cluster_eta": self.clusters.iter().map(|c| c.info.eta).collect::<Vec<_>>(),
+                "f_min": f_min,
+                "f_max": f_max,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimator::AnyModel;
+    use crate::nonparametric::dank::{EigenRoute, Scheme, StepRule};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// `n` points: class +1 around `a`, class −1 around `b` (alternating), uniform noise.
+    fn blobs(n: usize, a: [f64; 2], b: [f64; 2], noise: f64, seed: u64) -> (Features, Vec<f64>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut data = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..n {
+            let (centre, label) = if i % 2 == 0 { (a, 1.0) } else { (b, -1.0) };
+            for m in centre {
+                data.push(m + rng.random_range(-noise..noise));
+            }
+            y.push(label);
+        }
+        (Features::new(n, 2, data).unwrap(), y)
+    }
+
+    fn params(clusters: usize, eta: Option<f64>) -> ScalableDankParams {
+        ScalableDankParams {
+            kernel: Kernel::rbf_gamma(1.0).unwrap(),
+            c: 1.0,
+            eta,
+            clusters,
+            seed: 3,
+            settings: DankSettings {
+                tol: 1e-9,
+                max_iter: 20000,
+                ..DankSettings::default()
+            },
+        }
+    }
+
+    #[test]
+    fn one_cluster_is_exact_dank_without_nuclear_norm_and_bias() {
+        let (x, y) = blobs(40, [0.0, 0.0], [1.0, 0.5], 0.8, 1);
+        let p = params(1, Some(0.4));
+        let model = ScalableDankModel::fit(&p, &x, &y).unwrap();
+        // Reference: the same box-only problem by the eigendecomposition route (τ = 0,
+        // F = J_0(11ᵀ + Γ) formed explicitly), from α = 0 with plain projected gradient.
+        let k = p.kernel.gram(&x).unwrap();
+        let problem = DankProblem {
+            k: k.as_ref(),
+            dual: Dual::SvmNoBias { y: &y },
+            c: 1.0,
+            eta: 0.4,
+            tau: 0.0,
+        };
+        let settings = DankSettings {
+            tol: 1e-10,
+            max_iter: 50000,
+            scheme: Scheme::ProjectedGradient,
+            step: StepRule::Backtracking,
+            eigen: EigenRoute::Full,
+            init_from_svm: false,
+            ..DankSettings::default()
+        };
+        let exact = problem.solve(&vec![0.0; 40], &settings).unwrap();
+        assert!(exact.converged, "reference did not converge");
+        assert_eq!(exact.bias, 0.0);
+        let (reference, _) = learned_machine(&p.kernel, &x, 0.4, &exact).unwrap();
+        let (xt, _) = blobs(30, [0.0, 0.0], [1.0, 0.5], 1.0, 2);
+        let got = model.decision(&xt).unwrap();
+        let want = reference.decision(&xt).unwrap();
+        let worst = got
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-4, "largest decision-value gap {worst}");
+        let m = &model.clusters[0];
+        assert!(m.info.converged, "scalable subproblem did not converge");
+        assert_eq!(m.machine.bias, 0.0);
+        assert!((m.info.objective - exact.objective).abs() < 1e-6 * exact.objective.abs());
+        // The box is active without the equality: some α sit at C, none outside.
+        assert!(exact.z.iter().all(|&a| (0.0..=1.0).contains(&a)));
+    }
+
+    #[test]
+    fn bad_parameters_and_inputs_are_clear_errors() {
+        let (x, y) = blobs(20, [0.0, 0.0], [2.0, 2.0], 0.5, 4);
+        for v in [0, 21] {
+            let e = ScalableDankModel::fit(&params(v, None), &x, &y)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("clusters"), "{e}");
+        }
+        for eta in [0.0, -1.0, f64::NAN] {
+            let e = ScalableDankModel::fit(&params(2, Some(eta)), &x, &y)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("eta"), "{e}");
+        }
+        let three: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
+        let e = ScalableDankModel::fit(&params(2, None), &x, &three)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("binary"), "{e}");
+        let model = ScalableDankModel::fit(&params(2, None), &x, &y).unwrap();
+        let nan = Features::new(1, 2, vec![f64::NAN, 0.0]).unwrap();
+        let e = model.predict(&nan).unwrap_err().to_string();
+        assert!(e.contains("not finite"), "{e}");
+        let mut bad = x.as_slice().to_vec();
+        bad[7] = f64::INFINITY;
+        let bad = Features::new(20, 2, bad).unwrap();
+        let e = ScalableDankModel::fit(&params(2, None), &bad, &y)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not finite"), "{e}");
+        let e = ScalableDankModel::fit(&params(2, None), &x, &y[..19])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("labels"), "{e}");
+        let wrong = Features::new(1, 3, vec![0.0; 3]).unwrap();
+        assert!(model.predict(&wrong).is_err());
+    }
+
+    #[test]
+    fn routing_sends_training_points_to_their_own_cluster() {
+        let (x, y) = blobs(60, [0.0, 0.0], [2.0, 1.0], 1.0, 5);
+        let model = ScalableDankModel::fit(&params(4, None), &x, &y).unwrap();
+        let route = model.route(&x).unwrap();
+        let sizes = model.cluster_sizes();
+        assert_eq!(sizes.iter().sum::<usize>(), 60);
+        for (r, &c) in route.iter().enumerate() {
+            let pts = model.clusters[c].machine.train.points();
+            assert!(
+                (0..pts.n_rows()).any(|i| pts.row(i) == x.row(r)),
+                "point {r} not in cluster {c}"
+            );
+        }
+        for (c, &size) in sizes.iter().enumerate() {
+            assert_eq!(route.iter().filter(|&&a| a == c).count(), size);
+        }
+    }
+
+    #[test]
+    fn two_blobs_classify_well_with_two_to_four_clusters() {
+        let (x, y) = blobs(160, [0.0, 0.0], [1.5, 1.5], 0.9, 6);
+        let (xt, yt) = blobs(200, [0.0, 0.0], [1.5, 1.5], 0.9, 7);
+        for v in 2..=4 {
+            let model = ScalableDankModel::fit(&params(v, None), &x, &y).unwrap();
+            let pred = model.predict(&xt).unwrap();
+            let acc = pred.iter().zip(&yt).filter(|(a, b)| a == b).count() as f64 / 200.0;
+            assert!(acc >= 0.95, "{v} clusters: accuracy {acc}");
+        }
+    }
+
+    #[test]
+    fn single_class_cluster_predicts_its_class() {
+        // A far group of class 7 only, and a mixed group of classes 7 and 3.
+        let (near, mut y) = blobs(30, [0.0, 0.0], [1.0, 1.0], 0.6, 8);
+        y.iter_mut()
+            .for_each(|v| *v = if *v > 0.0 { 7.0 } else { 3.0 });
+        let mut data = near.as_slice().to_vec();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..12 {
+            data.push(20.0 + rng.random_range(-0.5..0.5));
+            data.push(20.0 + rng.random_range(-0.5..0.5));
+            y.push(7.0);
+        }
+        let x = Features::new(42, 2, data).unwrap();
+        let model = ScalableDankModel::fit(&params(2, None), &x, &y).unwrap();
+        let mut sizes = model.cluster_sizes();
+        sizes.sort();
+        assert_eq!(sizes, vec![12, 30]);
+        // Near the pure group, and so far away that every kernel value underflows.
+        let q = Features::new(3, 2, vec![20.0, 20.0, 21.0, 19.5, 1e4, 1e4]).unwrap();
+        assert_eq!(model.predict(&q).unwrap(), vec![7.0; 3]);
+        assert!(model.decision(&q).unwrap().iter().all(|&d| d > 0.0));
+    }
+
+    #[test]
+    fn default_cluster_count_aims_at_a_thousand_points() {
+        assert_eq!(ScalableDankParams::default_clusters(0), 1);
+        assert_eq!(ScalableDankParams::default_clusters(270), 1);
+        assert_eq!(ScalableDankParams::default_clusters(1499), 1);
+        assert_eq!(ScalableDankParams::default_clusters(1500), 2);
+        assert_eq!(ScalableDankParams::default_clusters(46_400), 46);
+    }
+
+    #[test]
+    fn method_seam_selects_sigma_and_c_then_fits_per_cluster() {
+        use crate::method::{GridSettings, Method, Progress};
+        use crate::select::Grid;
+        let (x, y) = blobs(80, [0.0, 0.0], [1.5, 1.5], 0.9, 11);
+        let method = Method::DankScalable {
+            params: params(3, None),
+            search: Some(GridSettings {
+                grid: Grid {
+                    sigmas: vec![0.5, 1.0, 2.0],
+                    cs: vec![0.5, 2.0],
+                    epsilons: Vec::new(),
+                },
+                folds: 3,
+                ..GridSettings::default()
+            }),
+        };
+        assert_eq!(method.name(), "DANK-scalable");
+        assert!(!method.is_regression() && !method.is_unsupervised());
+        let steps = std::sync::atomic::AtomicU64::new(0);
+        let fitted = method
+            .fit(&x, &y, 5, &|p| {
+                assert_eq!(p, Progress::Step);
+                steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(steps.into_inner(), method.steps());
+        let sigma = fitted.chosen.sigma.unwrap();
+        let c = fitted.chosen.c.unwrap();
+        assert!([0.5, 1.0, 2.0].contains(&sigma) && [0.5, 2.0].contains(&c));
+        assert!(fitted.selection.is_some() && fitted.chosen.cv_score.is_some());
+        let AnyModel::DankScalable(model) = &fitted.model else {
+            panic!("not a scalable DANK model");
+        };
+        assert_eq!(model.params.c, c);
+        assert_eq!(model.params.seed, 5);
+        assert_eq!(fitted.chosen.other["clusters"], model.clusters.len() as f64);
+        let pred = fitted.model.predict(&x).unwrap();
+        let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / 80.0;
+        assert!(acc >= 0.9, "training accuracy {acc}");
+    }
+
+    #[test]
+    fn model_round_trips_and_reports() {
+        let (x, y) = blobs(40, [0.0, 0.0], [2.0, 2.0], 0.8, 10);
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let model = ScalableDankModel::fit_with_progress(&params(3, None), &x, &y, &|| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(calls.into_inner(), model.clusters.len());
+        let any = AnyModel::DankScalable(model.clone());
+        assert_eq!(any.method(), "dank-scalable");
+        let json = serde_json::to_string(&any).unwrap();
+        let back: AnyModel = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.predict(&x).unwrap(), model.predict(&x).unwrap());
+        let s = model.summary();
+        assert_eq!(
+            s.extra["cluster_sizes"].as_array().unwrap().len(),
+            model.clusters.len()
+        );
+        let (lo, hi) = model.f_range();
+        assert!(lo <= hi);
+    }
+}
