@@ -20,13 +20,13 @@ const BUNDLED: [(&str, &str); 5] = [
     ("housing", include_str!("../../../data/housing.csv")),
 ];
 
-/// Default model options, exactly as the command line would give them.
+/// Default model and grid options, exactly as the command line would give them.
 #[derive(Parser)]
-struct Defaults {
+pub struct Defaults {
     #[command(flatten)]
-    model: ModelArgs,
+    pub model: ModelArgs,
     #[command(flatten)]
-    grid: SelectArgs,
+    pub grid: SelectArgs,
 }
 
 /// The learned-kernel methods of the table, by their `--method` names: KNPL and DANK
@@ -35,17 +35,18 @@ struct Defaults {
 const LEARNED_CLASSIFIERS: [&str; 4] = ["knpl", "dank", "uniform", "mwumkl"];
 const LEARNED_REGRESSORS: [&str; 1] = ["dank-svr"];
 
-/// Default options for `--method m` (`None`: the SVM), exactly as the command line
-/// would give them.
-fn defaults(method: Option<&str>) -> Defaults {
+/// Default options for `--method m` (`None`: the SVM) plus `extra` arguments, exactly as
+/// the command line would give them.
+pub fn defaults(method: Option<&str>, extra: &[&str]) -> Defaults {
     let mut argv = vec!["kernlearn"];
     argv.extend(method.map(|m| ["--method", m]).into_iter().flatten());
+    argv.extend(extra);
     Defaults::parse_from(argv)
 }
 
 /// Runs the demonstration and prints a table (or one JSON object).
 pub fn run(as_json: bool, quiet: bool) -> Result<()> {
-    let args = defaults(None).model;
+    let args = defaults(None, &[]).model;
     let runs_per_dataset = 2 + LEARNED_CLASSIFIERS.len() as u64;
     let pb = progress::bar(quiet, BUNDLED.len() as u64 * runs_per_dataset, "fits");
     let mut rows = Vec::new();
@@ -66,8 +67,8 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
         fixed.insert("method".into(), json!(label));
         results.push(fixed);
         pb.inc(1);
-        let tuned = [defaults(None)];
-        let learned: Vec<Defaults> = learned.iter().map(|m| defaults(Some(m))).collect();
+        let tuned = [defaults(None, &[])];
+        let learned: Vec<Defaults> = learned.iter().map(|m| defaults(Some(m), &[])).collect();
         for d in tuned.iter().chain(&learned) {
             let settings = d.grid.settings(&d.model)?;
             let label = d.model.method(&train, Some(settings))?.name();

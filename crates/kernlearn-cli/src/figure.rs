@@ -3,11 +3,9 @@
 //! SVM-CV, KNPL and DANK on a 2-D synthetic set (the papers' Figs. 1–2) with the range of
 //! the learned G / F.
 
-use crate::args::ModelArgs;
 use crate::report;
-use crate::select::SelectArgs;
-use crate::{check_output, progress};
-use clap::{Args, Parser};
+use crate::{check_output, demo, progress};
+use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::metrics::accuracy;
@@ -134,15 +132,6 @@ pub struct FigureArgs {
     pub json: bool,
 }
 
-/// Default options for `--method m` with the papers' grid, as the command line gives them.
-#[derive(Parser)]
-struct Defaults {
-    #[command(flatten)]
-    model: ModelArgs,
-    #[command(flatten)]
-    grid: SelectArgs,
-}
-
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
@@ -155,8 +144,7 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     let pb = progress::bar(quiet, methods.len() as u64, "fits");
     let mut fits = Vec::new();
     for m in methods {
-        let d =
-            Defaults::parse_from(["kernlearn", "--method", m, "--seed", &args.seed.to_string()]);
+        let d = demo::defaults(Some(m), &["--seed", &args.seed.to_string()]);
         let method = d.model.method(&train, Some(d.grid.settings(&d.model)?))?;
         pb.set_message(method.name());
         let fitted = method.fit(&train.x, &train.y, args.seed, &|_| {})?;
