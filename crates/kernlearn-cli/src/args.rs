@@ -309,6 +309,7 @@ impl ModelArgs {
                 settings,
             },
             search: grid,
+            auto_clusters: self.clusters.is_none(),
         })
     }
 

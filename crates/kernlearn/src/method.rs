@@ -125,6 +125,11 @@ pub enum Method {
         params: ScalableDankParams,
         /// Grid search of the σ, C stage.
         search: Option<GridSettings>,
+        /// Set the number of clusters to
+        /// [`ScalableDankParams::default_clusters`] of the rows the fit receives (so a
+        /// split's training part, not the whole file, decides it).
+        #[serde(default)]
+        auto_clusters: bool,
     },
 }
 
@@ -268,7 +273,7 @@ impl Method {
             Method::NystromLinear { search, .. } => search
                 .as_ref()
                 .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64),
-            Method::DankScalable { params, search } => {
+            Method::DankScalable { params, search, .. } => {
                 search.as_ref().map_or(0, GridSettings::steps) + params.clusters as u64
             }
         }
@@ -482,9 +487,16 @@ impl Method {
                     trace: None,
                 })
             }
-            Method::DankScalable { params, search } => {
+            Method::DankScalable {
+                params,
+                search,
+                auto_clusters,
+            } => {
                 let mut params = params.clone();
                 params.seed = seed;
+                if *auto_clusters {
+                    params.clusters = ScalableDankParams::default_clusters(x.n_rows());
+                }
                 let (selection, select_seconds) = match search {
                     Some(s) => {
                         let start = Instant::now();

@@ -551,6 +551,7 @@ mod tests {
                 folds: 3,
                 ..GridSettings::default()
             }),
+            auto_clusters: false,
         };
         assert_eq!(method.name(), "DANK-scalable");
         assert!(!method.is_regression() && !method.is_unsupervised());
