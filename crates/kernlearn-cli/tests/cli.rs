@@ -369,6 +369,24 @@ fn figure_and_trace_plots_are_written() {
         fig.to_str().unwrap(),
     ]));
     assert!(e.contains("--force"), "{e}");
+    // An unknown toy set and an empty sample are named in the error.
+    let other = dir.join("other.png");
+    let e = stderr_of(&run(&[
+        "figure",
+        "--synthetic",
+        "spirals",
+        "--out",
+        other.to_str().unwrap(),
+    ]));
+    assert!(e.contains("spirals"), "{e}");
+    let e = stderr_of(&run(&[
+        "figure",
+        "--n",
+        "0",
+        "--out",
+        other.to_str().unwrap(),
+    ]));
+    assert!(e.contains("`n`") && !other.exists(), "{e}");
 
     let csv = dir.join("dank.csv");
     let fit = json_of(&run(&[

@@ -1091,6 +1091,7 @@ pub fn fit_dank_with_search(
 mod tests {
     use super::*;
     use crate::nonparametric::spectral::shrink_psd;
+    use crate::nonparametric::testing::largest_gap;
     use crate::svm::SvmModel;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -1305,11 +1306,7 @@ mod tests {
         let (xt, _) = blobs(40, 2, 6);
         let d = dank.decision_function(&xt).unwrap();
         let s = svm.decision_function(&xt).unwrap();
-        let worst = d
-            .iter()
-            .zip(&s)
-            .map(|(a, b)| (a[0] - b[0]).abs())
-            .fold(0.0, f64::max);
+        let worst = largest_gap(d.iter().map(|r| r[0]), s.iter().map(|r| r[0]));
         assert!(worst < 1e-3, "largest decision-value gap {worst}");
         let (lo, hi) = dank.f_range();
         assert!(
@@ -1414,11 +1411,7 @@ mod tests {
         .unwrap();
         let a = dank.predict(&x).unwrap();
         let b = svr.predict(&x).unwrap();
-        let worst = a
-            .iter()
-            .zip(&b)
-            .map(|(p, q)| (p - q).abs())
-            .fold(0.0, f64::max);
+        let worst = largest_gap(a, b);
         assert!(worst < 1e-3, "largest prediction gap {worst}");
         assert_eq!(dank.method(), "dank-svr");
     }

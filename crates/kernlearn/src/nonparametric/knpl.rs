@@ -786,6 +786,7 @@ mod tests {
     use crate::estimator::AnyModel;
     use crate::kernel::FeatureKernel;
     use crate::nonparametric::symmetric_eigen;
+    use crate::nonparametric::testing::largest_gap;
     use crate::svm::SvmModel;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -1031,11 +1032,7 @@ mod tests {
         for scale in [1e-2, 1.0, 1e2, 1e4, 1e6] {
             let (model, _) = KnplModel::fit(&params(scale * gamma0), &x, &y).unwrap();
             let dec = model.decision_function(&xt).unwrap();
-            let gap = dec
-                .iter()
-                .zip(&reference)
-                .map(|(d, r)| (d[0] - r).abs())
-                .fold(0.0, f64::max);
+            let gap = largest_gap(dec.iter().map(|d| d[0]), reference.iter().copied());
             gaps.push(gap);
         }
         assert!(

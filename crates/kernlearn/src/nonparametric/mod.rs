@@ -29,3 +29,15 @@ pub use projection::project_box_equality;
 pub use scalable::{ClusterMachine, ScalableDankModel, ScalableDankParams};
 pub use spectral::{project_psd, shrink_psd, spectral_map, symmetric_eigen, SymmetricEigen};
 pub use trace::Trace;
+
+/// Helpers shared by the tests of this module's methods.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// `max_i |a_i − b_i|` over paired values (0 for empty input).
+    pub fn largest_gap(a: impl IntoIterator<Item = f64>, b: impl IntoIterator<Item = f64>) -> f64 {
+        a.into_iter()
+            .zip(b)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f64::max)
+    }
+}

@@ -354,6 +354,7 @@ mod tests {
     use super::*;
     use crate::estimator::AnyModel;
     use crate::nonparametric::dank::{EigenRoute, Scheme, StepRule};
+    use crate::nonparametric::testing::largest_gap;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -418,11 +419,7 @@ mod tests {
         let (xt, _) = blobs(30, [0.0, 0.0], [1.0, 0.5], 1.0, 2);
         let got = model.decision(&xt).unwrap();
         let want = reference.decision(&xt).unwrap();
-        let worst = got
-            .iter()
-            .zip(&want)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let worst = largest_gap(got, want);
         assert!(worst < 1e-4, "largest decision-value gap {worst}");
         let m = &model.clusters[0];
         assert!(m.info.converged, "scalable subproblem did not converge");

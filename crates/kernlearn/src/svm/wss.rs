@@ -22,6 +22,17 @@ pub(crate) struct Vars<'a> {
     pub grad: &'a [f64],
 }
 
+impl<'a> Vars<'a> {
+    /// The variables from index `start` on (the tail a vector scan leaves to the scalar one).
+    fn tail(&self, start: usize) -> Vars<'a> {
+        Vars {
+            y: &self.y[start..],
+            status: &self.status[start..],
+            grad: &self.grad[start..],
+        }
+    }
+}
+
 /// Result of the second scan: the partner `j` minimising the second-order objective
 /// decrease (`None` when no variable of `I_low` has a positive gradient difference), that
 /// minimum (`+∞` without partner), and `max_{t ∈ I_low} y_t ∇f_t`.
@@ -213,11 +224,7 @@ mod avx2_impl {
         };
         // The tail, in order, continuing the scalar rule from the vector result.
         let start = 4 * chunks;
-        let tail = Vars {
-            y: &v.y[start..],
-            status: &v.status[start..],
-            grad: &v.grad[start..],
-        };
+        let tail = v.tail(start);
         let (t_idx, t_max) = super::max_violation_up_scalar(tail);
         if let Some(t) = t_idx {
             if t_max >= gmax {
@@ -302,11 +309,7 @@ mod avx2_impl {
         let mut min = if j.is_some() { min } else { f64::INFINITY };
         let mut gmax2 = maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
         let start = 4 * chunks;
-        let tail = Vars {
-            y: &v.y[start..],
-            status: &v.status[start..],
-            grad: &v.grad[start..],
-        };
+        let tail = v.tail(start);
         // The tail, in order: the scalar scan of it, merged with the same rules.
         let rest = super::best_partner_scalar(tail, &q_i[start..], &qd[start..n], qd_i, yi, gmax);
         gmax2 = gmax2.max(rest.gmax2);
