@@ -134,9 +134,10 @@ pub struct ModelArgs {
     /// DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule).
     #[arg(long)]
     pub eta: Option<f64>,
-    /// DANK: update scheme: nesterov, monotone (Nesterov, monotone variant) or plain
-    /// (projected gradient).
-    #[arg(long, default_value = "nesterov")]
+    /// DANK: solver: newton (Newton steps by SMO with a line search; stops at KKT
+    /// violation ≤ 1e-3), or the paper's first-order updates: nesterov (Algorithm 1),
+    /// monotone (its monotone variant), plain (projected gradient).
+    #[arg(long, default_value = "newton")]
     pub dank_scheme: String,
     /// DANK: step rule: backtracking (adaptive L) or paper (the paper's Lipschitz bound).
     #[arg(long, default_value = "backtracking")]
@@ -316,13 +317,14 @@ impl ModelArgs {
     /// `--tau`, `--eta`, `--dank-scheme`, `--dank-step` and the SVM solver settings.
     fn dank_settings(&self, base: &SvmParams) -> Result<DankSettings> {
         let scheme = match self.dank_scheme.as_str() {
+            "newton" => Scheme::Newton,
             "nesterov" => Scheme::Nesterov,
             "monotone" => Scheme::NesterovMonotone,
             "plain" => Scheme::ProjectedGradient,
             other => {
                 return Err(Error::param(
                     "dank-scheme",
-                    format!("`{other}` is not one of nesterov, monotone, plain"),
+                    format!("`{other}` is not one of newton, nesterov, monotone, plain"),
                 ))
             }
         };

@@ -15,6 +15,13 @@
 //! `∇h = p − Sᵀ(F⊙K)c` (Danskin; the paper's eq. 18 has the sign of the `α̌` part wrong).
 //!
 //! Choices where the paper is loose (documented in `docs/DESIGN.md`):
+//! - **Solver**: Algorithm 1 is first order and crawls on nearly constant kernels. The
+//!   default ([`Scheme::Newton`]) maximises, at each `α_t`, the concave quadratic model
+//!   with `h`'s gradient and curvature `F⊙K + (ccᵀ⊙K⊙K + diag((K⊙K)(c⊙c)))/(4η)` (exact at
+//!   τ = 0) by SMO, then line-searches `h` towards that maximiser: a few iterations
+//!   where Algorithm 1 needs thousands. Algorithm 1 and its variants stay available.
+//! - **Stopping**: the paper's `‖α_t − α_{t−1}‖ ≤ ε`, or the KKT violation of the dual on
+//!   the fixed kernel `F⊙K` below LIBSVM's 1e-3 ([`DankProblem::kkt_violation`]).
 //! - **Step**: the paper's `L = n + 3nC²‖K‖²_F/(4η)` is a loose bound (steps are tiny and
 //!   the stopping rule `‖α_t − α_{t−1}‖ ≤ ε` fires at once). The default is backtracking:
 //!   `L` starts at `½λ_max(SᵀKS)` and doubles until the ascent condition
@@ -40,18 +47,27 @@ use super::spectral::symmetric_eigen;
 use super::trace::Trace;
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
-use crate::kernel::{Kernel, PrecomputedKernel};
+use crate::kernel::{Kernel, KernelSource, PrecomputedKernel};
 use crate::multiclass::OneVsOne;
 use crate::select::{GridSearch, Selection};
-use crate::svm::{solve_c_svc, solve_epsilon_svr, SolverSettings, SvmParams, SvmType};
+use crate::svm::{
+    solve_c_svc, solve_epsilon_svr, solve_signed_qp, DualShape, SolverSettings, SvmParams, SvmType,
+};
 use crate::{Error, Result};
 use faer::{Mat, MatRef};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// The update of Algorithm 1 (Fig. 4 compares them).
+/// How `h` is maximised: the paper's first-order updates (Algorithm 1; Fig. 4 compares
+/// them) or Newton steps by SMO (the default; see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scheme {
+    /// Newton steps by SMO (default): at `α_t`, SMO (warm-started at `α_t`) maximises
+    /// the concave quadratic with `h`'s value, gradient and (approximate) Hessian over the
+    /// feasible set, and a backtracking line search on `h` along the segment to that
+    /// maximiser gives `α_{t+1}` (see [`Run::newton`]).
+    Newton,
     /// Algorithm 1: gradient step `θ`, dual-averaging step `β`, `α ← ((t+1)θ + 2β)/(t+3)`.
     Nesterov,
     /// Algorithm 1 with `θ_t = argmax h` over `{θ_{t−1}, θ̃_t, α_t}` (section 3.2).
@@ -93,8 +109,14 @@ pub struct DankSettings {
     pub eta: Option<f64>,
     /// Iteration cap `t_max`.
     pub max_iter: usize,
-    /// Stop when `‖α_t − α_{t−1}‖₂ ≤ tol`.
+    /// Stop when `‖α_t − α_{t−1}‖₂ ≤ tol` (the paper's rule).
     pub tol: f64,
+    /// Also stop when the last projected point satisfies the KKT conditions of the dual
+    /// on the fixed kernel `F⊙K` to within this (LIBSVM's rule `m(α) − M(α) ≤ ε` on
+    /// `∇h`, in margin units whatever the scale of α; see [`DankProblem::kkt_violation`]).
+    /// `0` turns it off.
+    #[serde(default = "default_kkt_tol")]
+    pub kkt_tol: f64,
     /// Update scheme.
     pub scheme: Scheme,
     /// Step rule.
@@ -114,13 +136,19 @@ impl Default for DankSettings {
             eta: None,
             max_iter: 2000,
             tol: 1e-4,
-            scheme: Scheme::Nesterov,
+            kkt_tol: default_kkt_tol(),
+            scheme: Scheme::Newton,
             step: StepRule::Backtracking,
             eigen: EigenRoute::Reduced,
             init_from_svm: true,
             svm_solver: SolverSettings::default(),
         }
     }
+}
+
+/// LIBSVM's default stopping tolerance, the same for the SVM start and DANK.
+fn default_kkt_tol() -> f64 {
+    1e-3
 }
 
 impl DankSettings {
@@ -139,6 +167,12 @@ impl DankSettings {
             return Err(Error::param(
                 "tol",
                 format!("must be > 0, got {}", self.tol),
+            ));
+        }
+        if !(self.kkt_tol >= 0.0 && self.kkt_tol.is_finite()) {
+            return Err(Error::param(
+                "kkt_tol",
+                format!("must be >= 0, got {}", self.kkt_tol),
             ));
         }
         if self.max_iter == 0 {
@@ -373,6 +407,18 @@ impl DankProblem<'_> {
         }
     }
 
+    /// `Sᵀv`: each variable's sign times `v` at its point.
+    fn spread(&self, v: &[f64]) -> Vec<f64> {
+        match self.dual {
+            Dual::Svm { y } | Dual::SvmNoBias { y } => v
+                .iter()
+                .zip(y)
+                .map(|(a, &b)| if b > 0.0 { *a } else { -a })
+                .collect(),
+            Dual::Svr { .. } => v.iter().copied().chain(v.iter().map(|a| -a)).collect(),
+        }
+    }
+
     /// `c = Sz`.
     pub fn coef(&self, z: &[f64]) -> Vec<f64> {
         let n = self.n();
@@ -407,6 +453,43 @@ impl DankProblem<'_> {
                 let down = g.iter().zip(y).map(|(gi, yi)| -yi - epsilon + gi);
                 up.chain(down).collect()
             }
+        }
+    }
+
+    /// Largest violation of the KKT conditions at `z` for the ascent gradient `grad`.
+    /// With the equality `sᵀz = 0` it is LIBSVM's `m(z) − M(z)`,
+    /// `m = max_{I_up} s_i∇h_i`, `M = min_{I_low} s_i∇h_i`,
+    /// `I_up = {z_i < C, s_i > 0} ∪ {z_i > 0, s_i < 0}` and `I_low` the other way round
+    /// (Fan, Chen and Lin 2005, eq. 8). In the box-only dual it is the largest
+    /// projected-gradient entry. Zero exactly at the maximiser of `h` over the
+    /// feasible set, since `h` is concave and differentiable (F(α) is unique).
+    pub fn kkt_violation(&self, z: &[f64], grad: &[f64]) -> f64 {
+        let signs = self.signs();
+        let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
+        for ((&zi, &gi), &si) in z.iter().zip(grad).zip(&signs) {
+            let (below_c, above_0) = (zi < self.c, zi > 0.0);
+            if let Dual::SvmNoBias { .. } = self.dual {
+                // Box only: α_i can rise while below C, fall while above 0.
+                if below_c {
+                    up = up.max(gi);
+                }
+                if above_0 {
+                    up = up.max(-gi);
+                }
+                continue;
+            }
+            let sg = si * gi;
+            if (si > 0.0 && below_c) || (si < 0.0 && above_0) {
+                up = up.max(sg);
+            }
+            if (si < 0.0 && below_c) || (si > 0.0 && above_0) {
+                low = low.min(sg);
+            }
+        }
+        match self.dual {
+            Dual::SvmNoBias { .. } => up.max(0.0),
+            _ if up.is_finite() && low.is_finite() => (up - low).max(0.0),
+            _ => 0.0,
         }
     }
 
@@ -536,12 +619,20 @@ impl DankProblem<'_> {
             problem: self,
             settings,
             lip: lip0,
-            trace: Trace::new(&["iter", "objective", "diff", "lipschitz", "rank"]),
+            trace: Trace::new(&[
+                "iter",
+                "objective",
+                "diff",
+                "lipschitz",
+                "rank",
+                "violation",
+            ]),
         };
         let (last, iterations, converged) = match settings.scheme {
             Scheme::ProjectedGradient => run.projected_gradient(start)?,
             Scheme::Nesterov => run.nesterov(start, false)?,
             Scheme::NesterovMonotone => run.nesterov(start, true)?,
+            Scheme::Newton => run.newton(start)?,
         };
         let bias = match self.dual {
             Dual::SvmNoBias { .. } => 0.0,
@@ -620,10 +711,25 @@ impl Run<'_, '_> {
         )))
     }
 
-    fn record(&mut self, t: usize, x: &Point, diff: f64) {
+    fn record(&mut self, t: usize, x: &Point, diff: f64, violation: f64) {
         let rank = x.f.as_ref().map_or(f64::NAN, |f| f.rank() as f64);
         self.trace
-            .push(vec![t as f64, x.value, diff, self.lip, rank]);
+            .push(vec![t as f64, x.value, diff, self.lip, rank, violation]);
+    }
+
+    /// KKT violation of an evaluated point (NaN when its gradient was not computed,
+    /// as for a fixed step without the monotone variant).
+    fn violation(&self, p: &Point) -> f64 {
+        if p.grad.is_empty() {
+            f64::NAN
+        } else {
+            self.problem.kkt_violation(&p.z, &p.grad)
+        }
+    }
+
+    /// Either stopping rule: the paper's step length, or the KKT violation.
+    fn stops(&self, diff: f64, violation: f64) -> bool {
+        diff <= self.settings.tol || violation <= self.settings.kkt_tol
     }
 
     /// Eq. (14): `α ← P(α + ∇h/L)`.
@@ -632,9 +738,10 @@ impl Run<'_, '_> {
         for t in 0..self.settings.max_iter {
             let theta = self.ascent_step(&x, true)?;
             let diff = distance(&theta.z, &x.z);
-            self.record(t, &x, diff);
+            let violation = self.violation(&theta);
+            self.record(t, &x, diff, violation);
             x = theta;
-            if diff <= self.settings.tol {
+            if self.stops(diff, violation) {
                 return Ok((x, t + 1, true));
             }
         }
@@ -677,15 +784,96 @@ impl Run<'_, '_> {
                 .map(|(th, be)| a * th + (1.0 - a) * be)
                 .collect();
             let diff = distance(&next, &x.z);
-            self.record(t, &x, diff);
+            let violation = self.violation(&theta);
+            self.record(t, &x, diff, violation);
+            let done = self.stops(diff, violation);
+            if done {
+                return Ok((self.finish(Some(theta))?, t + 1, true));
+            }
             x = self.eval(next)?;
-            let done = diff <= self.settings.tol;
             best = Some(theta);
             if done {
                 return Ok((self.finish(best)?, t + 1, true));
             }
         }
         Ok((self.finish(best)?, self.settings.max_iter, false))
+    }
+
+    /// Newton steps by SMO with a line search on `h` ([`Scheme::Newton`]): at `α_t` the
+    /// model is the concave quadratic with `h`'s value, its gradient and the curvature
+    /// `−SᵀQ_tS` of [`NewtonKernel`]; its maximiser `α̂` over the feasible set (SMO,
+    /// warm-started at `α_t`) gives the direction `d = α̂ − α_t`, an ascent direction since
+    /// `⟨∇h(α_t), d⟩ ≥ ½ dᵀSᵀQ_tSd ≥ 0`, with equality only where `α_t` maximises the model
+    /// and so `h` (same gradient).
+    fn newton(&mut self, start: Vec<f64>) -> Result<(Point, usize, bool)> {
+        let mut x = self.eval(start)?;
+        for t in 0..self.settings.max_iter {
+            let target = self.model_maximiser(&x)?;
+            let d: Vec<f64> = target.iter().zip(&x.z).map(|(a, b)| a - b).collect();
+            let slope: f64 = d.iter().zip(&x.grad).map(|(a, g)| a * g).sum();
+            let Some(next) = self.line_search(&x, &d, slope)? else {
+                // No measurable ascent along d: α_t maximises the model to the SMO's
+                // tolerance and h to rounding, the best this precision allows.
+                let violation = self.violation(&x);
+                self.record(t, &x, 0.0, violation);
+                return Ok((x, t + 1, true));
+            };
+            let diff = distance(&next.z, &x.z);
+            let violation = self.violation(&next);
+            self.record(t, &x, diff, violation);
+            x = next;
+            if self.stops(diff, violation) {
+                return Ok((x, t + 1, true));
+            }
+        }
+        Ok((x, self.settings.max_iter, false))
+    }
+
+    /// The maximiser of the Newton model at `x`: SMO on `Q_x` ([`NewtonKernel`]) with the
+    /// linear term `∇h(x) + SᵀQ_x c(x)` (so that the model's gradient at `x` is `∇h(x)`),
+    /// warm-started at `x`, to half the KKT stopping tolerance.
+    fn model_maximiser(&self, x: &Point) -> Result<Vec<f64>> {
+        let p = self.problem;
+        let coef = p.coef(&x.z);
+        let model = NewtonKernel::new(p.k, x.f.as_ref(), &coef, p.eta);
+        // LIBSVM's minimisation form: the linear term is −(∇h + SᵀQc).
+        let linear: Vec<f64> = x
+            .grad
+            .iter()
+            .zip(p.spread(&model.apply(&coef)))
+            .map(|(g, b)| -(g + b))
+            .collect();
+        let mut solver = self.settings.svm_solver;
+        // Half the KKT tolerance; without one (stop on ‖Δα‖ only), as tight as f32 rows allow.
+        solver.tol = solver.tol.min((0.5 * self.settings.kkt_tol).max(1e-9));
+        let shape = match p.dual {
+            Dual::Svm { y } => DualShape::Classification { y },
+            Dual::SvmNoBias { y } => DualShape::ClassificationNoBias { y },
+            Dual::Svr { .. } => DualShape::Regression,
+        };
+        solve_signed_qp(&model, shape, &linear, p.c, &x.z, &solver)
+    }
+
+    /// Backtracking (Armijo) on `h` along `x + s·d`, `s ∈ (0, 1]`, halving from `s = 1`
+    /// or jumping to the maximiser of the quadratic through `h(x)`, `slope` and the
+    /// rejected value. `None` when `d` is not an ascent direction or no step gains.
+    fn line_search(&self, x: &Point, d: &[f64], slope: f64) -> Result<Option<Point>> {
+        if slope.is_nan() || slope <= 0.0 {
+            return Ok(None);
+        }
+        let mut s = 1.0;
+        while s >= 1e-10 {
+            let z: Vec<f64> = x.z.iter().zip(d).map(|(a, b)| a + s * b).collect();
+            let p = self.eval(z)?;
+            let gain = p.value - x.value;
+            if gain >= 1e-4 * s * slope {
+                return Ok(Some(p));
+            }
+            // φ(σ) ≈ h(x) + slope·σ + (gain − slope·s)σ²/s² peaks at this σ.
+            let peak = 0.5 * slope * s * s / (slope * s - gain);
+            s = peak.clamp(0.1 * s, 0.5 * s);
+        }
+        Ok(None)
     }
 
     /// The final `θ`, evaluated.
@@ -705,6 +893,104 @@ fn distance(a: &[f64], b: &[f64]) -> f64 {
         .map(|(x, y)| (x - y) * (x - y))
         .sum::<f64>()
         .sqrt()
+}
+
+/// SVR coefficients `c` as `z = [c₊; c₋]`.
+fn split_coef(coef: &[f64]) -> Vec<f64> {
+    let up = coef.iter().map(|v| v.max(0.0));
+    up.chain(coef.iter().map(|v| (-v).max(0.0))).collect()
+}
+
+/// The curvature of the Newton model of `−h` in `c` ([`Scheme::Newton`]):
+/// `Q = F⊙K + (ccᵀ⊙K⊙K + diag((K⊙K)(c⊙c)))/(4η)`.
+///
+/// At τ = 0, `−h = −pᵀz + ½cᵀKc + (c⊙c)ᵀ(K⊙K)(c⊙c)/(16η)` is a quartic whose Hessian is
+/// exactly `Q` (with `F⊙K = K + ccᵀ⊙K⊙K/(4η)`), so the steps are Newton's. For τ > 0,
+/// `F = J_{τ/2}(11ᵀ + Γ)` replaces `11ᵀ + Γ` in the first term, and the change of the
+/// soft-thresholded eigenpairs with `c` (divided differences over the whole spectrum) is
+/// approximated by the τ = 0 term; the line search makes up for the difference. Entries
+/// are computed on demand from `K` and the factor of `F` (no second `n × n` matrix).
+struct NewtonKernel<'a> {
+    k: MatRef<'a, f64>,
+    /// `W` of `F = WWᵀ`, row by row (`n × rank`); `None` at τ = 0 (`F = 11ᵀ + Γ`).
+    factor: Option<(Vec<f64>, usize)>,
+    coef: &'a [f64],
+    /// `(K⊙K)(c⊙c)`.
+    quartic_diag: Vec<f64>,
+    /// `1/(4η)`.
+    scale: f64,
+}
+
+impl<'a> NewtonKernel<'a> {
+    fn new(k: MatRef<'a, f64>, f: Option<&AdaptiveMatrix>, coef: &'a [f64], eta: f64) -> Self {
+        let factor = f.map(|f| {
+            let w = &f.factor;
+            let rows = (0..w.nrows())
+                .flat_map(|i| (0..w.ncols()).map(move |r| w[(i, r)]))
+                .collect();
+            (rows, w.ncols())
+        });
+        let n = k.nrows();
+        let support: Vec<usize> = (0..n).filter(|&j| coef[j] != 0.0).collect();
+        // K is symmetric and column-major: (j, i) walks row i contiguously.
+        let quartic_diag = (0..n)
+            .into_par_iter()
+            .map(|i| support.iter().map(|&j| (k[(j, i)] * coef[j]).powi(2)).sum())
+            .collect();
+        Self {
+            k,
+            factor,
+            coef,
+            quartic_diag,
+            scale: 1.0 / (4.0 * eta),
+        }
+    }
+
+    fn entry(&self, i: usize, j: usize) -> f64 {
+        let kij = self.k[(j, i)];
+        let cross = self.scale * self.coef[i] * self.coef[j] * kij;
+        let f = match &self.factor {
+            Some((rows, rank)) => {
+                let (wi, wj) = (
+                    &rows[i * rank..(i + 1) * rank],
+                    &rows[j * rank..(j + 1) * rank],
+                );
+                wi.iter().zip(wj).map(|(a, b)| a * b).sum::<f64>()
+            }
+            None => 1.0 + cross,
+        };
+        let diag = if i == j {
+            self.scale * self.quartic_diag[i]
+        } else {
+            0.0
+        };
+        kij * (f + cross) + diag
+    }
+
+    /// `Qv`.
+    fn apply(&self, v: &[f64]) -> Vec<f64> {
+        let n = v.len();
+        (0..n)
+            .into_par_iter()
+            .map(|i| (0..n).map(|j| self.entry(i, j) * v[j]).sum())
+            .collect()
+    }
+}
+
+impl KernelSource for NewtonKernel<'_> {
+    fn len(&self) -> usize {
+        self.k.nrows()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        self.entry(i, i)
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        for (o, &j) in out.iter_mut().zip(cols) {
+            *o = self.entry(i, j) as f32;
+        }
+    }
 }
 
 /// Largest eigenvalue of the PSD matrix `k` by power iteration (a step-size scale).
@@ -892,12 +1178,7 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
     let (dual, svm_z) = match params.task {
         Task::Regression => {
             let sol = solve_epsilon_svr(&source, y, params.c, params.epsilon, &s.svm_solver, None)?;
-            let z: Vec<f64> = sol
-                .coef
-                .iter()
-                .map(|v| v.max(0.0))
-                .chain(sol.coef.iter().map(|v| (-v).max(0.0)))
-                .collect();
+            let z = split_coef(&sol.coef);
             (
                 Dual::Svr {
                     y,
@@ -1267,11 +1548,14 @@ mod tests {
         assert_eq!(sol.unwrap().bias, 0.0);
     }
 
+    /// Runs to `‖α_t − α_{t−1}‖ ≤ 1e-8` (first-order schemes) or KKT violation ≤ 1e-6
+    /// (Newton, whose SMO keeps the kernel in f32).
     fn tight(scheme: Scheme, step: StepRule) -> DankSettings {
         DankSettings {
             scheme,
             step,
             tol: 1e-8,
+            kkt_tol: if scheme == Scheme::Newton { 1e-6 } else { 0.0 },
             max_iter: 20000,
             init_from_svm: false,
             ..DankSettings::default()
@@ -1280,9 +1564,15 @@ mod tests {
 
     #[test]
     fn very_large_eta_reproduces_the_svm() {
+        for scheme in [Scheme::Nesterov, Scheme::Newton] {
+            very_large_eta_reproduces_the_svm_with(scheme);
+        }
+    }
+
+    fn very_large_eta_reproduces_the_svm_with(scheme: Scheme) {
         let (x, y) = blobs(50, 2, 5);
         let kernel = Kernel::rbf_gamma(1.0).unwrap();
-        let mut settings = tight(Scheme::Nesterov, StepRule::Backtracking);
+        let mut settings = tight(scheme, StepRule::Backtracking);
         settings.eta = Some(1e9);
         settings.tau = 0.0;
         let params = DankParams {
@@ -1332,6 +1622,7 @@ mod tests {
             tight(Scheme::Nesterov, StepRule::Fixed(l)),
             tight(Scheme::NesterovMonotone, StepRule::Backtracking),
             tight(Scheme::ProjectedGradient, StepRule::Backtracking),
+            tight(Scheme::Newton, StepRule::Backtracking),
         ]
         .iter()
         .map(|s| problem.solve(&[0.0; 24], s).unwrap())
@@ -1351,6 +1642,78 @@ mod tests {
         // along θ; plain Nesterov's objective ends where the others end.
         let obj = runs[2].trace.column("objective").unwrap();
         assert!(obj.len() > 2);
+        // Newton steps: a handful of iterations, each a line-search ascent, against
+        // hundreds for the first-order schemes.
+        let newton = &runs[4];
+        assert!(newton.iterations <= 20, "{} iterations", newton.iterations);
+        assert!(newton.iterations * 10 < runs[0].iterations);
+        let obj = newton.trace.column("objective").unwrap();
+        assert!(obj.windows(2).all(|w| w[1] > w[0]), "{obj:?}");
+        let violation = newton.trace.column("violation").unwrap();
+        assert!(*violation.last().unwrap() <= 1e-6);
+    }
+
+    #[test]
+    fn newton_steps_converge_fast_on_the_quartic_and_stop_on_kkt() {
+        // τ = 0: the model is the exact Hessian, so the violation falls quadratically.
+        let (x, y) = blobs(60, 2, 11);
+        let k = gram(&x, 0.7);
+        for tau in [0.0, 0.01] {
+            let problem = DankProblem {
+                k: k.as_ref(),
+                dual: Dual::Svm { y: &y },
+                c: 4.0,
+                eta: 2.0,
+                tau,
+            };
+            let settings = DankSettings {
+                kkt_tol: 1e-3,
+                ..DankSettings::default()
+            };
+            let z0 = vec![0.0; 60];
+            let sol = problem.solve(&z0, &settings).unwrap();
+            assert!(
+                sol.converged && sol.iterations <= 15,
+                "τ = {tau}: {}",
+                sol.iterations
+            );
+            let grad = problem
+                .evaluate(sol.z.clone(), EigenRoute::Reduced)
+                .unwrap()
+                .grad;
+            assert!(problem.kkt_violation(&sol.z, &grad) <= 1e-3);
+            // The reference: Nesterov to a tight tolerance reaches the same h.
+            let reference = problem
+                .solve(&z0, &tight(Scheme::Nesterov, StepRule::Backtracking))
+                .unwrap();
+            let gap = (reference.objective - sol.objective) / reference.objective.abs();
+            assert!(gap.abs() < 1e-6, "τ = {tau}: relative gap {gap}");
+        }
+    }
+
+    #[test]
+    fn kkt_violation_has_its_closed_form_at_zero() {
+        // At α = 0, ∇h = 1: m = max over y = +1 of y·1 = 1, M = min over y = −1 = −1.
+        let (x, y) = blobs(20, 2, 12);
+        let k = gram(&x, 1.0);
+        let problem = DankProblem {
+            k: k.as_ref(),
+            dual: Dual::Svm { y: &y },
+            c: 1.0,
+            eta: 1.0,
+            tau: 0.01,
+        };
+        let grad = problem
+            .evaluate(vec![0.0; 20], EigenRoute::Reduced)
+            .unwrap()
+            .grad;
+        assert!((problem.kkt_violation(&[0.0; 20], &grad) - 2.0).abs() < 1e-12);
+        // Box only: every coordinate can rise with slope 1.
+        let free = DankProblem {
+            dual: Dual::SvmNoBias { y: &y },
+            ..problem
+        };
+        assert!((free.kkt_violation(&[0.0; 20], &grad) - 1.0).abs() < 1e-12);
     }
 
     #[test]

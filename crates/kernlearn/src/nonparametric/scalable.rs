@@ -382,6 +382,7 @@ mod tests {
             seed: 3,
             settings: DankSettings {
                 tol: 1e-9,
+                kkt_tol: 0.0,
                 max_iter: 20000,
                 ..DankSettings::default()
             },
@@ -405,6 +406,7 @@ mod tests {
         };
         let settings = DankSettings {
             tol: 1e-10,
+            kkt_tol: 0.0,
             max_iter: 50000,
             scheme: Scheme::ProjectedGradient,
             step: StepRule::Backtracking,

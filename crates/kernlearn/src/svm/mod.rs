@@ -17,8 +17,8 @@ mod wss;
 
 pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{
-    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
-    DualSolution, SolverSettings,
+    solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, solve_signed_qp,
+    CSvcPath, DualShape, DualSolution, SolverSettings,
 };
 pub(crate) use qmatrix::release_dense_storage;
 pub use subset::SubsetSource;

@@ -534,6 +534,130 @@ pub fn solve_epsilon_svr(
     Ok(finish(sol, coef, &vec![1; l], (c, c)))
 }
 
+/// The shape of the dual solved by [`solve_signed_qp`].
+#[derive(Clone, Copy, Debug)]
+pub enum DualShape<'a> {
+    /// C-SVC: `n` variables, `S = diag(y)`, `Q = YKY`.
+    Classification {
+        /// Labels (`> 0` is +1).
+        y: &'a [f64],
+    },
+    /// ε-SVR: `2n` variables `[α; α*]`, `S = [I, −I]`, `Q = SᵀKS`.
+    Regression,
+    /// C-SVC without bias: as `Classification` but without the constraint `sᵀz = 0`
+    /// (box only). Solved as the constrained problem with two slack variables of zero
+    /// kernel row, signs ±1 and room for any `yᵀz`, which leave the box's KKT conditions as
+    /// SMO's stopping rule.
+    ClassificationNoBias {
+        /// Labels (`> 0` is +1).
+        y: &'a [f64],
+    },
+}
+
+/// `source` with two extra points whose kernel rows are zero (the slack variables of
+/// [`DualShape::ClassificationNoBias`]).
+struct SlackPadded<'a> {
+    source: &'a dyn KernelSource,
+}
+
+impl KernelSource for SlackPadded<'_> {
+    fn len(&self) -> usize {
+        self.source.len() + 2
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        if i < self.source.len() {
+            self.source.diag(i)
+        } else {
+            0.0
+        }
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        let n = self.source.len();
+        out.fill(0.0);
+        if i >= n {
+            return;
+        }
+        let (real, at): (Vec<usize>, Vec<usize>) = cols
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c < n)
+            .map(|(t, &c)| (c, t))
+            .unzip();
+        let mut row = vec![0.0f32; real.len()];
+        self.source.fill_row(i, &real, &mut row);
+        for (v, t) in row.into_iter().zip(at) {
+            out[t] = v;
+        }
+    }
+}
+
+/// SMO on `min_z ½ zᵀQz + pᵀz` over `0 ≤ z ≤ C`, `sᵀz = 0`, with `Q = SᵀKS`: the C-SVC or
+/// ε-SVR dual with its linear term replaced by `p`, for methods that take SVM-shaped
+/// steps on other objectives (DANK's sequential scheme). Starts from the feasible `z0`
+/// and returns the solution `z`.
+pub fn solve_signed_qp(
+    source: &dyn KernelSource,
+    shape: DualShape<'_>,
+    p: &[f64],
+    c: f64,
+    z0: &[f64],
+    settings: &SolverSettings,
+) -> Result<Vec<f64>> {
+    check_positive("C", c)?;
+    settings.validate()?;
+    let l = source.len();
+    let mut s = match shape {
+        DualShape::Classification { y } | DualShape::ClassificationNoBias { y } => {
+            check_len(source, y.len(), "labels")?;
+            signs(y)
+        }
+        DualShape::Regression => svr_signs(l),
+    };
+    if p.len() != s.len() || p.iter().any(|v| !v.is_finite()) {
+        return Err(Error::param(
+            "p",
+            format!("needs {} finite values, got {}", s.len(), p.len()),
+        ));
+    }
+    let n = s.len();
+    let mut upper = vec![c; n];
+    let (mut p, mut z0) = (p.to_vec(), z0.to_vec());
+    let padded = SlackPadded { source };
+    if let DualShape::ClassificationNoBias { .. } = shape {
+        if z0.len() == n {
+            // Slacks (+1, −1) take up yᵀz, which is at most n·C in size.
+            let balance: f64 = z0.iter().zip(&s).map(|(a, &b)| a * b as f64).sum();
+            z0.extend([(-balance).max(0.0), balance.max(0.0)]);
+        }
+        s.extend([1, -1]);
+        p.extend([0.0, 0.0]);
+        upper.extend([2.0 * c * n as f64; 2]);
+    }
+    let alpha = check_warm_start(&z0, &s, &upper)?;
+    let mut signed;
+    let mut svr;
+    let q: &mut dyn QMatrix = match shape {
+        DualShape::Classification { .. } => {
+            signed = SignedKernelQ::new(source, &s, settings.cache_bytes);
+            &mut signed
+        }
+        DualShape::ClassificationNoBias { .. } => {
+            signed = SignedKernelQ::new(&padded as &dyn KernelSource, &s, settings.cache_bytes);
+            &mut signed
+        }
+        DualShape::Regression => {
+            svr = SvrQ::new(source, settings.cache_bytes);
+            &mut svr
+        }
+    };
+    let opts = settings.options(s.len());
+    let mut sol = solve(q, &p, &s, alpha, upper, Variant::Standard, opts);
+    sol.alpha.truncate(n);
+    Ok(sol.alpha)
+}
+
 /// ν-SVR (Schölkopf et al. 2000): ε is found by the solver; `derived` returns it.
 pub fn solve_nu_svr(
     source: &dyn KernelSource,
@@ -622,6 +746,90 @@ mod tests {
                     "case {case}: α = {a} outside [0, {c}]"
                 );
             }
+        }
+    }
+
+    /// With LIBSVM's own linear terms, the general solve is C-SVC and ε-SVR.
+    #[test]
+    fn signed_qp_with_libsvm_linear_terms_is_c_svc_and_svr() {
+        use super::{solve_c_svc, solve_epsilon_svr, solve_signed_qp, DualShape, SolverSettings};
+        use crate::kernel::PrecomputedKernel;
+        let n = 30;
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+        let y: Vec<f64> = x
+            .iter()
+            .map(|v| if *v > 0.1 { 1.0 } else { -1.0 })
+            .collect();
+        let t: Vec<f64> = x.iter().map(|v| 2.0 * v + 0.3).collect();
+        let k: Vec<f64> = (0..n * n)
+            .map(|ij| (-(x[ij / n] - x[ij % n]).powi(2)).exp())
+            .collect();
+        let source = PrecomputedKernel::from_row_major(n, n, k).unwrap();
+        let settings = SolverSettings::default();
+        let svc = solve_c_svc(&source, &y, 2.0, 2.0, &settings, None).unwrap();
+        let shape = DualShape::Classification { y: &y };
+        let z = solve_signed_qp(
+            &source,
+            shape,
+            &vec![-1.0; n],
+            2.0,
+            &vec![0.0; n],
+            &settings,
+        )
+        .unwrap();
+        for ((a, c), yi) in z.iter().zip(&svc.coef).zip(&y) {
+            assert!((a * yi - c).abs() < 1e-12);
+        }
+        let svr = solve_epsilon_svr(&source, &t, 2.0, 0.1, &settings, None).unwrap();
+        let p: Vec<f64> = t
+            .iter()
+            .map(|v| 0.1 - v)
+            .chain(t.iter().map(|v| 0.1 + v))
+            .collect();
+        let z = solve_signed_qp(
+            &source,
+            DualShape::Regression,
+            &p,
+            2.0,
+            &vec![0.0; 2 * n],
+            &settings,
+        )
+        .unwrap();
+        for i in 0..n {
+            assert!((z[i] - z[n + i] - svr.coef[i]).abs() < 1e-12);
+        }
+        let err = solve_signed_qp(&source, shape, &[-1.0; 3], 2.0, &vec![0.0; n], &settings)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("30 finite values, got 3"), "{err}");
+    }
+
+    /// Box only, diagonal Q: the solution is `clip(−p_i/Q_ii, 0, C)` coordinate-wise.
+    #[test]
+    fn signed_qp_without_bias_is_the_clipped_box_solution() {
+        use super::{solve_signed_qp, DualShape, SolverSettings};
+        use crate::kernel::PrecomputedKernel;
+        let n = 12;
+        let q: Vec<f64> = (0..n).map(|i| 0.5 + i as f64 * 0.25).collect();
+        let k: Vec<f64> = (0..n * n)
+            .map(|ij| if ij / n == ij % n { q[ij / n] } else { 0.0 })
+            .collect();
+        let source = PrecomputedKernel::from_row_major(n, n, k).unwrap();
+        let y: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+            .collect();
+        let p: Vec<f64> = (0..n).map(|i| (i as f64 * 1.3).cos() * 3.0).collect();
+        let settings = SolverSettings {
+            tol: 1e-10,
+            ..SolverSettings::default()
+        };
+        let shape = DualShape::ClassificationNoBias { y: &y };
+        let z0: Vec<f64> = (0..n).map(|i| (i % 2) as f64).collect();
+        let z = solve_signed_qp(&source, shape, &p, 2.0, &z0, &settings).unwrap();
+        assert_eq!(z.len(), n);
+        for i in 0..n {
+            let want = (-p[i] / q[i]).clamp(0.0, 2.0);
+            assert!((z[i] - want).abs() < 1e-8, "z[{i}] = {} vs {want}", z[i]);
         }
     }
 }
