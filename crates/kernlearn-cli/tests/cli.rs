@@ -490,3 +490,56 @@ fn dank_scalable_fits_predicts_and_evaluates() {
     assert!(e.contains("binary"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Splits a README command line into arguments: blanks separate, single quotes group,
+/// `#` starts a comment.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for ch in line.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                started = true;
+            }
+            '#' if !quoted => break,
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// Every `kernlearn …` line of the README names options the CLI has: clap rejects an
+/// unknown option where it meets it, before the trailing `--help` prints the help.
+#[test]
+fn readme_commands_use_existing_options() {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let mut checked = 0;
+    for line in readme.lines().map(str::trim) {
+        let words = shell_words(line);
+        if words.first().map(String::as_str) != Some("kernlearn") || words.len() < 2 {
+            continue;
+        }
+        let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = common::run(&args);
+        assert!(
+            out.status.success(),
+            "README line `{line}`: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} README commands found");
+}
