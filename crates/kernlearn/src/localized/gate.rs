@@ -331,6 +331,32 @@ impl GatedMachine {
     }
 }
 
+/// Kernel–vector products on some training points, one per gate: with `w` holding a
+/// weight per point of `rows` and gate (`w.row(t)[j]`),
+/// `out[s·q + j] = Σ_t K̄_{kernel_of[j]}(x_{rows[s]}, x_{rows[t]}) · w.row(t)[j]`.
+/// The `rows × rows` block is never stored (LMKL's and C-LMKL's gradient and weight
+/// steps need these products on the support vectors only).
+pub(crate) fn products_on(bank: &KernelBank, rows: &[usize], w: &GateMatrix) -> Vec<f64> {
+    let q = w.n_gates();
+    let mut kernels = w.kernel_of.clone();
+    kernels.sort_unstable();
+    kernels.dedup();
+    let x = bank.points();
+    let mut out = vec![0.0; rows.len() * q];
+    out.par_chunks_mut(q).enumerate().for_each_init(
+        || vec![0.0; rows.len()],
+        |col, (s, o)| {
+            for &k in &kernels {
+                bank.column_at(k, rows, x.row(rows[s]), col);
+                for (j, _) in w.kernel_of.iter().enumerate().filter(|(_, &kj)| kj == k) {
+                    o[j] = (0..rows.len()).map(|t| col[t] * w.row(t)[j]).sum();
+                }
+            }
+        },
+    );
+    out
+}
+
 /// `softmax(z)` in place (shifted by the maximum, so large scores do not overflow);
 /// fails, naming the score, when one is not finite.
 pub fn softmax(z: &mut [f64]) -> Result<()> {

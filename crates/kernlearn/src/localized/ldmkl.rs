@@ -223,7 +223,9 @@ pub(crate) mod tests {
         );
         assert!(acc > on_a.max(on_b) + 0.05, "{acc} vs {on_a}, {on_b}");
         // The gate prefers the kernel on a where r < 0.5, the one on b elsewhere.
-        let LocalizedMachine::Ldmkl(machine) = &model.machines.machines[0];
+        let LocalizedMachine::Ldmkl(machine) = &model.machines.machines[0] else {
+            panic!("not LD-MKL")
+        };
         let probe = Features::new(2, 3, vec![0.5, 0.5, 0.1, 0.5, 0.5, 0.9]).unwrap();
         let g = machine.gates(&probe).unwrap();
         assert!(g[0] > g[1] && g[3] > g[2], "{g:?}");
@@ -257,7 +259,6 @@ pub(crate) mod tests {
         let wide = Features::new(1, 4, vec![0.0; 4]).unwrap();
         let e = model.predict(&wide).unwrap_err().to_string();
         assert!(e.contains("fitted on 3 features"), "{e}");
-        #[allow(irrefutable_let_patterns)]
         let LocalizedMachine::Ldmkl(machine) = &mut model.machines.machines[0] else {
             unreachable!()
         };

@@ -10,18 +10,27 @@
 //! - [`per_kernel`]: per-kernel classifiers and the SVR regressors of their correctness
 //!   (SWMKL and LD-MKL).
 //! - [`ldmkl`]: LD-MKL (Algorithm 7).
+//! - [`swmkl`]: SWMKL (Algorithm 2).
+//! - [`clmkl`]: C-LMKL (kernel k-means soft clusters, per-cluster kernel weights).
+//! - [`lmkl`]: LMKL (Algorithm 1: softmax gate, alternating SVM and gradient steps).
 //! - [`model`]: the fitted one-vs-one [`LocalizedModel`].
+pub mod clmkl;
 pub mod gate;
 pub mod ldmkl;
+pub mod lmkl;
 pub mod model;
 pub mod per_kernel;
 pub mod solver;
+pub mod swmkl;
 
+pub use clmkl::{ClmklMachine, ClmklSettings, SoftClusters};
 pub use gate::{GateKind, GateMatrix, GatedKernel, GatedMachine};
 pub use ldmkl::LdmklMachine;
+pub use lmkl::{LmklMachine, LmklSettings, SoftmaxGate};
 pub use model::{LocalizedMachine, LocalizedModel};
 pub use per_kernel::{GateRegression, RegressionGate};
 pub use solver::SvmSolver;
+pub use swmkl::SwmklMachine;
 
 use crate::mkl::KernelFamily;
 use crate::svm::SolverSettings;
@@ -34,6 +43,15 @@ use serde::{Deserialize, Serialize};
 pub enum LocalizedMethod {
     /// LD-MKL (Algorithm 7): per-kernel SVMs, SVR gates, softmax, retraining, tanh vote.
     Ldmkl(GateRegression),
+    /// SWMKL (Algorithm 2): per-kernel SVMs, SVR gates, SVM on the pairwise-normalised
+    /// gated kernel.
+    Swmkl(GateRegression),
+    /// LMKL (Algorithm 1): softmax-linear gate learned by gradient steps between SVM
+    /// solves.
+    Lmkl(LmklSettings),
+    /// C-LMKL: soft clusters, per-cluster kernel weights by the closed-form step between
+    /// SVM solves.
+    Clmkl(ClmklSettings),
 }
 
 impl LocalizedMethod {
@@ -41,6 +59,9 @@ impl LocalizedMethod {
     pub fn name(&self) -> &'static str {
         match self {
             LocalizedMethod::Ldmkl(_) => "ldmkl",
+            LocalizedMethod::Swmkl(_) => "swmkl",
+            LocalizedMethod::Lmkl(_) => "lmkl",
+            LocalizedMethod::Clmkl(_) => "clmkl",
         }
     }
 
@@ -48,12 +69,17 @@ impl LocalizedMethod {
     pub fn display_name(&self) -> &'static str {
         match self {
             LocalizedMethod::Ldmkl(_) => "LD-MKL",
+            LocalizedMethod::Swmkl(_) => "SWMKL",
+            LocalizedMethod::Lmkl(_) => "LMKL",
+            LocalizedMethod::Clmkl(_) => "C-LMKL",
         }
     }
 
     fn validate(&self) -> Result<()> {
         match self {
-            LocalizedMethod::Ldmkl(g) => g.validate(),
+            LocalizedMethod::Ldmkl(g) | LocalizedMethod::Swmkl(g) => g.validate(),
+            LocalizedMethod::Lmkl(s) => s.validate(),
+            LocalizedMethod::Clmkl(s) => s.validate(),
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The fitted localized classifier: one binary machine per class pair (one-vs-one,
 //! [`crate::multiclass::OneVsOne`]), each localized on that pair's points.
 
+use super::clmkl::ClmklMachine;
 use super::ldmkl::LdmklMachine;
+use super::lmkl::LmklMachine;
+use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
@@ -15,12 +18,21 @@ use serde::{Deserialize, Serialize};
 pub enum LocalizedMachine {
     /// LD-MKL.
     Ldmkl(LdmklMachine),
+    /// SWMKL.
+    Swmkl(SwmklMachine),
+    /// LMKL.
+    Lmkl(LmklMachine),
+    /// C-LMKL.
+    Clmkl(ClmklMachine),
 }
 
 impl LocalizedMachine {
     fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
         match &params.method {
             LocalizedMethod::Ldmkl(g) => Ok(Self::Ldmkl(LdmklMachine::fit(params, g, x, y)?)),
+            LocalizedMethod::Swmkl(g) => Ok(Self::Swmkl(SwmklMachine::fit(params, g, x, y)?)),
+            LocalizedMethod::Lmkl(s) => Ok(Self::Lmkl(LmklMachine::fit(params, s, x, y)?)),
+            LocalizedMethod::Clmkl(s) => Ok(Self::Clmkl(ClmklMachine::fit(params, s, x, y)?)),
         }
     }
 
@@ -28,6 +40,9 @@ impl LocalizedMachine {
     pub fn n_support(&self) -> usize {
         match self {
             Self::Ldmkl(m) => m.n_support(),
+            Self::Swmkl(m) => m.n_support(),
+            Self::Lmkl(m) => m.n_support(),
+            Self::Clmkl(m) => m.n_support(),
         }
     }
 
@@ -35,6 +50,9 @@ impl LocalizedMachine {
     pub fn iterations(&self) -> usize {
         match self {
             Self::Ldmkl(m) => m.iterations,
+            Self::Swmkl(m) => m.iterations,
+            Self::Lmkl(m) => m.iterations,
+            Self::Clmkl(m) => m.iterations,
         }
     }
 }
@@ -43,6 +61,9 @@ impl BinaryMachine for LocalizedMachine {
     fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
         match self {
             Self::Ldmkl(m) => m.decision(x),
+            Self::Swmkl(m) => m.decision(x),
+            Self::Lmkl(m) => m.decision(x),
+            Self::Clmkl(m) => m.decision(x),
         }
     }
 }
