@@ -6,14 +6,17 @@
 //!    `Σ_i g_i(x) = 1`, `g_i ≥ 0`.
 //! 3. Each classifier is retrained on the points its gate favours, `g_i(x) > 1/m`
 //!    (line 6).
-//! 4. The gated decision functions (4.1), `f̄_i(x) = Σ_j α_ij y_j g_i(x_j) κ_i(x_j, x) − ρ_i`,
+//! 4. The gated decision functions (4.1), `f̄_i(x) = Σ_j α_ij y_j g_i(x_j) κ_i(x_j, x) − ρ̄_i`,
 //!    are combined by the gated tanh vote (4.2), `f(x) = Σ_i g_i(x) tanh(f̄_i(x))`; the
 //!    class is its sign (line 8).
 //!
 //! No combined kernel is ever formed: every solve is on one base kernel, so memory is
-//! the solver's cache. **Bias.** (4.1) is printed without the SVM offset; we keep each
-//! retrained classifier's own `ρ_i` (dropping it shifts every vote towards the class
-//! that has more support weight, which hurts on unbalanced data). **Empty regions.** A
+//! the solver's cache. **Bias.** (4.1) is printed without the SVM offset `ρ_i`. Dropping
+//! it shifts every vote towards the class with more support weight, and keeping it
+//! unscaled lets it dominate the gated sum (the gates shrink every coefficient by about
+//! `g ≈ 1/m … 1`: on heart every point then falls in one class). We scale it with the
+//! coefficients: `ρ̄_i = ρ_i Σ_j α_ij g_i(x_j) / Σ_j α_ij`, so a constant gate `g` gives
+//! exactly `g · f_i` (the SVM's own sign). **Empty regions.** A
 //! kernel whose favoured set lacks one class gets a constant classifier voting for the
 //! class present (or abstaining when the set is empty).
 
@@ -148,11 +151,18 @@ fn retrain(
         .zip(favoured)
         .map(|(c, &t)| c * gate_of(t))
         .collect();
+    let alpha_sum: f64 = sol.coef.iter().map(|c| c.abs()).sum();
+    let gated_sum: f64 = gated.iter().map(|c| c.abs()).sum();
+    let rho = if alpha_sum > 0.0 {
+        sol.rho * gated_sum / alpha_sum
+    } else {
+        sol.rho
+    };
     let info = MachineInfo {
         iterations: sol.iterations,
         objective: sol.objective,
     };
-    let machine = MklMachine::new(&params.family, &sub, one_hot(i, m), &gated, sol.rho, info);
+    let machine = MklMachine::new(&params.family, &sub, one_hot(i, m), &gated, rho, info);
     let rows = machine.sv_indices.iter().map(|&s| favoured[s]).collect();
     Ok((machine, rows))
 }
