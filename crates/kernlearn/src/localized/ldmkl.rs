@@ -5,7 +5,7 @@
 //! 2. The gates are the softmax of the regressors' outputs over kernels (line 4), so
 //!    `Σ_i g_i(x) = 1`, `g_i ≥ 0`.
 //! 3. Each classifier is retrained on the points its gate favours, `g_i(x) > 1/m`
-//!    (line 6).
+//!    (line 6); points with a uniform gate stay in every set (see `favours`).
 //! 4. The gated decision functions (4.1), `f̄_i(x) = Σ_j α_ij y_j g_i(x_j) κ_i(x_j, x) − ρ̄_i`,
 //!    are combined by the gated tanh vote (4.2), `f(x) = Σ_i g_i(x) tanh(f̄_i(x))`; the
 //!    class is its sign (line 8).
@@ -62,7 +62,7 @@ impl LdmklMachine {
         let mut sv_rows = Vec::with_capacity(m);
         for i in 0..m {
             let favoured: Vec<usize> = (0..x.n_rows())
-                .filter(|&t| g[t * m + i] > 1.0 / m as f64)
+                .filter(|&t| favours(&g[t * m..(t + 1) * m], i))
                 .collect();
             let gate_of = |t: usize| g[t * m + i];
             let (machine, rows) = retrain(params, &bank, i, &favoured, y, gate_of)?;
@@ -105,6 +105,20 @@ impl LdmklMachine {
         }
         Ok(f)
     }
+}
+
+/// Relative margin above `1/m` that counts as "greater" (softmax of equal scores is
+/// `1/m` only up to rounding).
+const TIE: f64 = 1e-9;
+
+/// Line 6's rule for one point's gates `g`: kernel `i` keeps the point when
+/// `g_i > 1/m`. A point whose gate is uniform (no kernel above `1/m`) favours no kernel
+/// over another and stays in every training set: the literal rule would drop it from
+/// all of them, and when every kernel is right everywhere (mushroom) the regressors are
+/// constant, every gate is uniform and every classifier would be left without points.
+fn favours(g: &[f64], i: usize) -> bool {
+    let bar = (1.0 + TIE) / g.len() as f64;
+    g[i] > bar || g.iter().all(|&v| v <= bar)
 }
 
 /// Line 6 and (4.1): classifier `i` retrained on the `favoured` points, its coefficients
@@ -251,6 +265,32 @@ pub(crate) mod tests {
     }
 
     use super::super::model::LocalizedMachine;
+
+    /// When every kernel is right on every training point the regressors are constant
+    /// and the gate uniform: every classifier keeps all points (the literal `g_i > 1/m`
+    /// would leave them all empty and the vote at 0).
+    #[test]
+    fn uniform_gates_keep_every_point() {
+        assert!(favours(&[1.0 / 3.0; 3], 0) && favours(&[0.5, 0.5], 1));
+        assert!(favours(&[0.6, 0.4], 0) && !favours(&[0.6, 0.4], 1));
+        let v: Vec<f64> = (0..80)
+            .flat_map(|t| {
+                let c = if t % 2 == 0 { 0.1 } else { 0.9 };
+                [c + 0.01 * (t as f64).sin(), c + 0.01 * (t as f64).cos()]
+            })
+            .collect();
+        let x = Features::new(80, 2, v).unwrap();
+        let y: Vec<f64> = (0..80)
+            .map(|t| if t % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let params = LocalizedParams::new(
+            LocalizedMethod::Ldmkl(GateRegression::default()),
+            "linear@all;rbf(sigma=1)@all".parse().unwrap(),
+        );
+        let model = LocalizedModel::fit(&params, &x, &y).unwrap();
+        assert_eq!(model.predict(&x).unwrap(), y);
+        assert!(model.n_support() > 0);
+    }
 
     #[test]
     fn bad_input_is_an_error() {
