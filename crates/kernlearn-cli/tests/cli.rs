@@ -371,6 +371,30 @@ fn localized_methods_fit_save_load_predict() {
 }
 
 #[test]
+fn gate_figure_is_written() {
+    let dir = scratch("gates");
+    let png = dir.join("gates.png").display().to_string();
+    let out = json_of(&run(&[
+        "figure",
+        "--gates",
+        "ldmkl",
+        "--synthetic",
+        "clowns",
+        "--n",
+        "120",
+        "-o",
+        &png,
+        "--json",
+    ]));
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+    let percent = out["support_percent"].as_f64().unwrap();
+    assert!(percent > 0.0 && percent <= 100.0, "{out}");
+    let e = stderr_of(&run(&["figure", "--gates", "svm", "-o", &png, "--force"]));
+    assert!(e.contains("not a localized method"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn mkl_bad_input_gets_clear_errors() {
     let data = fixture("heart.train.csv");
     let e = stderr_of(&run(&[

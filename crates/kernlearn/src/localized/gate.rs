@@ -247,6 +247,9 @@ pub struct GatedMachine {
     pub kind: GateKind,
     /// Support vectors.
     pub support_vectors: Features,
+    /// Training row of each support vector.
+    #[serde(default)]
+    pub sv_indices: Vec<usize>,
     /// Gate values of the support vectors.
     pub sv_gates: GateMatrix,
     /// Coefficient of each support vector (`y_s α_s`).
@@ -273,6 +276,7 @@ impl GatedMachine {
             support_vectors: bank.points().select_rows(&sv),
             sv_gates: gates.select_rows(&sv),
             coef: sv.iter().map(|&t| coef[t]).collect(),
+            sv_indices: sv,
             rho,
         }
     }

@@ -46,6 +46,51 @@ impl LocalizedMachine {
         }
     }
 
+    /// Training rows (within the class pair) of the support points.
+    pub fn support_rows(&self) -> Vec<usize> {
+        match self {
+            Self::Ldmkl(m) => {
+                let mut rows = m.sv_rows.concat();
+                rows.sort_unstable();
+                rows.dedup();
+                rows
+            }
+            Self::Swmkl(m) => m.machine.sv_indices.clone(),
+            Self::Lmkl(m) => m.machine.sv_indices.clone(),
+            Self::Clmkl(m) => m.machine.sv_indices.clone(),
+        }
+    }
+
+    /// How much each base kernel is used at every row of `x`, `n × m`, rows summing to
+    /// one (Fig. 4.1's per-kernel gate): LD-MKL's softmax gate `g_i(x)`, LMKL's `η_i(x)`,
+    /// SWMKL's `g_i(x) / Σ_j g_j(x)`, C-LMKL's `Σ_r β_ir c_r(x)²` normalised.
+    pub fn kernel_gates(&self, x: &Features) -> Result<Vec<f64>> {
+        let (mut g, m) = match self {
+            Self::Ldmkl(l) => return l.gates(x),
+            Self::Lmkl(l) => return Ok(l.gate.gates(x)?.values),
+            Self::Swmkl(s) => (s.gates(x)?.values, s.gate.n_kernels()),
+            Self::Clmkl(c) => {
+                let gates = c.clusters.n_clusters();
+                let m = c.beta.len() / gates;
+                let memberships = c.clusters.memberships(x)?;
+                let g = (0..x.n_rows() * m)
+                    .map(|k| {
+                        let (t, i) = (k / m, k % m);
+                        (0..gates)
+                            .map(|r| c.beta[i * gates + r] * memberships[t * gates + r].powi(2))
+                            .sum()
+                    })
+                    .collect();
+                (g, m)
+            }
+        };
+        for row in g.chunks_mut(m) {
+            let s: f64 = row.iter().sum();
+            row.iter_mut().for_each(|v| *v /= s);
+        }
+        Ok(g)
+    }
+
     /// Solver iterations of the fit.
     pub fn iterations(&self) -> usize {
         match self {
