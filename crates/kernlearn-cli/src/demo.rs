@@ -98,7 +98,7 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              KNPL, DANK, DANK-SVR: learned G ⊙ K / F ⊙ K on the SVM-CV kernel (KNPL's γ by CV;\n\
              DANK τ = 0.01, η = ‖α_SVM‖²). UNIFORM, MWUMKL: the thesis's 12 kernels on every\n\
              single feature (trace-normalised), C by 5-fold CV; MWUMKL ε = 0.2. LD-MKL\n\
-             (thesis Algorithm 7): linear, quadratic and Gaussian (σ = 1) kernels on all\n\
+             (thesis Algorithm 7): linear, quadratic and Gaussian (γ = 1/d) kernels on all\n\
              features, SVR gates, C by 5-fold CV.\n\
              Classification: accuracy; regression: relative squared error.\n"
         );
