@@ -31,8 +31,9 @@ pub struct Defaults {
 
 /// The learned-kernel methods of the table, by their `--method` names: KNPL and DANK
 /// (nonparametric), UNIFORM and MWUMKL (multiple kernel learning on the thesis's
-/// per-feature family). Regression data gets DANK-SVR only.
-const LEARNED_CLASSIFIERS: [&str; 4] = ["knpl", "dank", "uniform", "mwumkl"];
+/// per-feature family), LD-MKL (localized, on linear, quadratic and Gaussian kernels).
+/// Regression data gets DANK-SVR only.
+const LEARNED_CLASSIFIERS: [&str; 5] = ["knpl", "dank", "uniform", "mwumkl", "ldmkl"];
 const LEARNED_REGRESSORS: [&str; 1] = ["dank-svr"];
 
 /// Default options for `--method m` (`None`: the SVM) plus `extra` arguments, exactly as
@@ -96,7 +97,9 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              (and ε) by 5-fold grid search on the training half (the papers' protocol).\n\
              KNPL, DANK, DANK-SVR: learned G ⊙ K / F ⊙ K on the SVM-CV kernel (KNPL's γ by CV;\n\
              DANK τ = 0.01, η = ‖α_SVM‖²). UNIFORM, MWUMKL: the thesis's 12 kernels on every\n\
-             single feature (trace-normalised), C by 5-fold CV; MWUMKL ε = 0.2.\n\
+             single feature (trace-normalised), C by 5-fold CV; MWUMKL ε = 0.2. LD-MKL\n\
+             (thesis Algorithm 7): linear, quadratic and Gaussian (γ = 1/d) kernels on all\n\
+             features, SVR gates, C by 5-fold CV.\n\
              Classification: accuracy; regression: relative squared error.\n"
         );
         let header = [

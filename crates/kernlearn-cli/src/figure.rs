@@ -10,7 +10,9 @@ use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::Trace;
-use kernlearn::plot::{decision_boundaries, line_plot, LineKind, Panel, PlaneGrid};
+use kernlearn::plot::{
+    decision_boundaries, heatmap, line_plot, HeatPanel, LineKind, Panel, PlaneGrid,
+};
 use kernlearn::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -130,12 +132,81 @@ pub struct FigureArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Instead: the per-kernel gate of a localized method (ldmkl, swmkl, lmkl, clmkl) over
+    /// the plane, one panel per base kernel, support points drawn (thesis Fig. 4.1).
+    #[arg(long)]
+    pub gates: Option<String>,
+    /// Base kernels of `--gates` (default: Fig. 4.1's quadratic and Gaussian).
+    #[arg(
+        long,
+        default_value = "poly(degree=2,gamma=1,coef0=1)@all;rbf(sigma=1)@all"
+    )]
+    pub kernels: String,
+}
+
+/// `kernlearn figure --gates METHOD`: fits the localized method (C = 1, SMO) on the 2-D
+/// sample and draws `kernel_gates` of each base kernel on a grid, with the support points.
+fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
+    let train = generate(&args.synthetic, args.n, args.seed)?;
+    let d = demo::defaults(
+        Some(method),
+        &["--kernels", &args.kernels, "--seed", &args.seed.to_string()],
+    );
+    let chosen = d.model.method(&train, None)?;
+    let fitted = chosen.fit(&train.x, &train.y, args.seed, &|_| {})?;
+    let AnyModel::Localized(model) = &fitted.model else {
+        return Err(Error::param(
+            "gates",
+            format!("`{method}` is not a localized method (ldmkl, swmkl, lmkl, clmkl)"),
+        ));
+    };
+    let machine = &model.machines.machines[0];
+    let grid = PlaneGrid::around(&train.x, 0.15, 120, 120)?;
+    let gates = machine.kernel_gates(&grid.points())?;
+    let m = gates.len() / grid.len();
+    let kernels = model.params.family.expand(2)?;
+    let values: Vec<_> = (0..m)
+        .map(|i| grid.with_values(gates.iter().skip(i).step_by(m).copied().collect()))
+        .collect::<Result<_>>()?;
+    let support = machine.support_rows();
+    let sv_x = train.x.select_rows(&support);
+    let sv_y: Vec<f64> = support.iter().map(|&t| train.y[t]).collect();
+    let titles: Vec<String> = kernels
+        .iter()
+        .map(|k| format!("{} gate of {k}", chosen.name()))
+        .collect();
+    let panels: Vec<HeatPanel> = values
+        .iter()
+        .zip(&titles)
+        .map(|(v, t)| HeatPanel::new(t.clone(), v).points(&sv_x, &sv_y))
+        .collect();
+    heatmap(&args.out, &panels, "gate", Some((0.0, 1.0)))?;
+    let percent = 100.0 * support.len() as f64 / train.len() as f64;
+    if args.json {
+        println!(
+            "{}",
+            json!({"figure": args.out.display().to_string(), "method": chosen.name(),
+                   "n_support": support.len(), "support_percent": percent})
+        );
+    } else {
+        println!(
+            "wrote {} ({}: {} support points, {percent:.1} % of {})",
+            args.out.display(),
+            chosen.name(),
+            support.len(),
+            train.len()
+        );
+    }
+    Ok(())
 }
 
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     check_output(&args.out, &[], args.force)?;
+    if let Some(method) = &args.gates {
+        return gates_figure(args, method);
+    }
     let train = generate(&args.synthetic, args.n, args.seed)?;
     let test = generate(&args.synthetic, args.n, args.seed.wrapping_add(1))?;
     let grid = PlaneGrid::around(&train.x, 0.15, 160, 160)?;

@@ -297,6 +297,104 @@ fn mkl_methods_fit_predict_and_report_kernel_weights() {
 }
 
 #[test]
+fn localized_methods_fit_save_load_predict() {
+    let dir = scratch("localized");
+    let runs = [
+        ("ldmkl", "smo"),
+        ("ldmkl", "mwu"),
+        ("swmkl", "smo"),
+        ("lmkl", "smo"),
+        ("clmkl", "mwu"),
+    ];
+    for (method, solver) in runs {
+        let model = dir
+            .join(format!("{method}-{solver}.json"))
+            .display()
+            .to_string();
+        let common = ["--method", method, "--solver", solver];
+        let fit = json_of(&run(&[
+            &[
+                "fit",
+                "--data",
+                &fixture("heart.train.csv"),
+                "--model-out",
+                &model,
+                "--json",
+            ][..],
+            &common[..],
+        ]
+        .concat()));
+        assert_eq!(fit["method"], method);
+        let percent = fit["details"]["support_percent"].as_f64().unwrap();
+        assert!(percent > 0.0 && percent <= 100.0, "{method}: {percent}");
+        // The saved model predicts what `evaluate` measured with the same options.
+        let pred = json_of(&run(&[
+            "predict",
+            "--model",
+            &model,
+            "--data",
+            &fixture("heart.test.csv"),
+            "--json",
+        ]));
+        let eval = json_of(&run(&[
+            &[
+                "evaluate",
+                "--data",
+                &fixture("heart.train.csv"),
+                "--test",
+                &fixture("heart.test.csv"),
+                "--json",
+            ][..],
+            &common[..],
+        ]
+        .concat()));
+        let acc = pred["test_accuracy"].as_f64().unwrap();
+        assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{method}");
+        assert!(acc > 0.7, "{method} ({solver}): test accuracy {acc}");
+    }
+    let data = fixture("heart.train.csv");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &data,
+        "--method",
+        "ldmkl",
+        "--kernels",
+        "rbf(sigma=1)@all",
+    ]));
+    assert!(e.contains("needs at least two, got 1"), "{e}");
+    let e = stderr_of(&run(&[
+        "evaluate", "--data", &data, "--method", "lmkl", "--solver", "newton",
+    ]));
+    assert!(e.contains("solver") && e.contains("smo, mwu"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gate_figure_is_written() {
+    let dir = scratch("gates");
+    let png = dir.join("gates.png").display().to_string();
+    let out = json_of(&run(&[
+        "figure",
+        "--gates",
+        "ldmkl",
+        "--synthetic",
+        "clowns",
+        "--n",
+        "120",
+        "-o",
+        &png,
+        "--json",
+    ]));
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+    let percent = out["support_percent"].as_f64().unwrap();
+    assert!(percent > 0.0 && percent <= 100.0, "{out}");
+    let e = stderr_of(&run(&["figure", "--gates", "svm", "-o", &png, "--force"]));
+    assert!(e.contains("not a localized method"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn mkl_bad_input_gets_clear_errors() {
     let data = fixture("heart.train.csv");
     let e = stderr_of(&run(&[

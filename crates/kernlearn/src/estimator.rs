@@ -7,6 +7,7 @@
 //! documented JSON model format (see `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Features, Scaler};
+use crate::localized::LocalizedModel;
 use crate::mkl::{MklModel, NystromLinearModel};
 use crate::nonparametric::DankModel;
 use crate::nonparametric::KnplModel;
@@ -163,6 +164,8 @@ pub enum AnyModel {
     NystromLinear(NystromLinearModel),
     /// Scalable DANK (`dank-scalable`): k-means routing to one DANK machine per cluster.
     DankScalable(ScalableDankModel),
+    /// A localized multiple-kernel classifier (LMKL, C-LMKL, SWMKL, LD-MKL).
+    Localized(LocalizedModel),
 }
 
 impl AnyModel {
@@ -174,6 +177,7 @@ impl AnyModel {
             AnyModel::Mkl(m) => m,
             AnyModel::NystromLinear(m) => m,
             AnyModel::DankScalable(m) => m,
+            AnyModel::Localized(m) => m,
         }
     }
 }

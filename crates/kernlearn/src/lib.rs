@@ -13,6 +13,7 @@
 //! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
 //! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
+//! - [`localized`]: localized MKL (LMKL, C-LMKL, SWMKL, LD-MKL; gated kernels).
 //! - [`plot`]: PNG/SVG line plots, decision-boundary and heat-map panels (plotters).
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
@@ -23,6 +24,7 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod kernel;
+pub mod localized;
 pub mod method;
 pub mod metrics;
 pub mod mkl;

@@ -11,6 +11,7 @@ use crate::data::Features;
 use crate::estimator::Task;
 use crate::estimator::{AnyModel, Estimator};
 use crate::kernel::Kernel;
+use crate::localized::{LocalizedModel, LocalizedParams};
 use crate::mkl::{MklMethod, MklModel, MklParams, NystromLinearModel, NystromLinearParams};
 use crate::nonparametric::dank::{dank_search_base, DankModel, DankParams};
 use crate::nonparametric::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
@@ -131,6 +132,16 @@ pub enum Method {
         #[serde(default)]
         auto_clusters: bool,
     },
+    /// Localized multiple kernel learning (Moeller 2017, chapter 4; [`LocalizedModel`]):
+    /// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family. With `search`, the SVMs' C is
+    /// chosen by stratified k-fold CV over the grid's Cs (the thesis fixes C = 1).
+    Localized {
+        /// Method, its settings, the base kernels, C and the solver.
+        params: LocalizedParams,
+        /// Folds and the C values of the CV; `None` fits `params` as they are.
+        #[serde(default)]
+        search: Option<GridSettings>,
+    },
 }
 
 /// Progress of a fit or an experiment.
@@ -238,6 +249,7 @@ impl Method {
             },
             Method::NystromLinear { .. } => "LIBLINEAR+".into(),
             Method::DankScalable { .. } => "DANK-scalable".into(),
+            Method::Localized { params, .. } => params.method.display_name().into(),
         }
     }
 
@@ -248,7 +260,7 @@ impl Method {
             Method::Knpl { .. } => false,
             Method::Dank { params, .. } => params.task == Task::Regression,
             Method::Mkl { .. } | Method::NystromLinear { .. } => false,
-            Method::DankScalable { .. } => false,
+            Method::DankScalable { .. } | Method::Localized { .. } => false,
         }
     }
 
@@ -257,7 +269,7 @@ impl Method {
         match self {
             Method::Svm { params, .. } => params.svm_type == crate::svm::SvmType::OneClass,
             Method::Knpl { .. } | Method::Dank { .. } | Method::DankScalable { .. } => false,
-            Method::Mkl { .. } | Method::NystromLinear { .. } => false,
+            Method::Mkl { .. } | Method::NystromLinear { .. } | Method::Localized { .. } => false,
         }
     }
 
@@ -270,7 +282,7 @@ impl Method {
             Method::Mkl { params, search } => search.as_ref().map_or(0, |s| {
                 (params.trade_off_candidates(&s.grid).len() * s.folds) as u64
             }),
-            Method::NystromLinear { search, .. } => search
+            Method::NystromLinear { search, .. } | Method::Localized { search, .. } => search
                 .as_ref()
                 .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64),
             Method::DankScalable { params, search, .. } => {
@@ -487,6 +499,9 @@ impl Method {
                     trace: None,
                 })
             }
+            Method::Localized { params, search } => {
+                fit_localized(params, search, x, y, seed, progress)
+            }
             Method::DankScalable {
                 params,
                 search,
@@ -555,6 +570,60 @@ impl Method {
             predict_seconds: start.elapsed().as_secs_f64(),
         })
     }
+}
+
+/// [`Method::Localized`]: C by k-fold CV over the grid's Cs when `search` is set, then
+/// the fit.
+fn fit_localized(
+    params: &LocalizedParams,
+    search: &Option<GridSettings>,
+    x: &Features,
+    y: &[f64],
+    seed: u64,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<FittedMethod> {
+    let start = Instant::now();
+    let mut params = params.clone();
+    let cv_score = match search {
+        Some(s) => {
+            let with_c = |c: f64| LocalizedParams {
+                c,
+                ..params.clone()
+            };
+            let methods: Vec<Method> = s
+                .grid
+                .cs
+                .iter()
+                .map(|&c| Method::Localized {
+                    params: with_c(c),
+                    search: None,
+                })
+                .collect();
+            let (best, score) = select_candidate(&methods, x, y, s.folds, seed, progress)?;
+            params.c = s.grid.cs[best];
+            Some(score)
+        }
+        None => None,
+    };
+    let select_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let model = LocalizedModel::fit(&params, x, y)?;
+    let mut chosen = ChosenParams {
+        c: Some(params.c),
+        cv_score,
+        ..ChosenParams::default()
+    };
+    chosen
+        .other
+        .insert("support_percent".into(), model.support_percent());
+    Ok(FittedMethod {
+        model: AnyModel::Localized(model),
+        chosen,
+        selection: None,
+        select_seconds,
+        fit_seconds: start.elapsed().as_secs_f64(),
+        trace: None,
+    })
 }
 
 /// k-fold cross-validation of fixed-parameter candidates (each fitted with its own

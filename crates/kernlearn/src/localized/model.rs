@@ -1,0 +1,206 @@
+//! The fitted localized classifier: one binary machine per class pair (one-vs-one,
+//! [`crate::multiclass::OneVsOne`]), each localized on that pair's points.
+
+use super::clmkl::ClmklMachine;
+use super::ldmkl::LdmklMachine;
+use super::lmkl::LmklMachine;
+use super::swmkl::SwmklMachine;
+use super::{LocalizedMethod, LocalizedParams};
+use crate::data::Features;
+use crate::estimator::{Estimator, FitSummary, Task};
+use crate::multiclass::{BinaryMachine, OneVsOne};
+use crate::Result;
+use serde::{Deserialize, Serialize};
+
+/// A fitted binary machine of one of the localized methods.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum LocalizedMachine {
+    /// LD-MKL.
+    Ldmkl(LdmklMachine),
+    /// SWMKL.
+    Swmkl(SwmklMachine),
+    /// LMKL.
+    Lmkl(LmklMachine),
+    /// C-LMKL.
+    Clmkl(ClmklMachine),
+}
+
+impl LocalizedMachine {
+    fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
+        match &params.method {
+            LocalizedMethod::Ldmkl(g) => Ok(Self::Ldmkl(LdmklMachine::fit(params, g, x, y)?)),
+            LocalizedMethod::Swmkl(g) => Ok(Self::Swmkl(SwmklMachine::fit(params, g, x, y)?)),
+            LocalizedMethod::Lmkl(s) => Ok(Self::Lmkl(LmklMachine::fit(params, s, x, y)?)),
+            LocalizedMethod::Clmkl(s) => Ok(Self::Clmkl(ClmklMachine::fit(params, s, x, y)?)),
+        }
+    }
+
+    /// Support points (distinct training points the classifier keeps as support vectors).
+    pub fn n_support(&self) -> usize {
+        match self {
+            Self::Ldmkl(m) => m.n_support(),
+            Self::Swmkl(m) => m.n_support(),
+            Self::Lmkl(m) => m.n_support(),
+            Self::Clmkl(m) => m.n_support(),
+        }
+    }
+
+    /// Training rows (within the class pair) of the support points.
+    pub fn support_rows(&self) -> Vec<usize> {
+        match self {
+            Self::Ldmkl(m) => {
+                let mut rows = m.sv_rows.concat();
+                rows.sort_unstable();
+                rows.dedup();
+                rows
+            }
+            Self::Swmkl(m) => m.machine.sv_indices.clone(),
+            Self::Lmkl(m) => m.machine.sv_indices.clone(),
+            Self::Clmkl(m) => m.machine.sv_indices.clone(),
+        }
+    }
+
+    /// How much each base kernel is used at every row of `x`, `n × m`, rows summing to
+    /// one (Fig. 4.1's per-kernel gate): LD-MKL's softmax gate `g_i(x)`, LMKL's `η_i(x)`,
+    /// SWMKL's `g_i(x) / Σ_j g_j(x)`, C-LMKL's `Σ_r β_ir c_r(x)²` normalised.
+    pub fn kernel_gates(&self, x: &Features) -> Result<Vec<f64>> {
+        let (mut g, m) = match self {
+            Self::Ldmkl(l) => return l.gates(x),
+            Self::Lmkl(l) => return Ok(l.gate.gates(x)?.values),
+            Self::Swmkl(s) => (s.gates(x)?.values, s.gate.n_kernels()),
+            Self::Clmkl(c) => {
+                let gates = c.clusters.n_clusters();
+                let m = c.beta.len() / gates;
+                let memberships = c.clusters.memberships(x)?;
+                let g = (0..x.n_rows() * m)
+                    .map(|k| {
+                        let (t, i) = (k / m, k % m);
+                        (0..gates)
+                            .map(|r| c.beta[i * gates + r] * memberships[t * gates + r].powi(2))
+                            .sum()
+                    })
+                    .collect();
+                (g, m)
+            }
+        };
+        for row in g.chunks_mut(m) {
+            let s: f64 = row.iter().sum();
+            row.iter_mut().for_each(|v| *v /= s);
+        }
+        Ok(g)
+    }
+
+    /// Solver iterations of the fit.
+    pub fn iterations(&self) -> usize {
+        match self {
+            Self::Ldmkl(m) => m.iterations,
+            Self::Swmkl(m) => m.iterations,
+            Self::Lmkl(m) => m.iterations,
+            Self::Clmkl(m) => m.iterations,
+        }
+    }
+}
+
+impl BinaryMachine for LocalizedMachine {
+    fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
+        match self {
+            Self::Ldmkl(m) => m.decision(x),
+            Self::Swmkl(m) => m.decision(x),
+            Self::Lmkl(m) => m.decision(x),
+            Self::Clmkl(m) => m.decision(x),
+        }
+    }
+}
+
+/// A fitted localized multiple-kernel classifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LocalizedModel {
+    /// What was fitted.
+    pub params: LocalizedParams,
+    /// Number of input features.
+    pub n_features: usize,
+    /// Number of training points.
+    pub n_train: usize,
+    /// One machine per class pair.
+    pub machines: OneVsOne<LocalizedMachine>,
+}
+
+impl LocalizedModel {
+    /// Fits `params` on features `x` (scaled; the thesis scales to `[0, 1]`) and class
+    /// labels `y` (any number of classes, one-vs-one).
+    pub fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
+        params.validate()?;
+        params.family.validate(x.n_cols())?;
+        x.check_training(y, true)?;
+        let machines = OneVsOne::fit(x, y, |xp, yp| LocalizedMachine::fit(params, xp, yp))?;
+        Ok(Self {
+            params: params.clone(),
+            n_features: x.n_cols(),
+            n_train: x.n_rows(),
+            machines,
+        })
+    }
+
+    /// Support points summed over class pairs.
+    pub fn n_support(&self) -> usize {
+        self.machines.machines.iter().map(|m| m.n_support()).sum()
+    }
+
+    /// Support points as a percentage of the training points (the thesis's Table 4.4).
+    pub fn support_percent(&self) -> f64 {
+        100.0 * self.n_support() as f64 / self.n_train.max(1) as f64
+    }
+}
+
+impl Estimator for LocalizedModel {
+    fn method(&self) -> String {
+        self.params.method.name().to_string()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn classes(&self) -> Vec<f64> {
+        self.machines.classes.clone()
+    }
+
+    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        self.machines.predict(x)
+    }
+
+    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.machines.decision_function(x)
+    }
+
+    fn params_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "method": self.params.method,
+            "kernels": self.params.family.to_string(),
+            "c": self.params.c,
+            "solver": self.params.solver,
+        })
+    }
+
+    /// `extra`: support points per class pair and as a percentage of `n` (Table 4.4).
+    fn summary(&self) -> FitSummary {
+        let ms = &self.machines.machines;
+        FitSummary {
+            n_support: Some(self.n_support()),
+            objective: None,
+            iterations: Some(ms.iter().map(|m| m.iterations()).sum()),
+            extra: serde_json::json!({
+                "kernels": self.params.family.to_string(),
+                "solver": self.params.solver.name(),
+                "classes": self.machines.classes,
+                "n_sv": ms.iter().map(|m| m.n_support()).collect::<Vec<_>>(),
+                "support_percent": self.support_percent(),
+            }),
+        }
+    }
+}

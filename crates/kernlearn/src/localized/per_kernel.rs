@@ -1,0 +1,192 @@
+//! The first steps shared by SWMKL (Algorithm 2, lines 1–3) and LD-MKL (Algorithm 7,
+//! lines 1–3): for every base kernel `κ_i`, a classifier `f_i` trained on all points
+//! with `κ_i` alone, then a regressor `g_i` of its correctness `δ(y, f_i(x)) ∈ {0, 1}`
+//! on the training points.
+//!
+//! **The regressors' kernel.** The thesis (which used scikit-learn's `SVR`) does not
+//! name it. A gate must be able to depend on every feature — a kernel on some features
+//! cannot tell where in the input space its classifier is right — so `g_i` is an ε-SVR
+//! with a Gaussian kernel on all features, `γ = 1/d` by default (LIBSVM's default and
+//! scikit-learn's `gamma='auto'` of the thesis's time), `C = 1`, `ε = 0.1`.
+
+use super::LocalizedParams;
+use crate::data::Features;
+use crate::kernel::Kernel;
+use crate::mkl::{KernelBank, MachineInfo, MklMachine};
+use crate::svm::{DualSolution, SvmModel, SvmParams, SvmType};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The ε-SVR that smooths a kernel's correctness into a gate (SWMKL, LD-MKL).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateRegression {
+    /// SVR trade-off `C > 0`.
+    pub c: f64,
+    /// SVR tube width `ε ≥ 0`.
+    pub epsilon: f64,
+    /// Width `γ` of the SVR's Gaussian kernel `exp(−γ‖x − x'‖²)`; `None` = `1/d`.
+    #[serde(default)]
+    pub gamma: Option<f64>,
+}
+
+impl Default for GateRegression {
+    /// scikit-learn's `SVR` defaults, which the thesis used: `C = 1`, `ε = 0.1`.
+    fn default() -> Self {
+        Self {
+            c: 1.0,
+            epsilon: 0.1,
+            gamma: None,
+        }
+    }
+}
+
+impl GateRegression {
+    /// Checks `C > 0`, `ε ≥ 0`, `γ > 0`.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(g) = self.gamma {
+            Kernel::rbf_gamma(g)
+                .map_err(|_| Error::param("gate-gamma", format!("must be > 0, got {g}")))?;
+        }
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::param(
+                "gate-c",
+                format!("must be > 0, got {}", self.c),
+            ));
+        }
+        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
+            return Err(Error::param(
+                "gate-epsilon",
+                format!("must be >= 0, got {}", self.epsilon),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The ε-SVR's parameters for data with `d` features.
+    fn svr_params(&self, d: usize, smo: &crate::svm::SolverSettings) -> Result<SvmParams> {
+        Ok(SvmParams {
+            svm_type: SvmType::EpsilonSvr,
+            kernel: Kernel::rbf_gamma(self.gamma.unwrap_or(1.0 / d.max(1) as f64))?,
+            c: self.c,
+            epsilon: self.epsilon,
+            solver: *smo,
+            ..SvmParams::default()
+        })
+    }
+}
+
+/// Weights selecting base kernel `i` of `m` alone.
+pub(crate) fn one_hot(i: usize, m: usize) -> Vec<f64> {
+    let mut w = vec![0.0; m];
+    w[i] = 1.0;
+    w
+}
+
+/// The fitted regressors `g_i`: their raw outputs are the gate scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionGate {
+    /// `g_i` for every base kernel `i` (an ε-SVR, see the module docs).
+    pub regressors: Vec<SvmModel>,
+}
+
+impl RegressionGate {
+    /// Number of base kernels.
+    pub fn n_kernels(&self) -> usize {
+        self.regressors.len()
+    }
+
+    /// `scores[t·m + i] = g_i(x_t)` for every row of `x`.
+    pub fn scores(&self, x: &Features) -> Result<Vec<f64>> {
+        let m = self.n_kernels();
+        let mut scores = vec![0.0; x.n_rows() * m];
+        for (i, g) in self.regressors.iter().enumerate() {
+            for (t, v) in g.decision_function(x)?.into_iter().enumerate() {
+                scores[t * m + i] = v[0];
+            }
+        }
+        Ok(scores)
+    }
+
+    /// Support vectors of the regressors (summed over kernels).
+    pub fn n_support(&self) -> usize {
+        self.regressors.iter().map(SvmModel::n_support).sum()
+    }
+}
+
+/// Result of the per-kernel stage on the training points.
+pub(crate) struct PerKernelStage {
+    /// The gating regressors.
+    pub gate: RegressionGate,
+    /// `g_i(x_t)` on the training points, `n × m`.
+    pub scores: Vec<f64>,
+    /// Solver iterations summed over classifiers and regressors.
+    pub iterations: usize,
+}
+
+/// Fails unless a localized method has at least two base kernels to localize between.
+pub(crate) fn require_several_kernels(bank: &KernelBank, method: &str) -> Result<()> {
+    if bank.n_kernels() < 2 {
+        return Err(Error::param(
+            "kernels",
+            format!(
+                "{method} localizes between base kernels and needs at least two, got {}",
+                bank.n_kernels()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Trains `f_i` on `κ_i` alone and returns the solution and the machine.
+pub(crate) fn fit_single_kernel(
+    params: &LocalizedParams,
+    bank: &KernelBank,
+    i: usize,
+    y: &[f64],
+) -> Result<(DualSolution, MklMachine)> {
+    let weights = one_hot(i, bank.n_kernels());
+    let source = bank.combined(&weights)?;
+    let sol = params
+        .solver
+        .solve(&source, y, params.c, &params.smo, None)?;
+    let info = MachineInfo {
+        iterations: sol.iterations,
+        objective: sol.objective,
+    };
+    let machine = MklMachine::new(&params.family, bank, weights, &sol.coef, sol.rho, info);
+    Ok((sol, machine))
+}
+
+/// Algorithm 2 / 7, lines 1–3 (see the module docs), on training points `bank` with
+/// labels `y ∈ {±1}`.
+pub(crate) fn fit_per_kernel(
+    params: &LocalizedParams,
+    bank: &KernelBank,
+    y: &[f64],
+    gate: &GateRegression,
+) -> Result<PerKernelStage> {
+    let m = bank.n_kernels();
+    let x = bank.points();
+    let svr = gate.svr_params(x.n_cols(), &params.smo)?;
+    let mut regressors = Vec::with_capacity(m);
+    let mut iterations = 0;
+    for i in 0..m {
+        let (sol, f_i) = fit_single_kernel(params, bank, i, y)?;
+        let correct: Vec<f64> = f_i
+            .decision(x)?
+            .iter()
+            .zip(y)
+            .map(|(&f, &label)| if (f > 0.0) == (label > 0.0) { 1.0 } else { 0.0 })
+            .collect();
+        let g_i = SvmModel::fit(&svr, x, &correct)?;
+        iterations += sol.iterations + g_i.info.iterations;
+        regressors.push(g_i);
+    }
+    let gate = RegressionGate { regressors };
+    let scores = gate.scores(x)?;
+    Ok(PerKernelStage {
+        gate,
+        scores,
+        iterations,
+    })
+}
