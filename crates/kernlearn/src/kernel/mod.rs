@@ -21,6 +21,7 @@ pub(crate) use matrix::par_for;
 pub use matrix::{
     normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross, trace_factor,
 };
+pub(crate) use source::fill_row_chunked;
 pub use source::{AnyKernelSource, FeatureKernel, PrecomputedKernel};
 pub use subset::{per_feature, KernelOnFeatures};
 

@@ -206,17 +206,39 @@ impl KernelSource for FeatureKernel<'_> {
             "fill_row: cols and out differ in length"
         );
         let work = cols.len() * (self.d + 24);
-        let threads = rayon::current_num_threads();
-        if work < PAR_WORK || threads < 2 {
-            self.fill_seq(i, cols, out);
-            return;
-        }
-        // A few chunks per thread so work-stealing evens out; at least 1024 columns each.
-        let chunk = cols.len().div_ceil(4 * threads).max(1024);
-        out.par_chunks_mut(chunk)
-            .zip(cols.par_chunks(chunk))
-            .for_each(|(o, c)| self.fill_seq(i, c, o));
+        fill_row_chunked(
+            work >= PAR_WORK,
+            1024,
+            cols,
+            out,
+            || (),
+            |_, c, o| self.fill_seq(i, c, o),
+        );
     }
+}
+
+/// Fills a kernel row (`out[t]` for column `cols[t]`) by `fill` on chunks of columns,
+/// spread over the rayon pool when `parallel` (the caller's judgement that the row is
+/// worth it) and there are two threads or more: a few chunks per thread so that
+/// work-stealing evens out, at least `min_chunk` columns each; `init` makes one scratch
+/// value per task.
+pub(crate) fn fill_row_chunked<T>(
+    parallel: bool,
+    min_chunk: usize,
+    cols: &[usize],
+    out: &mut [f32],
+    init: impl Fn() -> T + Sync + Send,
+    fill: impl Fn(&mut T, &[usize], &mut [f32]) + Sync + Send,
+) {
+    let threads = rayon::current_num_threads();
+    if !parallel || threads < 2 {
+        fill(&mut init(), cols, out);
+        return;
+    }
+    let chunk = cols.len().div_ceil(4 * threads).max(min_chunk);
+    out.par_chunks_mut(chunk)
+        .zip(cols.par_chunks(chunk))
+        .for_each_init(init, |scratch, (o, c)| fill(scratch, c, o));
 }
 
 /// A user-supplied Gram matrix (`n × n`, symmetric), stored row-major.

@@ -17,7 +17,7 @@
 //! on demand, and [`GatedMachine`] is the fitted expansion on such a kernel.
 
 use crate::data::Features;
-use crate::kernel::KernelSource;
+use crate::kernel::{fill_row_chunked, KernelSource};
 use crate::mkl::{KernelBank, KernelFamily};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -220,17 +220,14 @@ impl KernelSource for GatedKernel<'_> {
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         let work = cols.len() * self.kernels.len() * self.bank.base().n_features().max(1);
-        if work < PAR_WORK || rayon::current_num_threads() < 2 {
-            self.fill_seq(i, cols, out);
-            return;
-        }
-        let chunk = cols
-            .len()
-            .div_ceil(4 * rayon::current_num_threads())
-            .max(64);
-        out.par_chunks_mut(chunk)
-            .zip(cols.par_chunks(chunk))
-            .for_each(|(o, c)| self.fill_seq(i, c, o));
+        fill_row_chunked(
+            work >= PAR_WORK,
+            64,
+            cols,
+            out,
+            || (),
+            |_, c, o| self.fill_seq(i, c, o),
+        );
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::family::KernelFamily;
 use crate::data::Features;
-use crate::kernel::{powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
+use crate::kernel::{fill_row_chunked, powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -499,20 +499,14 @@ impl KernelSource for CombinedKernel<'_> {
             .iter()
             .map(|&(k, _)| self.bank.base.kernels[k].len as usize + 1)
             .sum();
-        if cols.len() * per_col < PAR_WORK || rayon::current_num_threads() < 2 {
-            self.fill_seq(i, cols, out, &mut Vec::new(), &mut Vec::new());
-            return;
-        }
-        let chunk = cols
-            .len()
-            .div_ceil(4 * rayon::current_num_threads())
-            .max(64);
-        out.par_chunks_mut(chunk)
-            .zip(cols.par_chunks(chunk))
-            .for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(acc, tmp), (o, c)| self.fill_seq(i, c, o, acc, tmp),
-            );
+        fill_row_chunked(
+            cols.len() * per_col >= PAR_WORK,
+            64,
+            cols,
+            out,
+            || (Vec::new(), Vec::new()),
+            |(acc, tmp), c, o| self.fill_seq(i, c, o, acc, tmp),
+        );
     }
 }
 
