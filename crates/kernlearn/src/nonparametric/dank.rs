@@ -324,12 +324,13 @@ pub struct DankSolution {
     pub objective: f64,
     /// Iterations made.
     pub iterations: usize,
-    /// True when `‖α_t − α_{t−1}‖ ≤ tol` stopped the run (not the cap).
+    /// True when a stopping rule (not the cap) ended the run.
     pub converged: bool,
-    /// Final `L`.
+    /// Final `L` of the first-order schemes (under [`Scheme::Newton`], its unused start).
     pub lipschitz: f64,
-    /// Per iteration: `iter`, `objective` (`h(α_t)`), `diff` (`‖α_t − α_{t−1}‖`),
-    /// `lipschitz`, `rank` (of `F(α_t)`).
+    /// Per iteration: `iter`, `objective` (`h(α_t)`), `diff` (`‖α_t − α_{t−1}‖`), `lipschitz`
+    /// (`step`, the line-search step, under [`Scheme::Newton`]), `rank` (of `F(α_t)`) and
+    /// `violation` (KKT, of the step's end point).
     pub trace: Trace,
 }
 
@@ -619,11 +620,16 @@ impl DankProblem<'_> {
             problem: self,
             settings,
             lip: lip0,
+            step: f64::NAN,
             trace: Trace::new(&[
                 "iter",
                 "objective",
                 "diff",
-                "lipschitz",
+                if settings.scheme == Scheme::Newton {
+                    "step"
+                } else {
+                    "lipschitz"
+                },
                 "rank",
                 "violation",
             ]),
@@ -663,6 +669,8 @@ struct Run<'p, 'a> {
     problem: &'p DankProblem<'a>,
     settings: &'p DankSettings,
     lip: f64,
+    /// Newton's last line-search step (recorded in place of `L`).
+    step: f64,
     trace: Trace,
 }
 
@@ -713,8 +721,13 @@ impl Run<'_, '_> {
 
     fn record(&mut self, t: usize, x: &Point, diff: f64, violation: f64) {
         let rank = x.f.as_ref().map_or(f64::NAN, |f| f.rank() as f64);
+        let scale = if self.settings.scheme == Scheme::Newton {
+            self.step
+        } else {
+            self.lip
+        };
         self.trace
-            .push(vec![t as f64, x.value, diff, self.lip, rank, violation]);
+            .push(vec![t as f64, x.value, diff, scale, rank, violation]);
     }
 
     /// KKT violation of an evaluated point (NaN when its gradient was not computed,
@@ -811,13 +824,15 @@ impl Run<'_, '_> {
             let target = self.model_maximiser(&x)?;
             let d: Vec<f64> = target.iter().zip(&x.z).map(|(a, b)| a - b).collect();
             let slope: f64 = d.iter().zip(&x.grad).map(|(a, g)| a * g).sum();
-            let Some(next) = self.line_search(&x, &d, slope)? else {
+            let Some((next, step)) = self.line_search(&x, &d, slope)? else {
                 // No measurable ascent along d: α_t maximises the model to the SMO's
                 // tolerance and h to rounding, the best this precision allows.
                 let violation = self.violation(&x);
+                self.step = 0.0;
                 self.record(t, &x, 0.0, violation);
                 return Ok((x, t + 1, true));
             };
+            self.step = step;
             let diff = distance(&next.z, &x.z);
             let violation = self.violation(&next);
             self.record(t, &x, diff, violation);
@@ -857,7 +872,7 @@ impl Run<'_, '_> {
     /// Backtracking (Armijo) on `h` along `x + s·d`, `s ∈ (0, 1]`, halving from `s = 1`
     /// or jumping to the maximiser of the quadratic through `h(x)`, `slope` and the
     /// rejected value. `None` when `d` is not an ascent direction or no step gains.
-    fn line_search(&self, x: &Point, d: &[f64], slope: f64) -> Result<Option<Point>> {
+    fn line_search(&self, x: &Point, d: &[f64], slope: f64) -> Result<Option<(Point, f64)>> {
         if slope.is_nan() || slope <= 0.0 {
             return Ok(None);
         }
@@ -867,7 +882,7 @@ impl Run<'_, '_> {
             let p = self.eval(z)?;
             let gain = p.value - x.value;
             if gain >= 1e-4 * s * slope {
-                return Ok(Some(p));
+                return Ok(Some((p, s)));
             }
             // φ(σ) ≈ h(x) + slope·σ + (gain − slope·s)σ²/s² peaks at this σ.
             let peak = 0.5 * slope * s * s / (slope * s - gain);
@@ -1073,7 +1088,7 @@ pub struct DankFitInfo {
     pub f_max: f64,
     /// Rank of `F`.
     pub rank: usize,
-    /// Final `L`.
+    /// Final `L` of the first-order schemes (under Newton steps, its unused start).
     pub lipschitz: f64,
 }
 
