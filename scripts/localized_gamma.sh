@@ -2,8 +2,8 @@
 # The thesis's Table 4.2 / 4.4 protocol under SMO (§4.5.3): stratified 75/25 splits,
 # C = 1, no selection, 100 repeats on breast-cancer and pima, base kernels linear +
 # quadratic + Gaussian with γ ∈ 2^-4 … 2^4, one run per γ (the thesis reports the best γ;
-# scripts/localized_best_gamma.py picks it).
-# Usage (from the repository root): scripts/localized_gamma.sh OUT_DIR
+# scripts/localized_best_gamma.py picks it). SOLVER=mwu gives Table 4.3's runs.
+# Usage (from the repository root): [SOLVER=smo|mwu] [REPEATS=100] scripts/localized_gamma.sh OUT_DIR
 set -euo pipefail
 B=${B:-target/release/kernlearn}
 D=${D:-../shared/datasets}
@@ -13,8 +13,9 @@ for e in -4 -3 -2 -1 0 1 2 3 4; do
   g=$(python3 -c "print(2.0 ** $e)")
   K="linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(gamma=$g)@all"
   for m in uniform ldmkl swmkl lmkl clmkl; do
+    [ "$m" = uniform ] && [ "${SOLVER:-smo}" = mwu ] && continue
     "$B" experiment --data "$D/breast-cancer.csv" --data "$D/pima.csv" \
-      --method "$m" --solver smo --kernels "$K" --select none \
+      --method "$m" --solver "${SOLVER:-smo}" --kernels "$K" --select none \
       --repeats "${REPEATS:-100}" --test-fraction 0.25 --quiet \
       --json > "$OUT/${m}_g${e}.json"
   done
