@@ -268,29 +268,7 @@ fn mkl_methods_fit_predict_and_report_kernel_weights() {
                 "{method}: {w:?}"
             );
         }
-        // The saved model predicts what `evaluate` measured with the same options.
-        let pred = json_of(&run(&[
-            "predict",
-            "--model",
-            &model,
-            "--data",
-            &fixture("heart.test.csv"),
-            "--json",
-        ]));
-        let eval = json_of(&run(&[
-            &[
-                "evaluate",
-                "--data",
-                &fixture("heart.train.csv"),
-                "--test",
-                &fixture("heart.test.csv"),
-                "--json",
-            ][..],
-            &common[..],
-        ]
-        .concat()));
-        let acc = pred["test_accuracy"].as_f64().unwrap();
-        assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{method}");
+        let acc = saved_model_matches_evaluate(&model, &common, method);
         assert!(acc > 0.7, "{method}: test accuracy {acc}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -327,29 +305,7 @@ fn localized_methods_fit_save_load_predict() {
         assert_eq!(fit["method"], method);
         let percent = fit["details"]["support_percent"].as_f64().unwrap();
         assert!(percent > 0.0 && percent <= 100.0, "{method}: {percent}");
-        // The saved model predicts what `evaluate` measured with the same options.
-        let pred = json_of(&run(&[
-            "predict",
-            "--model",
-            &model,
-            "--data",
-            &fixture("heart.test.csv"),
-            "--json",
-        ]));
-        let eval = json_of(&run(&[
-            &[
-                "evaluate",
-                "--data",
-                &fixture("heart.train.csv"),
-                "--test",
-                &fixture("heart.test.csv"),
-                "--json",
-            ][..],
-            &common[..],
-        ]
-        .concat()));
-        let acc = pred["test_accuracy"].as_f64().unwrap();
-        assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{method}");
+        let acc = saved_model_matches_evaluate(&model, &common, method);
         assert!(acc > 0.7, "{method} ({solver}): test accuracy {acc}");
     }
     let data = fixture("heart.train.csv");
@@ -640,4 +596,32 @@ fn readme_commands_use_existing_options() {
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} README commands found");
+}
+
+/// The saved `model` predicts heart's test half exactly as `evaluate` with the same
+/// options (`common`) measured it; returns that test accuracy.
+fn saved_model_matches_evaluate(model: &str, common: &[&str], label: &str) -> f64 {
+    let pred = json_of(&run(&[
+        "predict",
+        "--model",
+        model,
+        "--data",
+        &fixture("heart.test.csv"),
+        "--json",
+    ]));
+    let eval = json_of(&run(&[
+        &[
+            "evaluate",
+            "--data",
+            &fixture("heart.train.csv"),
+            "--test",
+            &fixture("heart.test.csv"),
+            "--json",
+        ][..],
+        common,
+    ]
+    .concat()));
+    let acc = pred["test_accuracy"].as_f64().unwrap();
+    assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{label}");
+    acc
 }

@@ -456,10 +456,8 @@ impl ClmklMachine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimator::Estimator;
-    use crate::localized::ldmkl::tests::{two_regions, TWO_KERNELS};
+    use crate::localized::ldmkl::tests::{fit_two_regions, two_regions, TWO_KERNELS};
     use crate::localized::{LocalizedMachine, LocalizedMethod, LocalizedModel};
-    use crate::metrics::accuracy;
 
     /// The closed form minimises `Σ_i ‖w_i‖²/β_i` over `‖β‖_p ≤ 1`: compare with a fine
     /// grid over the boundary `β = (t, (1 − t^p)^{1/p})` (two kernels, one cluster).
@@ -524,14 +522,7 @@ mod tests {
 
     #[test]
     fn clmkl_learns_two_regions() {
-        let (x, y) = two_regions(400, 1);
-        let (xt, yt) = two_regions(2000, 2);
-        let params = LocalizedParams::new(
-            LocalizedMethod::Clmkl(ClmklSettings::default()),
-            TWO_KERNELS.parse().unwrap(),
-        );
-        let model = LocalizedModel::fit(&params, &x, &y).unwrap();
-        let acc = accuracy(&model.predict(&xt).unwrap(), &yt).unwrap();
+        let (model, acc) = fit_two_regions(LocalizedMethod::Clmkl(ClmklSettings::default()), 400);
         let LocalizedMachine::Clmkl(machine) = &model.machines.machines[0] else {
             panic!("not C-LMKL")
         };
@@ -550,6 +541,7 @@ mod tests {
             clusters: 0,
             ..ClmklSettings::default()
         };
+        let (x, y) = two_regions(400, 1);
         let e = LocalizedModel::fit(
             &LocalizedParams::new(LocalizedMethod::Clmkl(bad), TWO_KERNELS.parse().unwrap()),
             &x,

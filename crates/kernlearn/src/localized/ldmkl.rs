@@ -214,6 +214,17 @@ pub(crate) mod tests {
 
     pub(crate) const TWO_KERNELS: &str = "rbf(sigma=0.2)@[0];rbf(sigma=0.2)@[1]";
 
+    /// `method` on [`TWO_KERNELS`] fitted to `n` two-region points (seed 1); the model and
+    /// its accuracy on 2,000 fresh points (seed 2).
+    pub(crate) fn fit_two_regions(method: LocalizedMethod, n: usize) -> (LocalizedModel, f64) {
+        let (x, y) = two_regions(n, 1);
+        let (xt, yt) = two_regions(2000, 2);
+        let params = LocalizedParams::new(method, TWO_KERNELS.parse().unwrap());
+        let model = LocalizedModel::fit(&params, &x, &y).unwrap();
+        let acc = accuracy(&model.predict(&xt).unwrap(), &yt).unwrap();
+        (model, acc)
+    }
+
     fn single_kernel_accuracy(
         spec: &str,
         x: &Features,

@@ -94,9 +94,8 @@ mod tests {
     use super::*;
     use crate::estimator::Estimator;
     use crate::kernel::Kernel;
-    use crate::localized::ldmkl::tests::{two_regions, TWO_KERNELS};
+    use crate::localized::ldmkl::tests::{fit_two_regions, two_regions, TWO_KERNELS};
     use crate::localized::{LocalizedMachine, LocalizedMethod, LocalizedModel};
-    use crate::metrics::accuracy;
     use crate::svm::{SvmModel, SvmParams};
 
     /// The final SVM equals LIBSVM-style C-SVC on the Gram matrix of Algorithm 2's kernel
@@ -148,14 +147,7 @@ mod tests {
     /// the weight of each pair; LD-MKL's retraining is what removes it.)
     #[test]
     fn swmkl_gates_follow_the_regions() {
-        let (x, y) = two_regions(500, 1);
-        let (xt, yt) = two_regions(2000, 2);
-        let params = LocalizedParams::new(
-            LocalizedMethod::Swmkl(GateRegression::default()),
-            TWO_KERNELS.parse().unwrap(),
-        );
-        let model = LocalizedModel::fit(&params, &x, &y).unwrap();
-        let acc = accuracy(&model.predict(&xt).unwrap(), &yt).unwrap();
+        let (model, acc) = fit_two_regions(LocalizedMethod::Swmkl(GateRegression::default()), 500);
         eprintln!("SWMKL {acc}, #SV {}", model.n_support());
         assert!(acc > 0.65, "{acc}");
         let LocalizedMachine::Swmkl(sw) = &model.machines.machines[0] else {

@@ -982,12 +982,12 @@ impl<'a> NewtonKernel<'a> {
         kij * (f + cross) + diag
     }
 
-    /// `Qv`.
+    /// `Qv`, over the non-zero entries of `v` only (`v` is `c`, zero off the support).
     fn apply(&self, v: &[f64]) -> Vec<f64> {
-        let n = v.len();
-        (0..n)
+        let nonzero: Vec<usize> = (0..v.len()).filter(|&j| v[j] != 0.0).collect();
+        (0..v.len())
             .into_par_iter()
-            .map(|i| (0..n).map(|j| self.entry(i, j) * v[j]).sum())
+            .map(|i| nonzero.iter().map(|&j| self.entry(i, j) * v[j]).sum())
             .collect()
     }
 }

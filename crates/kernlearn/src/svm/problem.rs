@@ -575,10 +575,15 @@ impl KernelSource for SlackPadded<'_> {
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         let n = self.source.len();
-        out.fill(0.0);
         if i >= n {
+            out.fill(0.0);
             return;
         }
+        if cols.iter().all(|&c| c < n) {
+            self.source.fill_row(i, cols, out);
+            return;
+        }
+        out.fill(0.0);
         let (real, at): (Vec<usize>, Vec<usize>) = cols
             .iter()
             .enumerate()
