@@ -625,3 +625,26 @@ fn saved_model_matches_evaluate(model: &str, common: &[&str], label: &str) -> f6
     assert_eq!(acc, eval["test_accuracy"].as_f64().unwrap(), "{label}");
     acc
 }
+
+/// An unknown DANK solver is named with the ones that exist.
+#[test]
+fn unknown_dank_scheme_is_a_clear_error() {
+    let dir = scratch("dank-scheme");
+    let model = dir.join("m.json").display().to_string();
+    let e = stderr_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "dank",
+        "--dank-scheme",
+        "bogus",
+        "--model-out",
+        &model,
+    ]));
+    assert!(
+        e.contains("dank-scheme") && e.contains("newton, nesterov, monotone, plain"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1839,6 +1839,12 @@ mod tests {
             assert!(e.contains("eta"), "{e}");
         }
         params.settings.eta = None;
+        for kkt in [-1e-3, f64::INFINITY] {
+            params.settings.kkt_tol = kkt;
+            let e = DankModel::fit(&params, &x, &y).unwrap_err().to_string();
+            assert!(e.contains("kkt_tol") && e.contains(">= 0"), "{e}");
+        }
+        params.settings.kkt_tol = 1e-3;
         params.c = 0.0;
         assert!(DankModel::fit(&params, &x, &y).is_err());
         params.c = 1.0;
