@@ -16,6 +16,9 @@ import sys
 def runs(folder):
     for path in glob.glob(os.path.join(folder, "*_g*.json")):
         exponent = int(re.search(r"_g(-?\d+)\.json$", path).group(1))
+        if os.path.getsize(path) == 0:
+            print(f"skipping {path}: empty (run still in progress?)", file=sys.stderr)
+            continue
         for d in json.load(open(path))["datasets"]:
             yield d["dataset"], d["method"], exponent, d["runs"]
 

@@ -182,6 +182,19 @@ fn mwumkl_on_one_kernel_reaches_the_svm_margin_within_epsilon() {
     .unwrap();
     let rho_rel = (sol.rho - svm.rho[0]).abs() / svm.rho[0].abs().max(1.0);
     assert!(rho_rel < 0.05, "rho {} vs SVM {}", sol.rho, svm.rho[0]);
+    // A cache of two rows (evicting at almost every step) walks the same path.
+    let tiny = solve_gilbert(
+        &src,
+        &y,
+        &GilbertSettings {
+            cache_bytes: 0,
+            ..settings
+        },
+    )
+    .unwrap();
+    assert_eq!(tiny.iterations, sol.iterations);
+    assert_eq!(tiny.coef, sol.coef);
+    assert_eq!(tiny.rho, sol.rho);
 }
 
 #[test]

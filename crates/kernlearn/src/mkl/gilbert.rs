@@ -13,7 +13,8 @@
 //! [`super::mwumkl`]).
 
 use crate::kernel::KernelSource;
-use crate::svm::DualSolution;
+use crate::svm::cache::RowCache;
+use crate::svm::{DualSolution, SolverSettings};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -27,16 +28,33 @@ pub struct GilbertSettings {
     pub ridge: f64,
     /// Iteration cap.
     pub max_iter: usize,
+    /// Memory for the LRU cache of kernel rows (bytes). Frank–Wolfe keeps returning to
+    /// the same few vertices, so a cached row saves a whole kernel row per step.
+    #[serde(default = "default_cache_bytes")]
+    pub cache_bytes: usize,
+}
+
+fn default_cache_bytes() -> usize {
+    SolverSettings::default().cache_bytes
 }
 
 impl Default for GilbertSettings {
-    /// `ε = 1e-3`, hard margin, 100 000 iterations.
+    /// `ε = 1e-3`, hard margin, 100 000 iterations, the SMO solver's cache budget.
     fn default() -> Self {
         Self {
             epsilon: 1e-3,
             ridge: 0.0,
             max_iter: 100_000,
+            cache_bytes: default_cache_bytes(),
         }
+    }
+}
+
+/// Makes `cache` hold the whole kernel row `i` (computing only what is missing).
+fn fill_cached(cache: &mut RowCache, source: &dyn KernelSource, i: usize, all: &[usize]) {
+    let start = cache.reserve(i, all.len());
+    if start < all.len() {
+        source.fill_row(i, &all[start..], &mut cache.row_mut(i)[start..]);
     }
 }
 
@@ -64,7 +82,7 @@ pub fn solve_gilbert(
     super::machine::check_binary(y, n)?;
     let ridge = settings.ridge;
     let all: Vec<usize> = (0..n).collect();
-    let (mut row_p, mut row_q) = (vec![0f32; n], vec![0f32; n]);
+    let mut cache = RowCache::new(n, settings.cache_bytes);
     let mut alpha = vec![0.0f64; n];
     let mut h = vec![0.0f64; n]; // Gα
                                  // Start at the vertex of the first point of each class.
@@ -75,8 +93,9 @@ pub fn solve_gilbert(
     let mut converged = false;
     for it in 0..=settings.max_iter {
         // Gs for s = ½(e_p + e_q): (Gs)_k = ½ y_k (K_kp − K_kq) (+ ridge on p, q)
-        source.fill_row(p, &all, &mut row_p);
-        source.fill_row(q, &all, &mut row_q);
+        fill_cached(&mut cache, source, p, &all);
+        fill_cached(&mut cache, source, q, &all);
+        let (row_p, row_q) = cache.two_rows(p, q);
         let gs = |k: usize| {
             let mut v = 0.5 * y[k] * (row_p[k] as f64 - row_q[k] as f64);
             if k == p || k == q {

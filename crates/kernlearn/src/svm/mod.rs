@@ -5,7 +5,7 @@
 //! - [`model`]: fitted machines with one-vs-one multiclass, decision values, Platt
 //!   probabilities.
 
-mod cache;
+pub(crate) mod cache;
 pub mod model;
 pub mod probability;
 pub mod problem;
