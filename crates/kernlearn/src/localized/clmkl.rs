@@ -19,7 +19,7 @@
 //! The thesis does not state `p`; the default is `p = 2` (non-sparse weights).
 
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
-use super::per_kernel::require_several_kernels;
+use super::per_kernel::localized_bank;
 use super::LocalizedParams;
 use crate::data::Features;
 use crate::kernel::KernelSource;
@@ -384,8 +384,7 @@ impl ClmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = KernelBank::new(&params.family, x)?;
-        require_several_kernels(&bank, "C-LMKL")?;
+        let bank = localized_bank(params, x, "C-LMKL")?;
         let (m, l) = (bank.n_kernels(), settings.clusters);
         let clusters = SoftClusters::fit(&bank, &params.family, settings)?;
         let c = clusters.memberships(x)?;

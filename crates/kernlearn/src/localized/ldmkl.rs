@@ -21,9 +21,7 @@
 //! class present (or abstaining when the set is empty).
 
 use super::gate::softmax_rows;
-use super::per_kernel::{
-    fit_per_kernel, one_hot, require_several_kernels, GateRegression, RegressionGate,
-};
+use super::per_kernel::{fit_per_kernel, localized_bank, one_hot, GateRegression, RegressionGate};
 use super::LocalizedParams;
 use crate::data::Features;
 use crate::mkl::{KernelBank, MachineInfo, MklMachine};
@@ -51,8 +49,7 @@ impl LdmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = KernelBank::new(&params.family, x)?;
-        require_several_kernels(&bank, "LD-MKL")?;
+        let bank = localized_bank(params, x, "LD-MKL")?;
         let stage = fit_per_kernel(params, &bank, y, gate)?;
         let m = bank.n_kernels();
         let mut g = stage.scores;

@@ -24,7 +24,7 @@
 //! `tol · J`, when the step falls below `1e-6`, or after `iterations` SVM solves.
 
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
-use super::per_kernel::require_several_kernels;
+use super::per_kernel::localized_bank;
 use super::LocalizedParams;
 use crate::data::Features;
 use crate::mkl::KernelBank;
@@ -209,8 +209,7 @@ impl LmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = KernelBank::new(&params.family, x)?;
-        require_several_kernels(&bank, "LMKL")?;
+        let bank = localized_bank(params, x, "LMKL")?;
         let mut gate = SoftmaxGate::uniform(x.n_cols(), bank.n_kernels());
         let (mut sol, mut eta, mut j) = solve_at(params, &bank, &gate, y, None)?;
         let mut iterations = sol.iterations;

@@ -7,8 +7,8 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
-use crate::multiclass::{BinaryMachine, OneVsOne};
+use crate::estimator::{Estimator, FitSummary};
+use crate::multiclass::{one_vs_one_estimator_methods, BinaryMachine, OneVsOne};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -154,28 +154,10 @@ impl LocalizedModel {
 }
 
 impl Estimator for LocalizedModel {
+    one_vs_one_estimator_methods!();
+
     fn method(&self) -> String {
         self.params.method.name().to_string()
-    }
-
-    fn task(&self) -> Task {
-        Task::Classification
-    }
-
-    fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn classes(&self) -> Vec<f64> {
-        self.machines.classes.clone()
-    }
-
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.machines.predict(x)
-    }
-
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.machines.decision_function(x)
     }
 
     fn params_json(&self) -> serde_json::Value {

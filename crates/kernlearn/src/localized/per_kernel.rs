@@ -123,8 +123,14 @@ pub(crate) struct PerKernelStage {
     pub iterations: usize,
 }
 
-/// Fails unless a localized method has at least two base kernels to localize between.
-pub(crate) fn require_several_kernels(bank: &KernelBank, method: &str) -> Result<()> {
+/// The base kernels of `params` on `x`, failing unless there are at least two for a
+/// localized `method` to localize between.
+pub(crate) fn localized_bank(
+    params: &LocalizedParams,
+    x: &Features,
+    method: &str,
+) -> Result<KernelBank> {
+    let bank = KernelBank::new(&params.family, x)?;
     if bank.n_kernels() < 2 {
         return Err(Error::param(
             "kernels",
@@ -134,7 +140,7 @@ pub(crate) fn require_several_kernels(bank: &KernelBank, method: &str) -> Result
             ),
         ));
     }
-    Ok(())
+    Ok(bank)
 }
 
 /// Trains `f_i` on `κ_i` alone and returns the solution and the machine.

@@ -12,10 +12,9 @@
 //! `Σ_i g_i(x) g_i(x')` positive, so the kernel is defined everywhere.
 
 use super::gate::{GateKind, GateMatrix, GatedKernel, GatedMachine};
-use super::per_kernel::{fit_per_kernel, require_several_kernels, GateRegression, RegressionGate};
+use super::per_kernel::{fit_per_kernel, localized_bank, GateRegression, RegressionGate};
 use super::LocalizedParams;
 use crate::data::Features;
-use crate::mkl::KernelBank;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -41,8 +40,7 @@ impl SwmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = KernelBank::new(&params.family, x)?;
-        require_several_kernels(&bank, "SWMKL")?;
+        let bank = localized_bank(params, x, "SWMKL")?;
         let stage = fit_per_kernel(params, &bank, y, gate)?;
         let gates = clamped_gates(stage.scores, bank.n_kernels())?;
         let source = GatedKernel::new(&bank, &gates, GateKind::PairwiseNormalised)?;

@@ -50,14 +50,6 @@ impl Default for GilbertSettings {
     }
 }
 
-/// Makes `cache` hold the whole kernel row `i` (computing only what is missing).
-fn fill_cached(cache: &mut RowCache, source: &dyn KernelSource, i: usize, all: &[usize]) {
-    let start = cache.reserve(i, all.len());
-    if start < all.len() {
-        source.fill_row(i, &all[start..], &mut cache.row_mut(i)[start..]);
-    }
-}
-
 /// Kernelised Gilbert on `source` with labels `y ∈ {±1}` (see the module docs). The
 /// returned [`DualSolution`] has `coef = y α` on the SVM scale, the midpoint `rho`, the
 /// hard-margin dual objective `−1/(2 f(α))`, and `upper_bound = (∞, ∞)`.
@@ -93,8 +85,8 @@ pub fn solve_gilbert(
     let mut converged = false;
     for it in 0..=settings.max_iter {
         // Gs for s = ½(e_p + e_q): (Gs)_k = ½ y_k (K_kp − K_kq) (+ ridge on p, q)
-        fill_cached(&mut cache, source, p, &all);
-        fill_cached(&mut cache, source, q, &all);
+        cache.fill_from(source, p, &all);
+        cache.fill_from(source, q, &all);
         let (row_p, row_q) = cache.two_rows(p, q);
         let gs = |k: usize| {
             let mut v = 0.5 * y[k] * (row_p[k] as f64 - row_q[k] as f64);

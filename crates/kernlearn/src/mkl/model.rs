@@ -9,8 +9,8 @@ use super::machine::MklMachine;
 use super::mwumkl::{self, MwumklParams};
 use super::uniform::{self, UniformParams};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
-use crate::multiclass::OneVsOne;
+use crate::estimator::{Estimator, FitSummary};
+use crate::multiclass::{one_vs_one_estimator_methods, OneVsOne};
 use crate::select::Grid;
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -162,28 +162,10 @@ pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
 }
 
 impl Estimator for MklModel {
+    one_vs_one_estimator_methods!();
+
     fn method(&self) -> String {
         self.params.method.name().to_string()
-    }
-
-    fn task(&self) -> Task {
-        Task::Classification
-    }
-
-    fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn classes(&self) -> Vec<f64> {
-        self.machines.classes.clone()
-    }
-
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        MklModel::predict(self, x)
-    }
-
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        MklModel::decision_function(self, x)
     }
 
     fn params_json(&self) -> serde_json::Value {

@@ -17,8 +17,8 @@ use super::family::KernelFamily;
 use super::linear::{solve_linear_svm, LinearSvmParams};
 use super::machine::check_binary;
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
-use crate::multiclass::{BinaryMachine, OneVsOne};
+use crate::estimator::{Estimator, FitSummary};
+use crate::multiclass::{one_vs_one_estimator_methods, BinaryMachine, OneVsOne};
 use crate::nonparametric::symmetric_eigen;
 use crate::{Error, Result};
 use faer::Mat;
@@ -244,23 +244,10 @@ impl NystromLinearModel {
 }
 
 impl Estimator for NystromLinearModel {
+    one_vs_one_estimator_methods!();
+
     fn method(&self) -> String {
         "nystrom-linear".to_string()
-    }
-    fn task(&self) -> Task {
-        Task::Classification
-    }
-    fn n_features(&self) -> usize {
-        self.n_features
-    }
-    fn classes(&self) -> Vec<f64> {
-        self.machines.classes.clone()
-    }
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.machines.predict(x)
-    }
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.machines.decision_function(x)
     }
     fn params_json(&self) -> serde_json::Value {
         serde_json::json!({

@@ -1,5 +1,7 @@
 //! Least-recently-used cache of kernel (Q) rows with a memory budget, as in LIBSVM.
 
+use crate::kernel::KernelSource;
+
 /// Sentinel index of the circular LRU list.
 const NIL: usize = usize::MAX;
 
@@ -82,6 +84,22 @@ impl RowCache {
         };
         self.push_back(i);
         start
+    }
+
+    /// Makes row `i` hold the kernel entries `source(i, cols[..])`, computing only the
+    /// ones not cached yet, and returns it. For caches indexed like `source` itself.
+    pub(crate) fn fill_from(
+        &mut self,
+        source: &dyn KernelSource,
+        i: usize,
+        cols: &[usize],
+    ) -> &[f32] {
+        let len = cols.len();
+        let start = self.reserve(i, len);
+        if start < len {
+            source.fill_row(i, &cols[start..], &mut self.rows[i][start..len]);
+        }
+        &self.rows[i][..len]
     }
 
     /// Row `i` (as long as last reserved).

@@ -280,13 +280,7 @@ impl<'a> SvrQ<'a> {
     /// Writes signed row `i` (columns `0..len`) into buffer `b`.
     fn assemble(&mut self, i: usize, len: usize, b: usize) {
         let real = self.index[i];
-        let l = self.all_points.len();
-        let start = self.cache.reserve(real, l);
-        if start < l {
-            let out = &mut self.cache.row_mut(real)[start..l];
-            self.source.fill_row(real, &self.all_points[start..l], out);
-        }
-        let data = self.cache.row(real);
+        let data = self.cache.fill_from(self.source, real, &self.all_points);
         let si = self.sign[i];
         let buf = &mut self.buffers[b][..len];
         for ((v, &s), &k) in buf
