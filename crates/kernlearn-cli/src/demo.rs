@@ -2,13 +2,11 @@
 //! papers' protocol (scale to [0, 1] on the training half, random stratified half/half
 //! split): the SVM with LIBSVM's defaults and with SVM-CV, then the learned kernels.
 
-use crate::args::ModelArgs;
 use crate::report::{format_num, table};
-use crate::select::SelectArgs;
 use crate::{evaluate_split, progress, split};
-use clap::Parser;
-use kernlearn::data::{parse_csv, Dataset};
-use kernlearn::Result;
+use kernlearn::data::{parse_csv, Dataset, ScaleMode};
+use kernlearn::method::{GridSettings, CATALOGUE};
+use kernlearn::{Method, MethodKind, Result, Task};
 use serde_json::{json, Value};
 
 /// Datasets compiled into the binary, so the demo runs anywhere without setup.
@@ -20,66 +18,49 @@ const BUNDLED: [(&str, &str); 5] = [
     ("housing", include_str!("../../../data/housing.csv")),
 ];
 
-/// Default model and grid options, exactly as the command line would give them.
-#[derive(Parser)]
-pub struct Defaults {
-    #[command(flatten)]
-    pub model: ModelArgs,
-    #[command(flatten)]
-    pub grid: SelectArgs,
-}
+/// The seed of the demo's split and of every method's own randomness.
+const SEED: u64 = 0;
 
-/// The learned-kernel methods of the table, by their `--method` names: KNPL and DANK
-/// (nonparametric), UNIFORM and MWUMKL (multiple kernel learning on the thesis's
-/// per-feature family), LD-MKL (localized, on linear, quadratic and Gaussian kernels).
-/// Regression data gets DANK-SVR only.
-const LEARNED_CLASSIFIERS: [&str; 5] = ["knpl", "dank", "uniform", "mwumkl", "ldmkl"];
-const LEARNED_REGRESSORS: [&str; 1] = ["dank-svr"];
-
-/// Default options for `--method m` (`None`: the SVM) plus `extra` arguments, exactly as
-/// the command line would give them.
-pub fn defaults(method: Option<&str>, extra: &[&str]) -> Defaults {
-    let mut argv = vec!["kernlearn"];
-    argv.extend(method.map(|m| ["--method", m]).into_iter().flatten());
-    argv.extend(extra);
-    Defaults::parse_from(argv)
+/// The learned-kernel methods of the table: the catalogue's demo methods that fit `task`.
+fn learned_methods(task: Task) -> Vec<MethodKind> {
+    CATALOGUE
+        .iter()
+        .filter(|i| i.in_demo && i.tasks.contains(&task))
+        .map(|i| i.kind)
+        .collect()
 }
 
 /// Runs the demonstration and prints a table (or one JSON object).
 pub fn run(as_json: bool, quiet: bool) -> Result<()> {
-    let args = defaults(None, &[]).model;
-    let runs_per_dataset = 2 + LEARNED_CLASSIFIERS.len() as u64;
+    let most_learned = learned_methods(Task::Classification).len();
+    let runs_per_dataset = 2 + most_learned as u64;
     let pb = progress::bar(quiet, BUNDLED.len() as u64 * runs_per_dataset, "fits");
+    let scale = ScaleMode::ZeroOne;
     let mut rows = Vec::new();
     let mut records = Vec::new();
     for (name, text) in BUNDLED {
         let data: Dataset = parse_csv(text, name, None)?;
-        let classify = args.is_classifier(&data)?;
-        let (train, test) = split(&data, classify, 0.5, args.seed)?;
-        let learned: &[&str] = if classify {
-            &LEARNED_CLASSIFIERS
-        } else {
-            &LEARNED_REGRESSORS
-        };
+        let fixed = Method::defaults(MethodKind::Svm, &data, None, SEED)?;
+        let task = fixed.task();
+        let (train, test) = split(&data, task != Task::Regression, 0.5, SEED)?;
         let mut results = Vec::new();
         pb.set_message(format!("{name}: SVM"));
-        let mut fixed = evaluate_split(&train, &test, &args, None, true)?;
-        let label = format!("{} default", fixed["method"].as_str().unwrap_or("?"));
-        fixed.insert("method".into(), json!(label));
-        results.push(fixed);
+        let mut r = evaluate_split(&train, &test, &fixed, scale, SEED, true)?;
+        let label = format!("{} default", r["method"].as_str().unwrap_or("?"));
+        r.insert("method".into(), json!(label));
+        results.push(r);
         pb.inc(1);
-        let tuned = [defaults(None, &[])];
-        let learned: Vec<Defaults> = learned.iter().map(|m| defaults(Some(m), &[])).collect();
-        for d in tuned.iter().chain(&learned) {
-            let settings = d.grid.settings(&d.model)?;
-            let label = d.model.method(&train, Some(settings))?.name();
+        let learned = learned_methods(task);
+        for kind in std::iter::once(MethodKind::Svm).chain(learned.iter().copied()) {
+            let method = Method::defaults(kind, &train, Some(GridSettings::default()), SEED)?;
+            let label = method.name();
             pb.set_message(format!("{name}: {label}"));
-            let mut r = evaluate_split(&train, &test, &d.model, Some(&d.grid), true)?;
+            let mut r = evaluate_split(&train, &test, &method, scale, SEED, true)?;
             r.insert("method".into(), json!(label));
             results.push(r);
             pb.inc(1);
         }
-        pb.inc(runs_per_dataset - 1 - tuned.len() as u64 - learned.len() as u64);
+        pb.inc((most_learned - learned.len()) as u64);
         for mut r in results {
             rows.push(row(name, &data, &r));
             r.insert("dataset".into(), json!(name));

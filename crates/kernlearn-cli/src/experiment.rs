@@ -6,8 +6,8 @@ use crate::progress;
 use crate::select::SelectArgs;
 use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
+use kernlearn::experiment::{csv_rows, markdown_table, Experiment, ExperimentReport};
 use kernlearn::method::Progress;
-use kernlearn::select::{csv_rows, markdown_table, Experiment, ExperimentReport};
 use kernlearn::{Error, Result};
 use serde_json::json;
 use std::path::PathBuf;
@@ -70,7 +70,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
         let data = read_dataset(path, a.format, a.target.as_deref())?;
         let search = match a.select {
             SelectMode::None => None,
-            SelectMode::Grid => Some(grid.settings(model)?),
+            SelectMode::Grid => Some(grid.settings()?),
         };
         let exp = Experiment {
             method: model.method(&data, search)?,

@@ -4,16 +4,17 @@
 //! the learned G / F.
 
 use crate::report;
-use crate::{check_output, demo, progress};
+use crate::{check_output, progress};
 use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
+use kernlearn::method::{Family, GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::Trace;
 use kernlearn::plot::{
     decision_boundaries, heatmap, line_plot, HeatPanel, LineKind, Panel, PlaneGrid,
 };
-use kernlearn::{Error, Result};
+use kernlearn::{Error, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -148,11 +149,17 @@ pub struct FigureArgs {
 /// sample and draws `kernel_gates` of each base kernel on a grid, with the support points.
 fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
     let train = generate(&args.synthetic, args.n, args.seed)?;
-    let d = demo::defaults(
-        Some(method),
-        &["--kernels", &args.kernels, "--seed", &args.seed.to_string()],
-    );
-    let chosen = d.model.method(&train, None)?;
+    let mut options = MethodOptions::default();
+    options.kernels = Some(args.kernels.clone());
+    options.seed = args.seed;
+    let kind: MethodKind = method.parse()?;
+    if kind.info().family != Family::Localized {
+        return Err(Error::param(
+            "gates",
+            format!("`{method}` is not a localized method (ldmkl, swmkl, lmkl, clmkl)"),
+        ));
+    }
+    let chosen = Method::build(kind, &options, &train, None)?;
     let fitted = chosen.fit(&train.x, &train.y, args.seed, &|_| {})?;
     let AnyModel::Localized(model) = &fitted.model else {
         return Err(Error::param(
@@ -211,12 +218,11 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     let test = generate(&args.synthetic, args.n, args.seed.wrapping_add(1))?;
     let grid = PlaneGrid::around(&train.x, 0.15, 160, 160)?;
     let nodes = grid.points();
-    let methods = ["svm", "knpl", "dank"];
+    let methods = [MethodKind::Svm, MethodKind::Knpl, MethodKind::Dank];
     let pb = progress::bar(quiet, methods.len() as u64, "fits");
     let mut fits = Vec::new();
-    for m in methods {
-        let d = demo::defaults(Some(m), &["--seed", &args.seed.to_string()]);
-        let method = d.model.method(&train, Some(d.grid.settings(&d.model)?))?;
+    for kind in methods {
+        let method = Method::defaults(kind, &train, Some(GridSettings::default()), args.seed)?;
         pb.set_message(method.name());
         let fitted = method.fit(&train.x, &train.y, args.seed, &|_| {})?;
         let decision = first_column(fitted.model.decision_function(&nodes)?);

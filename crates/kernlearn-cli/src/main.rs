@@ -12,12 +12,10 @@ mod select;
 use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
 use kernlearn::data::{
-    ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, Scaler,
+    ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, ScaleMode,
 };
-use kernlearn::estimator::{Estimator, Pipeline};
-use kernlearn::method::{ChosenParams, Progress};
-use kernlearn::select::Selection;
-use kernlearn::{Error, Result};
+use kernlearn::method::Progress;
+use kernlearn::{Error, Estimator, FittedPipeline, Method, Pipeline, Result, Task};
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -139,6 +137,15 @@ enum Command {
         #[command(flatten)]
         args: figure::FigureArgs,
     },
+    /// List the methods: name, family, tasks, what each is and the options it reads.
+    Methods {
+        /// Print the markdown table of the docs.
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// The demonstration run on the bundled datasets (also what no arguments do).
     Demo {
         /// Print one JSON object.
@@ -153,6 +160,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => demo::run(false, quiet),
         Some(Command::Demo { json }) => demo::run(json, quiet),
+        Some(Command::Methods { markdown, json }) => {
+            report::methods(markdown, json);
+            Ok(())
+        }
         Some(Command::Figure { args }) => figure::run(&args, quiet),
         Some(Command::Fit {
             data,
@@ -232,49 +243,36 @@ fn main() -> ExitCode {
     }
 }
 
-/// A fitted pipeline, the parameters it used and the time selection and fitting took.
-pub struct Fitted {
-    pub pipeline: Pipeline,
-    pub trace: Option<kernlearn::nonparametric::Trace>,
-    pub chosen: ChosenParams,
-    pub selection: Option<Selection>,
-    pub select_seconds: f64,
-    pub fit_seconds: f64,
-}
-
-/// Fits scaler and method (with its selection when `grid` is given) on `train`: the unit
-/// of work of `fit`, `select`, `evaluate` and the demo.
-pub fn fit_pipeline(
+/// Fits `method` (with its selection) on `train` through the library's one fitting
+/// path, with a progress bar: the unit of work of `fit`, `select`, `evaluate`, the demo.
+pub fn fit_method(
     train: &Dataset,
-    args: &ModelArgs,
-    grid: Option<&select::SelectArgs>,
+    method: &Method,
+    scale: ScaleMode,
+    seed: u64,
     quiet: bool,
-) -> Result<Fitted> {
-    let settings = grid.map(|g| g.settings(args)).transpose()?;
-    let method = args.method(train, settings)?;
-    if !method.is_unsupervised() && train.y.is_empty() {
-        return Err(Error::data("the training file has no labels"));
-    }
-    if !method.is_regression() && !method.is_unsupervised() {
-        train.validate_classification()?;
-    }
+) -> Result<FittedPipeline> {
     let msg = format!("fitting {} on {} rows", method.name(), train.len());
     let pb = match method.steps() {
         0 => progress::spinner(quiet, &msg),
         n => progress::bar(quiet, n, &msg),
     };
-    let scaler = Scaler::fit(args.scale, &train.x);
-    let x = scaler.transform(&train.x)?;
-    let fitted = method.fit(&x, &train.y, args.seed, &|_: Progress| pb.inc(1))?;
+    let fitted = Pipeline::fit(scale, method, train, seed, &|_: Progress| pb.inc(1))?;
     pb.finish_and_clear();
-    Ok(Fitted {
-        pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
-        trace: fitted.trace,
-        chosen: fitted.chosen,
-        selection: fitted.selection,
-        select_seconds: fitted.select_seconds,
-        fit_seconds: fitted.fit_seconds,
-    })
+    Ok(fitted)
+}
+
+/// The method of the command-line options (with its selection when `grid` is given),
+/// fitted on `train`.
+pub fn fit_pipeline(
+    train: &Dataset,
+    args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
+    quiet: bool,
+) -> Result<FittedPipeline> {
+    let settings = grid.map(select::SelectArgs::settings).transpose()?;
+    let method = args.method(train, settings)?;
+    fit_method(train, &method, args.scale, args.seed, quiet)
 }
 
 /// Refuses to replace an input, or an existing file without `--force`.
@@ -472,16 +470,17 @@ pub fn split(
     Ok((data.subset(&train), data.subset(&test)))
 }
 
-/// Fits on `train` (selecting parameters first when `grid` is given), scores on both
-/// parts: the fields of `evaluate --json`.
+/// Fits `method` on `train` (with its selection), scores on both parts: the fields of
+/// `evaluate --json`.
 pub fn evaluate_split(
     train: &Dataset,
     test: &Dataset,
-    args: &ModelArgs,
-    grid: Option<&select::SelectArgs>,
+    method: &Method,
+    scale: ScaleMode,
+    seed: u64,
     quiet: bool,
 ) -> Result<Map<String, Value>> {
-    let fitted = fit_pipeline(train, args, grid, quiet)?;
+    let fitted = fit_method(train, method, scale, seed, quiet)?;
     let mut out = Map::new();
     if let Some(sel) = &fitted.selection {
         select::selection_fields(sel, &mut out, false);
@@ -489,7 +488,7 @@ pub fn evaluate_split(
     if !fitted.chosen.other.is_empty() {
         out.insert("chosen".into(), json!(fitted.chosen));
     }
-    if grid.is_some() {
+    if method.steps() > 0 || fitted.select_seconds > 0.0 {
         out.insert("select_seconds".into(), json!(fitted.select_seconds));
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
@@ -530,20 +529,22 @@ fn evaluate(
     quiet: bool,
 ) -> Result<()> {
     let all = data.read()?;
+    let settings = grid.map(select::SelectArgs::settings).transpose()?;
+    let method = args.method(&all, settings)?;
     let (train, test) = match test_path {
         Some(p) => {
             let test = read_test_like(p, data, &all)?;
             (all, test)
         }
         None => {
-            let classify = args.is_classifier(&all)?;
+            let classify = method.task() != Task::Regression;
             split(&all, classify, test_fraction, args.seed)?
         }
     };
     if test.y.is_empty() {
         return Err(Error::data("the test data has no labels to score against"));
     }
-    let out = evaluate_split(&train, &test, args, grid, quiet)?;
+    let out = evaluate_split(&train, &test, &method, args.scale, args.seed, quiet)?;
     report::print(&out, json);
     Ok(())
 }

@@ -37,7 +37,60 @@ pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
     out.insert("objective".into(), json!(s.objective));
     out.insert("iterations".into(), json!(s.iterations));
     out.insert("params".into(), model.params_json());
-    out.insert("details".into(), s.extra);
+    let mut details = s.extra;
+    if let Some(w) = details.get_mut("weights") {
+        *w = summarise_weights(w);
+    }
+    out.insert("details".into(), details);
+    let warnings = model.warnings();
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    if !warnings.is_empty() {
+        out.insert("warnings".into(), json!(warnings));
+    }
+}
+
+/// Kernel weight vectors up to this length are printed whole; longer ones (MWUMKL on a
+/// million kernels) as a summary, the full vector staying in the model file.
+const WHOLE_WEIGHTS_UP_TO: usize = 20;
+
+/// Each class pair's kernel weights, or for a long vector its count, the number above
+/// zero, the effective number of kernels `1/Σμ²` and the largest 20 as `[index, weight]`.
+fn summarise_weights(pairs: &Value) -> Value {
+    let Some(pairs) = pairs.as_array() else {
+        return pairs.clone();
+    };
+    let one = |w: &Value| -> Value {
+        let v: Vec<f64> = w
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_f64)
+            .collect();
+        if v.len() <= WHOLE_WEIGHTS_UP_TO {
+            return w.clone();
+        }
+        let largest: Vec<Value> = largest(&v, WHOLE_WEIGHTS_UP_TO)
+            .into_iter()
+            .map(|i| json!([i, v[i]]))
+            .collect();
+        json!({
+            "count": v.len(),
+            "nonzero": v.iter().filter(|&&x| x > 0.0).count(),
+            "effective_kernels": 1.0 / v.iter().map(|x| x * x).sum::<f64>(),
+            "largest": largest,
+        })
+    };
+    Value::Array(pairs.iter().map(one).collect())
+}
+
+/// Indices of the `top` largest values, largest first.
+fn largest(w: &[f64], top: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by(|&a, &b| w[b].total_cmp(&w[a]));
+    order.truncate(top);
+    order
 }
 
 /// Prints `out` as one JSON object, or as aligned `key  value` lines.
@@ -60,29 +113,37 @@ pub fn print(out: &Map<String, Value>, as_json: bool) {
                 1 => "weights".to_string(),
                 _ => format!("weights[{p}]"),
             };
-            let w: Vec<f64> = w
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_f64)
-                .collect();
-            println!("{key:<width$}  {}", top_weights(&w, 5));
+            println!("{key:<width$}  {}", top_weights(w, 5));
         }
     }
 }
 
 /// `m kernels, s > 0: #i w_i, …` for the `top` largest kernel weights (0-based kernel
-/// numbers in the family's order).
-fn top_weights(w: &[f64], top: usize) -> String {
-    let mut order: Vec<usize> = (0..w.len()).collect();
-    order.sort_by(|&a, &b| w[b].total_cmp(&w[a]));
-    let shown: Vec<String> = order
+/// numbers in the family's order), from a whole weight vector or its summary.
+fn top_weights(w: &Value, top: usize) -> String {
+    let (count, nonzero, pairs): (usize, usize, Vec<(usize, f64)>) = match w.as_array() {
+        Some(a) => {
+            let v: Vec<f64> = a.iter().filter_map(Value::as_f64).collect();
+            let pairs = largest(&v, top).into_iter().map(|i| (i, v[i])).collect();
+            (v.len(), v.iter().filter(|&&x| x > 0.0).count(), pairs)
+        }
+        None => {
+            let n = |k: &str| w.get(k).and_then(Value::as_u64).unwrap_or(0) as usize;
+            let pairs = w["largest"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(top)
+                .filter_map(|p| Some((p[0].as_u64()? as usize, p[1].as_f64()?)))
+                .collect();
+            (n("count"), n("nonzero"), pairs)
+        }
+    };
+    let shown: Vec<String> = pairs
         .iter()
-        .take(top)
-        .map(|&i| format!("#{i} {}", format_num(w[i])))
+        .map(|&(i, v)| format!("#{i} {}", format_num(v)))
         .collect();
-    let nonzero = w.iter().filter(|&&v| v > 0.0).count();
-    format!("{} kernels, {nonzero} > 0: {}", w.len(), shown.join(", "))
+    format!("{count} kernels, {nonzero} > 0: {}", shown.join(", "))
 }
 
 /// Short human rendering of a JSON value (numbers to 4 significant places).
@@ -127,4 +188,47 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         s += &line(r.clone());
     }
     s
+}
+
+/// `kernlearn methods`: the library's catalogue as a table, markdown or JSON.
+pub fn methods(markdown: bool, as_json: bool) {
+    use kernlearn::method::CATALOGUE;
+    if markdown {
+        print!("{}", kernlearn::MethodKind::markdown_table());
+        return;
+    }
+    if as_json {
+        let list: Vec<Value> = CATALOGUE
+            .iter()
+            .map(|i| {
+                json!({
+                    "name": i.name,
+                    "family": i.family.name(),
+                    "tasks": i.tasks.iter().map(|t| t.name()).collect::<Vec<_>>(),
+                    "summary": i.summary,
+                    "selection": i.selection,
+                    "options": i.options,
+                })
+            })
+            .collect();
+        println!("{}", json!({ "methods": list }));
+        return;
+    }
+    let rows: Vec<Vec<String>> = CATALOGUE
+        .iter()
+        .map(|i| {
+            let tasks: Vec<&str> = i.tasks.iter().map(|t| t.name()).collect();
+            vec![
+                i.name.to_string(),
+                i.family.name().to_string(),
+                tasks.join(", "),
+                i.summary.to_string(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table(&["method", "family", "tasks", "what it is"], &rows)
+    );
+    println!("\nOptions each method reads: `kernlearn methods --json`; others are refused.");
 }

@@ -29,15 +29,12 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The grid search settings for the model options of `model`.
-    pub fn settings(&self, model: &ModelArgs) -> Result<GridSettings> {
-        if model.kernel != "rbf" {
+    /// The grid search settings.
+    pub fn settings(&self) -> Result<GridSettings> {
+        if !(self.gram_mb >= 0.0 && self.gram_mb.is_finite()) {
             return Err(Error::param(
-                "kernel",
-                format!(
-                    "grid search tunes the Gaussian kernel (rbf), not `{}`",
-                    model.kernel
-                ),
+                "gram-mb",
+                format!("must be a finite size ≥ 0 MiB, got {}", self.gram_mb),
             ));
         }
         let defaults = Grid::default();

@@ -237,13 +237,19 @@ fn mkl_methods_fit_predict_and_report_kernel_weights() {
     let dir = scratch("mkl");
     for method in ["uniform", "mwumkl", "easymkl", "nystrom-linear"] {
         let model = dir.join(format!("{method}.json")).display().to_string();
+        // EasyMKL's trade-off is λ, not C: `-c` would be refused.
+        let trade_off = if method == "easymkl" {
+            ["--lambda", "0.1"]
+        } else {
+            ["-c", "4"]
+        };
         let common = [
             "--method",
             method,
             "--kernels",
             "family12@all;rbf(sigma=1)@[0,1]",
-            "-c",
-            "4",
+            trade_off[0],
+            trade_off[1],
         ];
         let fit = json_of(&run(&[
             &[

@@ -1,12 +1,11 @@
-//! The one interface every method implements, and the model file that stores any of them.
+//! The one interface every fitted model implements.
 //!
-//! Every method (the SVM family now; KNPL, DANK, MKL, … later) is a [`Estimator`]: it
-//! predicts, gives decision values and a [`FitSummary`]. [`AnyModel`] is the closed set of
-//! fitted methods the CLI and bindings dispatch on, and [`Pipeline`] pairs it with the
-//! scaler fitted on the training data. [`Pipeline::save`] / [`Pipeline::load`] write the
-//! documented JSON model format (see `docs/DESIGN.md`, "Model files").
+//! Every fitted method is an [`Estimator`]: it predicts, gives decision values and a
+//! [`FitSummary`]. [`AnyModel`] is the closed set of fitted methods the CLI and bindings
+//! dispatch on; [`crate::pipeline::Pipeline`] pairs it with the scaler fitted on the
+//! training data and is what model files store.
 
-use crate::data::{Features, Scaler};
+use crate::data::Features;
 use crate::localized::LocalizedModel;
 use crate::mkl::{MklModel, NystromLinearModel};
 use crate::nonparametric::DankModel;
@@ -15,7 +14,6 @@ use crate::nonparametric::ScalableDankModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// What a method predicts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +25,17 @@ pub enum Task {
     Regression,
     /// +1 inlier / −1 outlier.
     Novelty,
+}
+
+impl Task {
+    /// `classification`, `regression` or `novelty`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::Classification => "classification",
+            Task::Regression => "regression",
+            Task::Novelty => "novelty",
+        }
+    }
 }
 
 /// What fitting reported, uniform across methods (fields a method lacks stay `None`).
@@ -76,6 +85,11 @@ pub trait Estimator {
                 }
             }
         }
+    }
+    /// What a user should know about the fit (a solver stopped at its iteration cap,
+    /// …), one sentence each; empty when the fit went as intended.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
     }
     /// Class probabilities (in [`Estimator::classes`] order) from decision values; an
     /// error for methods without probability estimates.
@@ -135,6 +149,18 @@ impl Estimator for SvmModel {
 
     fn classes(&self) -> Vec<f64> {
         self.classes.clone()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        if !self.info.hit_max_iter {
+            return Vec::new();
+        }
+        vec![format!(
+            "the SMO solver stopped at its iteration cap ({} iterations in all) before \
+             reaching tolerance {}; the model may be poor (as LIBSVM warns: scale the \
+             features, or lower C)",
+            self.info.iterations, self.params.solver.tol
+        )]
     }
 
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
@@ -207,6 +233,9 @@ impl Estimator for AnyModel {
     fn classes(&self) -> Vec<f64> {
         self.inner().classes()
     }
+    fn warnings(&self) -> Vec<String> {
+        self.inner().warnings()
+    }
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
         self.inner().predict_from_decision(dec)
     }
@@ -215,108 +244,23 @@ impl Estimator for AnyModel {
     }
 }
 
-/// Identifies kernlearn model files.
-pub const MODEL_FORMAT: &str = "kernlearn-model";
-/// Version of the model file layout; bumped on incompatible changes.
-pub const MODEL_FORMAT_VERSION: u32 = 1;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::sandwich;
+    use crate::svm::SvmParams;
 
-/// A fitted model together with the scaler fitted on its training data: what `fit`
-/// saves and `predict` loads.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Pipeline {
-    /// Always [`MODEL_FORMAT`].
-    pub format: String,
-    /// [`MODEL_FORMAT_VERSION`] at writing time.
-    pub version: u32,
-    /// kernlearn version that wrote the file.
-    pub created_by: String,
-    /// Feature names seen at fit time.
-    pub feature_names: Vec<String>,
-    /// Scaling applied before the model.
-    pub scaler: Scaler,
-    /// The fitted method.
-    pub model: AnyModel,
-}
-
-impl Pipeline {
-    /// Wraps a fitted model and its scaler.
-    pub fn new(scaler: Scaler, model: AnyModel, feature_names: Vec<String>) -> Self {
-        Self {
-            format: MODEL_FORMAT.to_string(),
-            version: MODEL_FORMAT_VERSION,
-            created_by: format!("kernlearn {}", env!("CARGO_PKG_VERSION")),
-            feature_names,
-            scaler,
-            model,
-        }
-    }
-
-    /// Scales raw features as at fit time.
-    pub fn transform(&self, x: &Features) -> Result<Features> {
-        self.scaler.transform(x)
-    }
-
-    /// Predictions for raw (unscaled) features.
-    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.model.predict(&self.transform(x)?)
-    }
-
-    /// Decision values for raw (unscaled) features.
-    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.model.decision_function(&self.transform(x)?)
-    }
-
-    /// Writes the model as JSON. Written to a temporary file first, then renamed, so a
-    /// failed write never leaves half a model behind.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string(self).map_err(|e| Error::Model {
-            path: path.display().to_string(),
-            reason: format!("cannot serialise: {e}"),
-        })?;
-        let tmp = path.with_extension("kernlearn-tmp");
-        std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-    }
-
-    /// Reads a model written by [`Pipeline::save`]; a truncated, foreign or newer file
-    /// gets an error saying which.
-    pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Self::from_json(&text, &path.display().to_string())
-    }
-
-    /// Parses a model from JSON text (`source_name` is used in errors).
-    pub fn from_json(text: &str, source_name: &str) -> Result<Self> {
-        let err = |reason: String| Error::Model {
-            path: source_name.to_string(),
-            reason,
-        };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            if e.is_eof() {
-                err(format!(
-                    "truncated (the JSON ends early at line {}, column {})",
-                    e.line(),
-                    e.column()
-                ))
-            } else {
-                err(format!(
-                    "not a kernlearn model: invalid JSON at line {}, column {}: {e}",
-                    e.line(),
-                    e.column()
-                ))
-            }
-        })?;
-        match value.get("format").and_then(|f| f.as_str()) {
-            Some(MODEL_FORMAT) => {}
-            Some(other) => return Err(err(format!("not a kernlearn model (format `{other}`)"))),
-            None => return Err(err("not a kernlearn model (no `format` field)".into())),
-        }
-        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
-        if version != MODEL_FORMAT_VERSION as u64 {
-            return Err(err(format!(
-                "format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})"
-            )));
-        }
-        serde_json::from_value(value).map_err(|e| err(format!("malformed model: {e}")))
+    /// A solver stopped by its iteration cap says so; a converged one says nothing.
+    #[test]
+    fn an_iteration_cap_is_a_warning() {
+        let data = sandwich(120, 0.3, 3).unwrap();
+        let mut params = SvmParams::default();
+        let model = AnyModel::Svm(SvmModel::fit(&params, &data.x, &data.y).unwrap());
+        assert!(model.warnings().is_empty());
+        params.solver.max_iter = Some(3);
+        let model = AnyModel::Svm(SvmModel::fit(&params, &data.x, &data.y).unwrap());
+        let w = model.warnings();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("iteration cap"), "{w:?}");
     }
 }

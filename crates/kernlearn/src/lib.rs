@@ -7,8 +7,12 @@
 //! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
-//! - [`estimator`]: the one interface every method implements.
-//! - [`method`]: a method plus its hyper-parameter selection, what fit/evaluate/experiment run.
+//! - [`estimator`]: the one interface every fitted model implements ([`estimator::Estimator`]).
+//! - [`method`]: the method catalogue ([`method::MethodKind`]), the [`method::Learner`]
+//!   contract every family implements, and [`method::Method`], a method plus its
+//!   hyper-parameter selection.
+//! - [`pipeline`]: scaler + method, the one fitting path, and the model file.
+//! - [`experiment`]: the papers' repeated-split protocol over any method.
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
 //! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
@@ -19,10 +23,12 @@
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
 
+mod check;
 pub mod cluster;
 pub mod data;
 pub mod error;
 pub mod estimator;
+pub mod experiment;
 pub mod kernel;
 pub mod localized;
 pub mod method;
@@ -31,8 +37,12 @@ pub mod mkl;
 pub mod multiclass;
 pub mod neighbors;
 pub mod nonparametric;
+pub mod pipeline;
 pub mod plot;
 pub mod select;
 pub mod svm;
 
 pub use error::{Error, Result};
+pub use estimator::{AnyModel, Estimator, Task};
+pub use method::{Learner, Method, MethodKind, MethodOptions};
+pub use pipeline::{FittedPipeline, Pipeline};

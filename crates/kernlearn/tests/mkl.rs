@@ -6,7 +6,7 @@
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
 use kernlearn::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
-use kernlearn::estimator::{AnyModel, Estimator, Pipeline};
+use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
@@ -16,6 +16,7 @@ use kernlearn::mkl::{
 };
 use kernlearn::multiclass::class_groups;
 use kernlearn::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
+use kernlearn::Pipeline;
 use std::path::Path;
 
 /// A data set of the repository's `data/`, scaled to [0, 1], the first `n` rows.

@@ -3,12 +3,13 @@
 //! precomputed kernels), save/load round trips, and clear errors for bad input.
 
 use kernlearn::data::{Features, ScaleMode, Scaler};
-use kernlearn::estimator::{AnyModel, Pipeline};
+use kernlearn::estimator::AnyModel;
 use kernlearn::kernel::{FeatureKernel, Kernel, KernelSource};
 use kernlearn::svm::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_one_class, CSvcPath, DualSolution,
     SolverSettings, SvmModel, SvmParams, SvmPaths, SvmType,
 };
+use kernlearn::Pipeline;
 
 /// Two noisy Gaussian blobs in 2-D (deterministic).
 fn blobs(n: usize) -> (Features, Vec<f64>) {

@@ -17,6 +17,7 @@
 pub mod clmkl;
 pub mod gate;
 pub mod ldmkl;
+pub mod learner;
 pub mod lmkl;
 pub mod model;
 pub mod per_kernel;

@@ -16,6 +16,7 @@ pub mod base;
 pub mod easymkl;
 pub mod family;
 pub mod gilbert;
+pub mod learner;
 pub mod linear;
 pub mod machine;
 pub mod model;

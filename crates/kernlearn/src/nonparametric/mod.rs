@@ -13,6 +13,7 @@
 
 pub mod dank;
 pub mod knpl;
+pub mod learner;
 pub mod machine;
 pub mod projection;
 pub mod scalable;

@@ -537,9 +537,10 @@ mod tests {
     #[test]
     fn method_seam_selects_sigma_and_c_then_fits_per_cluster() {
         use crate::method::{GridSettings, Method, Progress};
+        use crate::nonparametric::learner::ScalableDankLearner;
         use crate::select::Grid;
         let (x, y) = blobs(80, [0.0, 0.0], [1.5, 1.5], 0.9, 11);
-        let method = Method::DankScalable {
+        let method = Method::DankScalable(ScalableDankLearner {
             params: params(3, None),
             search: Some(GridSettings {
                 grid: Grid {
@@ -551,9 +552,9 @@ mod tests {
                 ..GridSettings::default()
             }),
             auto_clusters: false,
-        };
+        });
         assert_eq!(method.name(), "DANK-scalable");
-        assert!(!method.is_regression() && !method.is_unsupervised());
+        assert_eq!(method.task(), crate::estimator::Task::Classification);
         let steps = std::sync::atomic::AtomicU64::new(0);
         let fitted = method
             .fit(&x, &y, 5, &|p| {

@@ -6,6 +6,7 @@
 //!   probabilities.
 
 pub(crate) mod cache;
+pub mod learner;
 pub mod model;
 pub mod probability;
 pub mod problem;

@@ -1,16 +1,19 @@
-//! The repeated-split experiment protocol of the papers' tables (METHODS.md §7):
+//! The repeated-split experiment protocol of the papers' tables (KNPL and DANK papers,
+//! section "Experiments"; Moeller 2017, §3.5 and §4.5):
 //! for each repeat `r` a seeded random split (seed `base_seed + r`; stratified for
 //! classification), a scaler fitted on the training part only, model selection and
 //! fitting on the training part, and train / test scores; then mean ± sample std over
 //! the repeats.
 //!
 //! The method is any [`Method`] (a kernel machine with fixed parameters or SVM-CV, or a
-//! kernel-learning method with its own selection): [`Method::run_split`] turns a scaled
-//! training part into predictions for the training and test points.
+//! kernel-learning method with its own selection), fitted on each training part by
+//! [`Pipeline::fit`], the same path as `kernlearn fit`.
 
-use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode, Scaler};
-use crate::method::{ChosenParams, Method, Progress};
+use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
+use crate::estimator::{Estimator, Task};
+use crate::method::{ChosenParams, Method, Progress, ProgressFn};
 use crate::metrics::{accuracy, mse, relative_squared_error};
+use crate::pipeline::Pipeline;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -149,7 +152,7 @@ impl Experiment {
     /// Train and test indices of repeat `r`.
     pub fn split(&self, data: &Dataset, r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
         let seed = self.seed.wrapping_add(r as u64);
-        if self.method.is_regression() {
+        if self.method.task() == Task::Regression {
             train_test_split(data.len(), self.test_fraction, seed)
         } else {
             stratified_split(&data.y, self.test_fraction, seed)
@@ -161,7 +164,7 @@ impl Experiment {
         &self,
         name: &str,
         data: &Dataset,
-        progress: &(dyn Fn(Progress) + Sync),
+        progress: ProgressFn,
     ) -> Result<ExperimentReport> {
         self.validate()?;
         if data.y.len() != data.len() || data.is_empty() {
@@ -169,7 +172,7 @@ impl Experiment {
                 "{name}: the experiment needs one label per sample"
             )));
         }
-        let regression = self.method.is_regression();
+        let regression = self.method.task() == Task::Regression;
         if regression {
             data.validate_regression()?;
         } else {
@@ -181,26 +184,26 @@ impl Experiment {
             let seed = self.seed.wrapping_add(r as u64);
             let (train_idx, test_idx) = self.split(data, r)?;
             let (train, test) = (data.subset(&train_idx), data.subset(&test_idx));
-            let scaler = Scaler::fit(self.scale, &train.x);
-            let train_x = scaler.transform(&train.x)?;
-            let test_x = scaler.transform(&test.x)?;
-            let out = self
-                .method
-                .run_split(&train_x, &train.y, &test_x, seed, progress)?;
+            let fitted = Pipeline::fit(self.scale, &self.method, &train, seed, progress)?;
+            let pipeline = &fitted.pipeline;
+            let train_pred = pipeline.predict(&train.x)?;
+            let start = Instant::now();
+            let test_pred = pipeline.predict(&test.x)?;
+            let predict_seconds = start.elapsed().as_secs_f64();
             runs.push(RepeatResult {
                 repeat: r,
                 seed,
                 n_train: train.len(),
                 n_test: test.len(),
-                train: scores(regression, &out.train_pred, &train.y)?,
-                test: scores(regression, &out.test_pred, &test.y)?,
+                train: scores(regression, &train_pred, &train.y)?,
+                test: scores(regression, &test_pred, &test.y)?,
                 train_indices: train_idx,
                 test_indices: test_idx,
-                chosen: out.chosen,
-                n_support: out.n_support,
-                select_seconds: out.select_seconds,
-                fit_seconds: out.fit_seconds,
-                predict_seconds: out.predict_seconds,
+                n_support: pipeline.model.summary().n_support.unwrap_or(0),
+                chosen: fitted.chosen,
+                select_seconds: fitted.select_seconds,
+                fit_seconds: fitted.fit_seconds,
+                predict_seconds,
             });
             progress(Progress::RepeatDone(r));
         }
@@ -355,6 +358,7 @@ mod tests {
     use crate::kernel::Kernel;
     use crate::method::GridSettings;
     use crate::select::Grid;
+    use crate::svm::learner::SvmLearner;
     use crate::svm::SvmParams;
     use crate::svm::SvmType;
 
@@ -390,10 +394,10 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
         };
-        let mut e = Experiment::new(Method::Svm {
+        let mut e = Experiment::new(Method::Svm(SvmLearner {
             params,
             search: Some(search),
-        });
+        }));
         e.repeats = 3;
         e.seed = 7;
         e
@@ -487,10 +491,10 @@ mod tests {
             kernel: Kernel::rbf_sigma(1.0).unwrap(),
             ..SvmParams::default()
         };
-        let mut exp = Experiment::new(Method::Svm {
+        let mut exp = Experiment::new(Method::Svm(SvmLearner {
             params,
             search: None,
-        });
+        }));
         exp.repeats = 2;
         let rep = exp.run("reg", &data, &|_| {}).unwrap();
         assert_eq!(rep.primary_metric, "rse");

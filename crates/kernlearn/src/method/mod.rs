@@ -1,0 +1,209 @@
+//! A learning method together with how its hyper-parameters are chosen: the one thing
+//! `kernlearn fit`, `evaluate`, `experiment` and the demo run.
+//!
+//! - [`catalogue`]: every method by name ([`MethodKind`], [`CATALOGUE`]): tasks, options,
+//!   a one-line description, and how it is built from [`MethodOptions`].
+//! - [`Learner`]: the contract each family implements in its own module (name, task,
+//!   progress steps, selection and fit → [`FittedMethod`]).
+//! - [`Method`]: the closed set of learners, for storage and dispatch; it delegates to
+//!   [`Learner`] the way [`AnyModel`] delegates to [`crate::estimator::Estimator`].
+//! - [`selection`]: the two selection shapes the learners share (SVM-CV first; a
+//!   candidate list scored by k-fold CV).
+//!
+//! Fitting a scaler and a method on a dataset is [`crate::pipeline::Pipeline::fit`].
+
+pub mod catalogue;
+pub mod options;
+pub mod selection;
+
+pub use catalogue::{Family, MethodInfo, MethodKind, CATALOGUE};
+pub use options::{GridSettings, MethodOptions, OptionSpec, OptionValue, SolverChoice, OPTIONS};
+pub use selection::select_candidate;
+
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::kernel::Kernel;
+use crate::localized::learner::LocalizedLearner;
+use crate::mkl::learner::{MklLearner, NystromLinearLearner};
+use crate::nonparametric::learner::{DankLearner, KnplLearner, ScalableDankLearner};
+use crate::nonparametric::Trace;
+use crate::select::Selection;
+use crate::svm::learner::SvmLearner;
+use crate::svm::SvmParams;
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Progress of a fit or an experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold;
+    /// scalable DANK: also one cluster).
+    Step,
+    /// Repeat `r` (0-based) of an experiment finished.
+    RepeatDone(usize),
+}
+
+/// The progress callback every fit takes.
+pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
+
+/// Hyper-parameters a fit used (selected or given).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChosenParams {
+    /// Gaussian width σ (`exp(−‖x−x'‖²/σ²)`), when the kernel is Gaussian.
+    pub sigma: Option<f64>,
+    /// Trade-off C.
+    pub c: Option<f64>,
+    /// SVR tube width ε (regression).
+    pub epsilon: Option<f64>,
+    /// Cross-validated score of the chosen point (accuracy or MSE), when selected.
+    pub cv_score: Option<f64>,
+    /// Method-specific values (KNPL's γ, DANK's τ and η, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, f64>,
+}
+
+impl ChosenParams {
+    /// σ (of a Gaussian kernel), C and ε.
+    pub fn of(kernel: &Kernel, c: f64, epsilon: Option<f64>) -> Self {
+        Self {
+            sigma: match kernel {
+                Kernel::Rbf { gamma } => Some(1.0 / gamma.sqrt()),
+                _ => None,
+            },
+            c: Some(c),
+            epsilon,
+            ..Self::default()
+        }
+    }
+
+    /// σ, C and ε of an SVM parameter set.
+    pub fn of_svm(params: &SvmParams) -> Self {
+        let eps = params.svm_type.is_regressor().then_some(params.epsilon);
+        Self::of(&params.kernel, params.c, eps)
+    }
+}
+
+/// What [`Method::fit`] returns.
+#[derive(Clone, Debug)]
+pub struct FittedMethod {
+    /// The fitted model.
+    pub model: AnyModel,
+    /// The hyper-parameters used.
+    pub chosen: ChosenParams,
+    /// The grid search record, when one ran.
+    pub selection: Option<Selection>,
+    /// Seconds spent selecting hyper-parameters (0 without selection).
+    pub select_seconds: f64,
+    /// Seconds fitting the final model.
+    pub fit_seconds: f64,
+    /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
+    pub trace: Option<Trace>,
+}
+
+/// The contract every learning method implements in its own module: what it fits and
+/// how it selects its hyper-parameters and fits on scaled training data.
+pub trait Learner: Send + Sync {
+    /// The papers' name (`SVM-CV`, `KNPL`, `MWUMKL`, …).
+    fn name(&self) -> String;
+    /// What it fits.
+    fn task(&self) -> Task;
+    /// How many [`Progress::Step`] events one fit emits.
+    fn steps(&self) -> u64;
+    /// Selects hyper-parameters (when the learner has a search) and fits on the scaled
+    /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
+    fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
+        -> Result<FittedMethod>;
+}
+
+/// A method and its hyper-parameter selection: one learner of each family.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Method {
+    /// A kernel machine on a fixed kernel, optionally with SVM-CV / SVR-CV.
+    Svm(SvmLearner),
+    /// KNPL (`G ⊙ K`).
+    Knpl(KnplLearner),
+    /// DANK-SVM / DANK-SVR (`F ⊙ K`).
+    Dank(DankLearner),
+    /// UNIFORM, MWUMKL or EasyMKL on a kernel family.
+    Mkl(MklLearner),
+    /// LIBLINEAR+: Nyström features of every base kernel and a linear SVM.
+    NystromLinear(NystromLinearLearner),
+    /// Scalable DANK (k-means clusters, one DANK machine each).
+    DankScalable(ScalableDankLearner),
+    /// Localized MKL: LMKL, C-LMKL, SWMKL or LD-MKL.
+    Localized(LocalizedLearner),
+}
+
+impl Method {
+    /// The learner this method delegates to.
+    pub fn learner(&self) -> &dyn Learner {
+        match self {
+            Method::Svm(l) => l,
+            Method::Knpl(l) => l,
+            Method::Dank(l) => l,
+            Method::Mkl(l) => l,
+            Method::NystromLinear(l) => l,
+            Method::DankScalable(l) => l,
+            Method::Localized(l) => l,
+        }
+    }
+
+    /// Method `kind` for `data` from `options` (unset options take the paper's
+    /// defaults), selecting its hyper-parameters by `search` when given. Options the
+    /// method does not read are an error.
+    pub fn build(
+        kind: MethodKind,
+        options: &MethodOptions,
+        data: &Dataset,
+        search: Option<GridSettings>,
+    ) -> Result<Method> {
+        kind.check_options(options)?;
+        (kind.info().build)(kind, options, data, search)
+    }
+
+    /// Method `kind` for `data` with every default, seeded by `seed`.
+    pub fn defaults(
+        kind: MethodKind,
+        data: &Dataset,
+        search: Option<GridSettings>,
+        seed: u64,
+    ) -> Result<Method> {
+        let options = MethodOptions {
+            seed,
+            ..MethodOptions::default()
+        };
+        Self::build(kind, &options, data, search)
+    }
+
+    /// The papers' name: `SVM-CV` / `SVR-CV` with a search, else the formulation
+    /// (`c-svc`, `epsilon-svr`, …), `KNPL`, `MWUMKL`, ….
+    pub fn name(&self) -> String {
+        self.learner().name()
+    }
+
+    /// What the method fits.
+    pub fn task(&self) -> Task {
+        self.learner().task()
+    }
+
+    /// How many [`Progress::Step`] events one fit emits.
+    pub fn steps(&self) -> u64 {
+        self.learner().steps()
+    }
+
+    /// Selects hyper-parameters (when the method has a search) and fits on the scaled
+    /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
+    pub fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.learner().fit(x, y, seed, progress)
+    }
+}

@@ -1,0 +1,238 @@
+//! The multiple-kernel methods as [`Learner`]s: UNIFORM, MWUMKL, EasyMKL and LIBLINEAR+
+//! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
+
+use super::{
+    EasyMklParams, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, NystromLinearModel,
+    NystromLinearParams, UniformParams,
+};
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::method::selection::best_candidate;
+use crate::method::{
+    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
+    ProgressFn,
+};
+use crate::svm::SvmType;
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// The base kernels of the thesis's MKL experiments: its 12 kernels on every feature.
+pub const DEFAULT_FAMILY: &str = "family12@each";
+
+/// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search`, the
+/// trade-off is chosen by stratified k-fold CV ([`MklParams::trade_off_candidates`]:
+/// C ∈ the grid's Cs for UNIFORM and MWUMKL, λ ∈ {0.1, …, 1} for EasyMKL); the kernels
+/// and MWUMKL's ε stay as given.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MklLearner {
+    /// Method, its parameters and the base kernels.
+    pub params: MklParams,
+    /// Folds and the C values of the CV; `None` fits `params` as they are.
+    #[serde(default)]
+    pub search: Option<GridSettings>,
+}
+
+/// LIBLINEAR+: Nyström features of every base kernel and a linear SVM
+/// ([`NystromLinearModel`]); the landmark draw is seeded by the fit's seed. With
+/// `search`, the linear SVM's C is chosen by stratified k-fold CV over the grid's Cs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NystromLinearLearner {
+    /// Kernels, landmarks and the linear SVM.
+    pub params: NystromLinearParams,
+    /// Folds and the C values of the CV; `None` fits `params` as they are.
+    #[serde(default)]
+    pub search: Option<GridSettings>,
+}
+
+/// The base kernels `options.kernels` names (or `default`), checked against `data`.
+pub(crate) fn family_of(
+    options: &MethodOptions,
+    default: &str,
+    data: &Dataset,
+) -> Result<KernelFamily> {
+    let family = KernelFamily::from_spec_or_file(options.kernels.as_deref().unwrap_or(default))?;
+    family.validate(data.x.n_cols())?;
+    Ok(family)
+}
+
+/// Catalogue builder of `uniform`, `mwumkl`, `easymkl` and `nystrom-linear`.
+pub(crate) fn build(
+    kind: MethodKind,
+    options: &MethodOptions,
+    data: &Dataset,
+    search: Option<GridSettings>,
+) -> Result<Method> {
+    let family = family_of(options, DEFAULT_FAMILY, data)?;
+    let base = options.svm_params(SvmType::CSvc, data.x.n_cols())?;
+    let method = match kind {
+        MethodKind::Uniform => MklMethod::Uniform(UniformParams {
+            c: base.c,
+            solver: base.solver,
+        }),
+        MethodKind::Mwumkl => {
+            let defaults = MwumklParams::default();
+            MklMethod::Mwumkl(MwumklParams {
+                epsilon: options.mwu_epsilon.unwrap_or(defaults.epsilon),
+                c: Some(base.c),
+                ..defaults
+            })
+        }
+        MethodKind::Easymkl => {
+            let defaults = EasyMklParams::default();
+            MklMethod::EasyMkl(EasyMklParams {
+                lambda: options.lambda.unwrap_or(defaults.lambda),
+                ..defaults
+            })
+        }
+        _ => {
+            let mut params = NystromLinearParams::new(family, options.landmarks.unwrap_or(150));
+            params.svm.c = base.c;
+            params.validate()?;
+            return Ok(Method::NystromLinear(NystromLinearLearner {
+                params,
+                search,
+            }));
+        }
+    };
+    method.validate()?;
+    Ok(Method::Mkl(MklLearner {
+        params: MklParams { method, family },
+        search,
+    }))
+}
+
+impl Learner for MklLearner {
+    fn name(&self) -> String {
+        match self.params.method {
+            MklMethod::Uniform(_) => "UNIFORM".into(),
+            MklMethod::Mwumkl(_) => "MWUMKL".into(),
+            MklMethod::EasyMkl(_) => "EasyMKL".into(),
+        }
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        self.search.as_ref().map_or(0, |s| {
+            (self.params.trade_off_candidates(&s.grid).len() * s.folds) as u64
+        })
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let (params, cv_score, select_seconds) = match &self.search {
+            Some(s) => {
+                let candidates = self
+                    .params
+                    .trade_off_candidates(&s.grid)
+                    .into_iter()
+                    .map(|v| MklLearner {
+                        params: self.params.with_trade_off(v),
+                        search: None,
+                    })
+                    .collect();
+                let best = best_candidate(candidates, s, x, y, seed, progress)?;
+                (best.chosen.params, Some(best.score), best.seconds)
+            }
+            None => (self.params.clone(), None, 0.0),
+        };
+        let mut chosen = ChosenParams {
+            cv_score,
+            ..ChosenParams::default()
+        };
+        match &params.method {
+            MklMethod::Uniform(p) => chosen.c = Some(p.c),
+            MklMethod::Mwumkl(p) => {
+                chosen.c = p.c;
+                chosen.other.insert("eps".into(), p.epsilon);
+            }
+            MklMethod::EasyMkl(p) => {
+                chosen.other.insert("lambda".into(), p.lambda);
+            }
+        }
+        let start = Instant::now();
+        let model = MklModel::fit(&params, x, y)?;
+        Ok(FittedMethod {
+            model: AnyModel::Mkl(model),
+            chosen,
+            selection: None,
+            select_seconds,
+            fit_seconds: start.elapsed().as_secs_f64(),
+            trace: None,
+        })
+    }
+}
+
+impl Learner for NystromLinearLearner {
+    fn name(&self) -> String {
+        "LIBLINEAR+".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        self.search
+            .as_ref()
+            .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64)
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let mut params = self.params.clone();
+        params.seed = seed;
+        let (cv_score, select_seconds) = match &self.search {
+            Some(s) => {
+                let candidates = s
+                    .grid
+                    .cs
+                    .iter()
+                    .map(|&c| {
+                        let mut p = params.clone();
+                        p.svm.c = c;
+                        NystromLinearLearner {
+                            params: p,
+                            search: None,
+                        }
+                    })
+                    .collect();
+                let best = best_candidate(candidates, s, x, y, seed, progress)?;
+                params = best.chosen.params;
+                (Some(best.score), best.seconds)
+            }
+            None => (None, 0.0),
+        };
+        let mut chosen = ChosenParams {
+            c: Some(params.svm.c),
+            cv_score,
+            ..ChosenParams::default()
+        };
+        chosen
+            .other
+            .insert("landmarks".into(), params.landmarks as f64);
+        let start = Instant::now();
+        let model = NystromLinearModel::fit(&params, x, y)?;
+        Ok(FittedMethod {
+            model: AnyModel::NystromLinear(model),
+            chosen,
+            selection: None,
+            select_seconds,
+            fit_seconds: start.elapsed().as_secs_f64(),
+            trace: None,
+        })
+    }
+}

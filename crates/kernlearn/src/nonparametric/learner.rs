@@ -1,0 +1,317 @@
+//! KNPL, DANK and scalable DANK as [`Learner`]s: each takes σ, C (and ε) from the
+//! papers' SVM-CV / SVR-CV first when a search is set, then learns its Gram matrix.
+
+use super::dank::{dank_search_base, DankModel, DankParams, DankSettings};
+use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use super::scalable::{ScalableDankModel, ScalableDankParams};
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::method::selection::svm_cv;
+use crate::method::{
+    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
+    ProgressFn,
+};
+use crate::svm::{SvmParams, SvmType};
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// KNPL (`G ⊙ K`): `params` as given, or σ, C by SVM-CV and then γ by k-fold CV
+/// ([`KnplSearch`]) when `search` is set.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KnplLearner {
+    /// Base kernel, C, γ and the ADMM / outer-loop settings.
+    pub params: KnplParams,
+    /// SVM-CV grid and folds of the σ, C stage (the γ stage uses the same folds).
+    pub search: Option<GridSettings>,
+    /// Without a search: set γ to the reference γ₀ of the data
+    /// ([`crate::nonparametric::knpl::gamma_reference`]) instead of `params.gamma`.
+    #[serde(default)]
+    pub auto_gamma: bool,
+}
+
+/// DANK-SVM / DANK-SVR (`F ⊙ K`): `params` as given, or with σ, C (and ε) from SVM-CV /
+/// SVR-CV when `search` is set; τ and η from `params.settings` (the papers: τ = 0.01,
+/// η = ‖α_SVM‖²).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DankLearner {
+    /// Task, base kernel, C, ε and the solver settings.
+    pub params: DankParams,
+    /// Grid search of the σ, C (, ε) stage.
+    pub search: Option<GridSettings>,
+}
+
+/// Scalable DANK (section 5 of the DANK paper, [`ScalableDankModel`]): k-means clusters,
+/// one box-only τ = 0 DANK subproblem per cluster. `params` as given, or with σ, C from
+/// SVM-CV when `search` is set; the k-means seed is the fit's seed. Binary only.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScalableDankLearner {
+    /// Base kernel, C, η, number of clusters and the subproblem solver settings.
+    pub params: ScalableDankParams,
+    /// Grid search of the σ, C stage.
+    pub search: Option<GridSettings>,
+    /// Set the number of clusters to [`ScalableDankParams::default_clusters`] of the rows
+    /// the fit receives (so a split's training part, not the whole file, decides it).
+    #[serde(default)]
+    pub auto_clusters: bool,
+}
+
+/// Catalogue builder of `knpl`, `dank`, `dank-svr` and `dank-scalable`.
+pub(crate) fn build(
+    kind: MethodKind,
+    options: &MethodOptions,
+    data: &Dataset,
+    search: Option<GridSettings>,
+) -> Result<Method> {
+    options.check_searchable_kernel(search.as_ref())?;
+    let svr = kind == MethodKind::DankSvr;
+    let svm_type = if svr {
+        SvmType::EpsilonSvr
+    } else {
+        SvmType::CSvc
+    };
+    let base = options.svm_params(svm_type, data.x.n_cols())?;
+    match kind {
+        MethodKind::Knpl => {
+            let params = KnplParams {
+                kernel: base.kernel,
+                c: base.c,
+                gamma: options.knpl_gamma.unwrap_or(1.0),
+                solver: base.solver,
+                ..KnplParams::default()
+            };
+            params.validate()?;
+            Ok(Method::Knpl(KnplLearner {
+                params,
+                search,
+                auto_gamma: options.knpl_gamma.is_none(),
+            }))
+        }
+        MethodKind::DankScalable => {
+            let settings = DankSettings {
+                tau: 0.0,
+                ..dank_settings(options, &base)?
+            };
+            Ok(Method::DankScalable(ScalableDankLearner {
+                params: ScalableDankParams {
+                    kernel: base.kernel,
+                    c: base.c,
+                    eta: options.eta,
+                    clusters: options
+                        .clusters
+                        .unwrap_or_else(|| ScalableDankParams::default_clusters(data.len())),
+                    seed: options.seed,
+                    settings,
+                },
+                search,
+                auto_clusters: options.clusters.is_none(),
+            }))
+        }
+        _ => Ok(Method::Dank(DankLearner {
+            params: DankParams {
+                task: if svr {
+                    Task::Regression
+                } else {
+                    Task::Classification
+                },
+                settings: dank_settings(options, &base)?,
+                kernel: base.kernel,
+                c: base.c,
+                epsilon: base.epsilon,
+            },
+            search,
+        })),
+    }
+}
+
+/// τ, η, the scheme, the step rule and the SVM solver settings of a DANK fit.
+fn dank_settings(options: &MethodOptions, base: &SvmParams) -> Result<DankSettings> {
+    let defaults = DankSettings::default();
+    let settings = DankSettings {
+        tau: options.tau.unwrap_or(defaults.tau),
+        eta: options.eta,
+        scheme: options.dank_scheme.unwrap_or(defaults.scheme),
+        step: options.dank_step.unwrap_or(defaults.step),
+        svm_solver: base.solver,
+        ..defaults
+    };
+    settings.validate()?;
+    Ok(settings)
+}
+
+impl Learner for KnplLearner {
+    fn name(&self) -> String {
+        "KNPL".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        self.search.as_ref().map_or(0, GridSettings::steps)
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let start = Instant::now();
+        let (params, chosen, selection) = match &self.search {
+            Some(s) => {
+                let mut ks = KnplSearch::new(self.params.clone(), seed);
+                ks.grid = s.grid.clone();
+                ks.folds = s.folds;
+                ks.gram_budget_bytes = s.gram_budget_bytes;
+                let base = SvmParams {
+                    solver: self.params.solver,
+                    ..SvmParams::default()
+                };
+                let svm = svm_cv(s, &base, x, y, seed, progress)?;
+                let sel = ks.run_with_svm(x, y, svm.chosen)?;
+                let mut chosen = ChosenParams::of(&sel.params.kernel, sel.params.c, None);
+                chosen.cv_score = Some(sel.best.score);
+                chosen.other.insert("gamma".into(), sel.best.gamma);
+                chosen.other.insert("gamma_scale".into(), sel.best.scale);
+                (sel.params, chosen, Some(sel.svm))
+            }
+            None => {
+                let mut params = self.params.clone();
+                if self.auto_gamma {
+                    params.gamma = gamma_reference(&params, x, y)?;
+                }
+                let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+                chosen.other.insert("gamma".into(), params.gamma);
+                (params, chosen, None)
+            }
+        };
+        let select_seconds = if selection.is_some() {
+            start.elapsed().as_secs_f64()
+        } else {
+            0.0
+        };
+        let start = Instant::now();
+        let (model, trace) = KnplModel::fit(&params, x, y)?;
+        Ok(FittedMethod {
+            model: AnyModel::Knpl(model),
+            chosen,
+            selection,
+            select_seconds,
+            fit_seconds: start.elapsed().as_secs_f64(),
+            trace: Some(trace),
+        })
+    }
+}
+
+impl Learner for DankLearner {
+    fn name(&self) -> String {
+        match self.params.task {
+            Task::Regression => "DANK-SVR".into(),
+            _ => "DANK".into(),
+        }
+    }
+
+    fn task(&self) -> Task {
+        self.params.task
+    }
+
+    fn steps(&self) -> u64 {
+        self.search.as_ref().map_or(0, GridSettings::steps)
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let mut params = self.params.clone();
+        let selected = match &self.search {
+            Some(s) => {
+                let base = dank_search_base(params.task, &params.settings)?;
+                let sel = svm_cv(s, &base, x, y, seed, progress)?;
+                params.kernel = sel.chosen.params.kernel.clone();
+                params.c = sel.chosen.params.c;
+                params.epsilon = sel.chosen.params.epsilon;
+                Some(sel)
+            }
+            None => None,
+        };
+        let eps = (params.task == Task::Regression).then_some(params.epsilon);
+        let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
+        chosen.cv_score = selected.as_ref().map(|s| s.score);
+        chosen.other.insert("tau".into(), params.settings.tau);
+        let start = Instant::now();
+        let (model, traces) = DankModel::fit_traced(&params, x, y)?;
+        if let Some(info) = model.info.first() {
+            chosen.other.insert("eta".into(), info.eta);
+        }
+        Ok(FittedMethod {
+            model: AnyModel::Dank(model),
+            chosen,
+            select_seconds: selected.as_ref().map_or(0.0, |s| s.seconds),
+            selection: selected.map(|s| s.chosen),
+            fit_seconds: start.elapsed().as_secs_f64(),
+            // The first class pair's (or the regressor's) iterations.
+            trace: traces.into_iter().next(),
+        })
+    }
+}
+
+impl Learner for ScalableDankLearner {
+    fn name(&self) -> String {
+        "DANK-scalable".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        self.search.as_ref().map_or(0, GridSettings::steps) + self.params.clusters as u64
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let mut params = self.params.clone();
+        params.seed = seed;
+        if self.auto_clusters {
+            params.clusters = ScalableDankParams::default_clusters(x.n_rows());
+        }
+        let selected = match &self.search {
+            Some(s) => {
+                let base = dank_search_base(Task::Classification, &params.settings)?;
+                let sel = svm_cv(s, &base, x, y, seed, progress)?;
+                params.kernel = sel.chosen.params.kernel.clone();
+                params.c = sel.chosen.params.c;
+                Some(sel)
+            }
+            None => None,
+        };
+        let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+        chosen.cv_score = selected.as_ref().map(|s| s.score);
+        let start = Instant::now();
+        let model =
+            ScalableDankModel::fit_with_progress(&params, x, y, &|| progress(Progress::Step))?;
+        chosen
+            .other
+            .insert("clusters".into(), model.clusters.len() as f64);
+        Ok(FittedMethod {
+            model: AnyModel::DankScalable(model),
+            chosen,
+            select_seconds: selected.as_ref().map_or(0.0, |s| s.seconds),
+            selection: selected.map(|s| s.chosen),
+            fit_seconds: start.elapsed().as_secs_f64(),
+            trace: None,
+        })
+    }
+}

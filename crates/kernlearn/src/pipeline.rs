@@ -1,0 +1,167 @@
+//! A fitted model with the scaler fitted on its training data: the one fitting path
+//! ([`Pipeline::fit`], used by `kernlearn fit`, `evaluate`, `select`, the demo and
+//! [`crate::experiment::Experiment`]) and the model file ([`Pipeline::save`] /
+//! [`Pipeline::load`], the JSON format documented in `docs/DESIGN.md`, "Model files").
+
+use crate::data::{Dataset, Features, ScaleMode, Scaler};
+use crate::estimator::{AnyModel, Estimator, Task};
+use crate::method::{ChosenParams, Method, ProgressFn};
+use crate::nonparametric::Trace;
+use crate::select::Selection;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Identifies kernlearn model files.
+pub const MODEL_FORMAT: &str = "kernlearn-model";
+/// Version of the model file layout; bumped on incompatible changes.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// A fitted model together with the scaler fitted on its training data: what `fit`
+/// saves and `predict` loads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pipeline {
+    /// Always [`MODEL_FORMAT`].
+    pub format: String,
+    /// [`MODEL_FORMAT_VERSION`] at writing time.
+    pub version: u32,
+    /// kernlearn version that wrote the file.
+    pub created_by: String,
+    /// Feature names seen at fit time.
+    pub feature_names: Vec<String>,
+    /// Scaling applied before the model.
+    pub scaler: Scaler,
+    /// The fitted method.
+    pub model: AnyModel,
+}
+
+impl Pipeline {
+    /// Wraps a fitted model and its scaler.
+    pub fn new(scaler: Scaler, model: AnyModel, feature_names: Vec<String>) -> Self {
+        Self {
+            format: MODEL_FORMAT.to_string(),
+            version: MODEL_FORMAT_VERSION,
+            created_by: format!("kernlearn {}", env!("CARGO_PKG_VERSION")),
+            feature_names,
+            scaler,
+            model,
+        }
+    }
+
+    /// Scales raw features as at fit time.
+    pub fn transform(&self, x: &Features) -> Result<Features> {
+        self.scaler.transform(x)
+    }
+
+    /// Predictions for raw (unscaled) features.
+    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        self.model.predict(&self.transform(x)?)
+    }
+
+    /// Decision values for raw (unscaled) features.
+    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.model.decision_function(&self.transform(x)?)
+    }
+
+    /// Writes the model as JSON. Written to a temporary file first, then renamed, so a
+    /// failed write never leaves half a model behind.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string(self).map_err(|e| Error::Model {
+            path: path.display().to_string(),
+            reason: format!("cannot serialise: {e}"),
+        })?;
+        let tmp = path.with_extension("kernlearn-tmp");
+        std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    }
+
+    /// Reads a model written by [`Pipeline::save`]; a truncated, foreign or newer file
+    /// gets an error saying which.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Parses a model from JSON text (`source_name` is used in errors).
+    pub fn from_json(text: &str, source_name: &str) -> Result<Self> {
+        let err = |reason: String| Error::Model {
+            path: source_name.to_string(),
+            reason,
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            if e.is_eof() {
+                err(format!(
+                    "truncated (the JSON ends early at line {}, column {})",
+                    e.line(),
+                    e.column()
+                ))
+            } else {
+                err(format!(
+                    "not a kernlearn model: invalid JSON at line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ))
+            }
+        })?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(MODEL_FORMAT) => {}
+            Some(other) => return Err(err(format!("not a kernlearn model (format `{other}`)"))),
+            None => return Err(err("not a kernlearn model (no `format` field)".into())),
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version != MODEL_FORMAT_VERSION as u64 {
+            return Err(err(format!(
+                "format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})"
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| err(format!("malformed model: {e}")))
+    }
+}
+
+/// What [`Pipeline::fit`] returns: the pipeline and what its fit reported.
+#[derive(Clone, Debug)]
+pub struct FittedPipeline {
+    /// Scaler and model, ready to predict or save.
+    pub pipeline: Pipeline,
+    /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
+    pub trace: Option<Trace>,
+    /// The hyper-parameters used (selected or given).
+    pub chosen: ChosenParams,
+    /// The grid search record, when one ran.
+    pub selection: Option<Selection>,
+    /// Seconds spent selecting hyper-parameters (0 without selection).
+    pub select_seconds: f64,
+    /// Seconds fitting the final model.
+    pub fit_seconds: f64,
+}
+
+impl Pipeline {
+    /// Checks `train` for `method`'s task, fits the `scale` scaler on it and then the
+    /// method (with its selection) on the scaled features, seeded by `seed`.
+    pub fn fit(
+        scale: ScaleMode,
+        method: &Method,
+        train: &Dataset,
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedPipeline> {
+        match method.task() {
+            Task::Classification => {
+                train.validate_classification()?;
+            }
+            Task::Regression => train.validate_regression()?,
+            Task::Novelty => {}
+        }
+        let scaler = Scaler::fit(scale, &train.x);
+        let x = scaler.transform(&train.x)?;
+        let fitted = method.fit(&x, &train.y, seed, progress)?;
+        Ok(FittedPipeline {
+            pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
+            trace: fitted.trace,
+            chosen: fitted.chosen,
+            selection: fitted.selection,
+            select_seconds: fitted.select_seconds,
+            fit_seconds: fitted.fit_seconds,
+        })
+    }
+}
