@@ -6,6 +6,7 @@
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
 //! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
+//! - [`linalg`]: symmetric eigendecomposition, PSD projection, eigenvalue shrinkage.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
 //! - [`estimator`]: the one interface every method implements.
 //! - [`method`]: a method plus its hyper-parameter selection, what fit/evaluate/experiment run.
@@ -24,6 +25,7 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod kernel;
+pub mod linalg;
 pub mod localized;
 pub mod method;
 pub mod metrics;
