@@ -20,12 +20,13 @@ use faer::Mat;
 use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, ScaleMode, Scaler,
 };
-use kernlearn::estimator::{Estimator, Task};
-use kernlearn::kernel::PrecomputedKernel;
+use kernlearn::estimator::{AnyModel, Estimator, Task};
+use kernlearn::kernel::{Kernel, PrecomputedKernel};
+use kernlearn::method::{GridSettings, Method};
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::dank::{
-    adaptive_matrix, select_and_fit_dank, DankModel, DankParams, DankProblem, DankSettings, Dual,
-    EigenRoute, Scheme, StepRule,
+    adaptive_matrix, DankModel, DankParams, DankProblem, DankSettings, Dual, EigenRoute, Scheme,
+    StepRule,
 };
 use kernlearn::select::GridSearch;
 use kernlearn::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
@@ -243,10 +244,27 @@ fn accuracy_table(repeats: usize, paths: &[String]) -> Res<()> {
                 _ => stratified_split(&data.y, 0.5, r)?,
             };
             let (train, test) = scaled(&data.subset(&tr), &data.subset(&te))?;
+            // SVM-CV / SVR-CV (default grid, 5 folds, fold seed r) picks σ, C (and ε); the
+            // kernel, C and ε below are placeholders the search replaces.
+            let method = Method::Dank {
+                params: DankParams {
+                    task,
+                    kernel: Kernel::rbf_gamma(1.0)?,
+                    c: 1.0,
+                    epsilon: 0.0,
+                    settings: DankSettings::default(),
+                },
+                search: Some(GridSettings::default()),
+            };
             let t = Instant::now();
-            let (sel, dank) =
-                select_and_fit_dank(&train.x, &train.y, task, r, &DankSettings::default())?;
+            let fitted = method.fit(&train.x, &train.y, r, &|_| {})?;
             secs.push(t.elapsed().as_secs_f64());
+            let sel = fitted
+                .selection
+                .ok_or("DANK: the grid search did not run")?;
+            let AnyModel::Dank(dank) = fitted.model else {
+                return Err("DANK: Method::Dank returned another model".into());
+            };
             let svm = SvmModel::fit(&sel.params, &train.x, &train.y)?;
             let (sp, dp) = (svm.predict(&test.x)?, dank.predict(&test.x)?);
             let score = |p: &[f64]| match task {

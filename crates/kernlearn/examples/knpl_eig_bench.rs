@@ -1,5 +1,5 @@
 use faer::{Mat, Par};
-use kernlearn::nonparametric::{project_psd, symmetric_eigen};
+use kernlearn::linalg::{project_psd, symmetric_eigen};
 use std::time::Instant;
 
 fn main() {

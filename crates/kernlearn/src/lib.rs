@@ -6,6 +6,7 @@
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
 //! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
+//! - [`linalg`]: symmetric eigendecomposition, PSD projection, eigenvalue shrinkage.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
 //! - [`estimator`]: the one interface every fitted model implements ([`estimator::Estimator`]).
 //! - [`method`]: the method catalogue ([`method::MethodKind`]), the [`method::Learner`]
@@ -30,6 +31,7 @@ pub mod error;
 pub mod estimator;
 pub mod experiment;
 pub mod kernel;
+pub mod linalg;
 pub mod localized;
 pub mod method;
 pub mod metrics;

@@ -5,8 +5,7 @@
 //! - [`Kernel::gram`], [`Kernel::cross`]: parallel Gram (`n × n`) and cross (`test × train`)
 //!   matrices as `faer::Mat<f64>`; [`normalize_trace`], [`normalize_cosine`] and their
 //!   `_cross` versions.
-//! - [`FeatureKernel`], [`PrecomputedKernel`], [`AnyKernelSource`]: [`KernelSource`]s
-//!   for the SMO solver.
+//! - [`FeatureKernel`], [`PrecomputedKernel`]: [`KernelSource`]s for the SMO solver.
 //! - [`KernelOnFeatures`], [`per_feature`]: kernels on feature subsets (for MKL).
 
 mod functions;
@@ -22,7 +21,7 @@ pub use matrix::{
     normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross, trace_factor,
 };
 pub(crate) use source::fill_row_chunked;
-pub use source::{AnyKernelSource, FeatureKernel, PrecomputedKernel};
+pub use source::{FeatureKernel, PrecomputedKernel};
 pub use subset::{per_feature, KernelOnFeatures};
 
 /// Kernel entries as the SMO solver reads them: one row at a time, for a chosen set of

@@ -344,53 +344,6 @@ impl KernelSource for PrecomputedKernel {
     }
 }
 
-/// Either kind of source, chosen by [`Kernel::source`]; a sized type so solvers that
-/// are generic over `K: KernelSource` accept it.
-#[derive(Clone, Debug)]
-pub enum AnyKernelSource<'a> {
-    /// Rows computed from features.
-    Features(FeatureKernel<'a>),
-    /// Rows read from a Gram matrix.
-    Precomputed(PrecomputedKernel),
-}
-
-impl Kernel {
-    /// The [`KernelSource`] of this kernel on training data `x`: a [`FeatureKernel`], or,
-    /// for `Precomputed`, a [`PrecomputedKernel`] whose rows are the rows of `x`.
-    pub fn source<'a>(&self, x: &'a Features) -> Result<AnyKernelSource<'a>> {
-        if self.is_precomputed() {
-            Ok(AnyKernelSource::Precomputed(
-                PrecomputedKernel::from_features(x)?,
-            ))
-        } else {
-            Ok(AnyKernelSource::Features(FeatureKernel::new(self, x)?))
-        }
-    }
-}
-
-impl KernelSource for AnyKernelSource<'_> {
-    fn len(&self) -> usize {
-        match self {
-            AnyKernelSource::Features(k) => k.len(),
-            AnyKernelSource::Precomputed(k) => k.len(),
-        }
-    }
-
-    fn diag(&self, i: usize) -> f64 {
-        match self {
-            AnyKernelSource::Features(k) => k.diag(i),
-            AnyKernelSource::Precomputed(k) => k.diag(i),
-        }
-    }
-
-    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        match self {
-            AnyKernelSource::Features(k) => k.fill_row(i, cols, out),
-            AnyKernelSource::Precomputed(k) => k.fill_row(i, cols, out),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,8 +383,6 @@ mod tests {
                 check_rows(&src, &k, &x, &cols);
                 check_rows(&src, &k, &x, &few);
                 check_rows(&src, &k, &x, &[]);
-                let any = k.source(&x).unwrap();
-                check_rows(&any, &k, &x, &few);
             }
         }
         let x = random_features(5, 2, 1, -1.0);
@@ -461,8 +412,8 @@ mod tests {
                 .collect(),
         )
         .unwrap();
-        let any = Kernel::Precomputed.source(&rows).unwrap();
-        check_rows(&any, &k, &x, &[1, 2, 28]);
+        let from_rows = PrecomputedKernel::from_features(&rows).unwrap();
+        check_rows(&from_rows, &k, &x, &[1, 2, 28]);
 
         let e = PrecomputedKernel::from_row_major(10, 12, vec![0.0; 120]).unwrap_err();
         assert!(

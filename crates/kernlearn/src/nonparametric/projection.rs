@@ -3,8 +3,9 @@
 //! (a continuous quadratic knapsack problem).
 //!
 //! DANK projects onto `A = {0 ≤ α ≤ C, yᵀα = 0}` (Algorithm 1, lines 6–7; `a = y`) and,
-//! for SVR, onto `{0 ≤ α̂, α̌ ≤ C, 1ᵀ(α̂ − α̌) = 0}` (Algorithm 2 with the METHODS.md
-//! correction; `z = [α̂; α̌]`, `a = [1; −1]`).
+//! for SVR, onto `{0 ≤ α̂, α̌ ≤ C, 1ᵀ(α̂ − α̌) = 0}` (Algorithm 2, with the bias
+//! constraint of ε-SVR where problem (15) prints `(α̂ − α̌)ᵀy = 0`; `z = [α̂; α̌]`,
+//! `a = [1; −1]`).
 //!
 //! By the KKT conditions the solution is `z(λ) = clamp(v − λa, 0, u)` for the multiplier
 //! `λ` that solves `g(λ) = aᵀz(λ) = b`. `g` is non-increasing and piecewise linear with

@@ -1,4 +1,4 @@
-//! Scalable DANK (section 5 of the DANK paper; METHODS.md §2): k-means splits the
+//! Scalable DANK (DANK paper, section 5, problems (21)–(22)): k-means splits the
 //! training data into `v` clusters `V_c`, and each cluster solves problem (22),
 //!
 //! `max_{0 ≤ α ≤ C} min_{F ⪰ 0} 1ᵀα − ½ αᵀY(F⊙K)Yα + η‖F − 11ᵀ‖²_F`

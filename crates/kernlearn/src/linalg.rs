@@ -1,11 +1,15 @@
-//! Spectral maps on symmetric matrices, the inner step of KNPL and DANK.
+//! Dense symmetric linear algebra: the eigendecomposition of a symmetric matrix
+//! ([`symmetric_eigen`]) and spectral maps built on it ([`spectral_map`],
+//! [`project_psd`], [`shrink_psd`]).
 //!
-//! Both papers update a learned matrix by a function of its eigenvalues:
-//! - KNPL's G-step (Algorithm 1) projects onto the PSD cone:
+//! Users: the Nyström features of LIBLINEAR+ (`W = UΛUᵀ` of the landmark kernel) and
+//! the inner step of KNPL and DANK, which update a learned matrix by a function of its
+//! eigenvalues:
+//! - KNPL's G-step (KNPL paper, Algorithm 1) projects onto the PSD cone:
 //!   `Π₊(A) = V max(Λ, 0) Vᵀ`;
-//! - DANK's `F(α) = J_{τ/2}(11ᵀ + Γ(α))` soft-thresholds the eigenvalues and clips them
-//!   at zero, `J_τ(A) = V max(Λ − τ, 0) Vᵀ` (the proximal map of `τ‖·‖_*` restricted to
-//!   PSD matrices).
+//! - DANK's `F(α) = J_{τ/2}(11ᵀ + Γ(α))` (DANK paper, section 3.1, eq. 8) soft-thresholds
+//!   the eigenvalues and clips them at zero, `J_τ(A) = V max(Λ − τ, 0) Vᵀ` (the proximal
+//!   map of `τ‖·‖_*` restricted to PSD matrices).
 //!
 //! Results are assembled as `W Wᵀ` with `W = V_r diag(√f(λ_r))` over the kept eigenpairs,
 //! so they are exactly symmetric and PSD up to rounding, and cost `O(n² r)` for rank `r`.
@@ -71,7 +75,7 @@ pub fn spectral_map(eig: &SymmetricEigen, f: impl Fn(f64) -> f64) -> Mat<f64> {
 }
 
 /// Projection onto the PSD cone in Frobenius norm: `Π₊(A) = V max(Λ, 0) Vᵀ`
-/// (KNPL Algorithm 1, G-step).
+/// (KNPL paper, Algorithm 1, G-step).
 pub fn project_psd(a: MatRef<'_, f64>) -> Result<Mat<f64>> {
     Ok(spectral_map(&symmetric_eigen(a)?, |l| l.max(0.0)))
 }

@@ -1,0 +1,112 @@
+//! The hyper-parameters of KNPL: the base kernel, C and γ of problem (4) (KNPL paper,
+//! section "KNPL Model"), the outer rounds of Algorithm 2 and the ADMM settings of
+//! Algorithm 1, with the paper's defaults.
+
+use crate::kernel::Kernel;
+use crate::svm::SolverSettings;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Hyper-parameters of KNPL (problem (4), Algorithms 1 and 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KnplParams {
+    /// Base kernel `K` (the papers: Gaussian `exp(−‖x−x'‖²/σ²)`, σ from SVM-CV).
+    pub kernel: Kernel,
+    /// SVM trade-off C (from SVM-CV).
+    pub c: f64,
+    /// Regulariser γ > 0 of `γ‖G‖²_F` in (4). Large γ pins `G` to `11ᵀ` (the plain SVM).
+    pub gamma: f64,
+    /// Outer rounds T of Algorithm 2 (paper: 10). 0 = the plain SVM on `K`.
+    pub outer_iters: usize,
+    /// ADMM iteration cap `k_max` of Algorithm 1 (paper: 15).
+    pub admm_max_iter: usize,
+    /// ADMM stopping tolerance ε on `Diff` (paper: 1e-4).
+    pub admm_tol: f64,
+    /// Initial ADMM penalty β₀ (the paper gives none; 1 weighs the two terms of (15)
+    /// equally at the start).
+    pub beta0: f64,
+    /// Growth factor ρ of β, eq. (22) (paper: 1.1).
+    pub beta_growth: f64,
+    /// Cap of β, eq. (22) (paper: 1e8).
+    pub beta_max: f64,
+    /// Relaxation ω ∈ (0, 1] of the G update across outer rounds:
+    /// `G_t = (1 − ω) G_{t−1} + ω G*(α_{t−1})`. ω = 1 is Algorithm 2 as published. The
+    /// plain alternation is a best-response iteration that can fall into a 2-cycle
+    /// for small γ (a large G shrinks α, whose small Γ(α) gives back G ≈ 11ᵀ); ω < 1 damps
+    /// it. Every G_t stays feasible (`S₊ ∩ B` is convex). Not in the paper.
+    #[serde(default = "one")]
+    pub g_relaxation: f64,
+    /// SMO tolerance, shrinking, cache.
+    #[serde(default)]
+    pub solver: SolverSettings,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for KnplParams {
+    /// The paper's settings with σ = 1, C = 1, γ = 1 (σ, C and γ are normally selected).
+    fn default() -> Self {
+        Self {
+            kernel: Kernel::Rbf { gamma: 1.0 },
+            c: 1.0,
+            gamma: 1.0,
+            outer_iters: 10,
+            admm_max_iter: 15,
+            admm_tol: 1e-4,
+            beta0: 1.0,
+            beta_growth: 1.1,
+            beta_max: 1e8,
+            g_relaxation: 1.0,
+            solver: SolverSettings::default(),
+        }
+    }
+}
+
+fn positive(name: &str, v: f64, what: &str) -> Result<()> {
+    if !(v > 0.0 && v.is_finite()) {
+        return Err(Error::param(name, format!("{what} must be > 0, got {v}")));
+    }
+    Ok(())
+}
+
+impl KnplParams {
+    /// Checks every parameter (γ > 0, C > 0, a feature kernel, sane ADMM settings).
+    pub fn validate(&self) -> Result<()> {
+        positive("C", self.c, "the SVM trade-off")?;
+        positive("gamma", self.gamma, "the KNPL regulariser γ of γ‖G‖²_F")?;
+        positive("admm_tol", self.admm_tol, "the ADMM tolerance")?;
+        positive("beta0", self.beta0, "the initial ADMM penalty")?;
+        if self.kernel.is_precomputed() {
+            return Err(Error::param(
+                "kernel",
+                "KNPL needs features for its nearest-neighbour extension; a precomputed kernel is not supported",
+            ));
+        }
+        self.kernel.check_params()?;
+        if self.admm_max_iter == 0 {
+            return Err(Error::param("admm_max_iter", "need at least 1 iteration"));
+        }
+        if !(self.beta_growth >= 1.0 && self.beta_growth.is_finite()) {
+            return Err(Error::param(
+                "beta_growth",
+                format!("must be >= 1, got {}", self.beta_growth),
+            ));
+        }
+        if !(self.beta_max >= self.beta0 && self.beta_max.is_finite()) {
+            return Err(Error::param(
+                "beta_max",
+                format!("must be >= beta0 = {}, got {}", self.beta0, self.beta_max),
+            ));
+        }
+        let w = self.g_relaxation;
+        if !(w > 0.0 && w <= 1.0) {
+            return Err(Error::param(
+                "g_relaxation",
+                format!("must be in (0, 1], got {w}"),
+            ));
+        }
+        self.solver.validate()
+    }
+}
