@@ -21,8 +21,8 @@ use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, ScaleMode, Scaler,
 };
 use kernlearn::estimator::{AnyModel, Estimator, Task};
-use kernlearn::kernel::{Kernel, PrecomputedKernel};
-use kernlearn::method::{GridSettings, Method};
+use kernlearn::kernel::PrecomputedKernel;
+use kernlearn::method::{GridSettings, Method, MethodKind};
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::dank::{
     adaptive_matrix, DankModel, DankParams, DankProblem, DankSettings, Dual, EigenRoute, Scheme,
@@ -244,18 +244,13 @@ fn accuracy_table(repeats: usize, paths: &[String]) -> Res<()> {
                 _ => stratified_split(&data.y, 0.5, r)?,
             };
             let (train, test) = scaled(&data.subset(&tr), &data.subset(&te))?;
-            // SVM-CV / SVR-CV (default grid, 5 folds, fold seed r) picks σ, C (and ε); the
-            // kernel, C and ε below are placeholders the search replaces.
-            let method = Method::Dank {
-                params: DankParams {
-                    task,
-                    kernel: Kernel::rbf_gamma(1.0)?,
-                    c: 1.0,
-                    epsilon: 0.0,
-                    settings: DankSettings::default(),
-                },
-                search: Some(GridSettings::default()),
+            // SVM-CV / SVR-CV (default grid, 5 folds, fold seed r) picks σ, C (and ε); τ and
+            // η are the paper's defaults.
+            let kind = match task {
+                Task::Regression => MethodKind::DankSvr,
+                _ => MethodKind::Dank,
             };
+            let method = Method::defaults(kind, &train, Some(GridSettings::default()), r)?;
             let t = Instant::now();
             let fitted = method.fit(&train.x, &train.y, r, &|_| {})?;
             secs.push(t.elapsed().as_secs_f64());
