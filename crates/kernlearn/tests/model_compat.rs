@@ -1,0 +1,52 @@
+//! Model files written by release 0.1.0 (tests/fixtures/models-v1) still load and
+//! predict exactly what that release predicted: labels, every decision value and
+//! the Platt probabilities.
+
+use kernlearn::data::read_dataset;
+use kernlearn::{Estimator, Pipeline};
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The predictions file's rows: prediction, decision values, probabilities.
+fn expected(name: &str) -> Vec<Vec<f64>> {
+    let path = repo().join(format!("tests/fixtures/models-v1/{name}.predictions.csv"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn release_0_1_0_models_predict_identically() {
+    let cases = [
+        ("svc", "data/heart.csv"),
+        ("svr", "data/housing.csv"),
+        ("knpl", "data/wine.csv"),
+        ("dank", "data/heart.csv"),
+        ("dank-scalable", "data/heart.csv"),
+        ("mwumkl", "data/heart.csv"),
+        ("nystrom-linear", "data/heart.csv"),
+        ("ldmkl", "data/wine.csv"),
+    ];
+    for (name, data) in cases {
+        let model = repo().join(format!("tests/fixtures/models-v1/{name}.json"));
+        let pipeline = Pipeline::load(&model).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let data = read_dataset(&repo().join(data), None, None).unwrap();
+        let decision = pipeline.decision_function(&data.x).unwrap();
+        let want = expected(name);
+        assert_eq!(want.len(), data.len(), "{name}");
+        for (t, row) in want.iter().enumerate() {
+            let model = &pipeline.model;
+            let mut got = vec![model.predict_from_decision(&decision[t])];
+            got.extend(&decision[t]);
+            if name == "svc" {
+                got.extend(model.probabilities_from_decision(&decision[t]).unwrap());
+            }
+            assert_eq!(&got, row, "{name}, row {t}");
+        }
+    }
+}
