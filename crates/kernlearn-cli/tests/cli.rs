@@ -654,3 +654,44 @@ fn unknown_dank_scheme_is_a_clear_error() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The README's method table is the one the library's catalogue generates.
+#[test]
+fn readme_method_table_is_generated_from_the_catalogue() {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let begin = readme
+        .find("<!-- methods:begin -->\n")
+        .expect("begin marker");
+    let end = readme.find("<!-- methods:end -->").expect("end marker");
+    let in_readme = &readme[begin + "<!-- methods:begin -->\n".len()..end];
+    let out = run(&["methods", "--markdown"]);
+    assert!(out.status.success());
+    assert_eq!(
+        in_readme,
+        String::from_utf8_lossy(&out.stdout),
+        "regenerate with `kernlearn methods --markdown`"
+    );
+}
+
+/// Options a method does not read are refused, naming the option and its readers.
+#[test]
+fn options_a_method_ignores_are_refused() {
+    let data = common::repo().join("data/heart.csv").display().to_string();
+    for (method, option, value) in [
+        ("mwumkl", "--tau", "0.1"),
+        ("svc", "--lambda", "0.5"),
+        ("dank", "--kernels", "linear@all"),
+        ("easymkl", "-c", "2"),
+        ("ldmkl", "--lkl-epsilon", "0.05"),
+    ] {
+        let e = stderr_of(&run(&[
+            "evaluate", "--data", &data, "--method", method, option, value,
+        ]));
+        let name = option.trim_start_matches('-');
+        assert!(
+            e.contains(&format!("`{name}`")) && e.contains("does not apply")
+                || e.contains("does not apply with --solver smo"),
+            "{method} {option}: {e}"
+        );
+    }
+}

@@ -2,6 +2,32 @@
 //!
 //! Kernel machines (SVM, SVR, one-class SVM) and the methods that learn their kernel.
 //!
+//! ```
+//! use kernlearn::data::{read_csv, ScaleMode};
+//! use kernlearn::method::{GridSettings, MethodOptions};
+//! use kernlearn::{Estimator, Method, MethodKind, Pipeline};
+//!
+//! # fn main() -> kernlearn::Result<()> {
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/heart.csv");
+//! let data = read_csv(path.as_ref(), None)?;
+//! // DANK (learned F ⊙ K) with σ and C chosen by SVM-CV, the paper's protocol; any
+//! // method of the catalogue (`MethodKind::all()`) is built and fitted the same way.
+//! let options = MethodOptions::default();
+//! let method = Method::build(MethodKind::Dank, &options, &data, Some(GridSettings::default()))?;
+//! let fitted = Pipeline::fit(ScaleMode::ZeroOne, &method, &data, 0, &|_| {})?;
+//! let predictions = fitted.pipeline.predict(&data.x)?;
+//! assert_eq!(predictions.len(), data.len());
+//! println!("σ = {:?}, C = {:?}", fitted.chosen.sigma, fitted.chosen.c);
+//! # let dir = std::env::temp_dir().join(format!("kernlearn-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir).unwrap();
+//! let file = dir.join("dank.json");
+//! fitted.pipeline.save(&file)?;
+//! assert_eq!(Pipeline::load(&file)?.predict(&data.x)?, predictions);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Layout (see `docs/DESIGN.md`):
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
 //! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
