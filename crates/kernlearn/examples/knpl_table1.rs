@@ -29,7 +29,7 @@ fn fmt(v: &[f64]) -> String {
 
 fn main() -> kernlearn::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let dir = PathBuf::from(args.get(1).map_or("/work/shared/datasets", |s| s.as_str()));
+    let dir = PathBuf::from(args.get(1).map_or("../shared/datasets", |s| s.as_str()));
     let repeats: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
     let out = PathBuf::from(args.get(3).map_or("knpl-out", |s| s.as_str()));
     std::fs::create_dir_all(&out).map_err(|e| kernlearn::Error::io(&out, e))?;

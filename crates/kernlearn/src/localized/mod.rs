@@ -1,4 +1,4 @@
-//! Localized multiple kernel learning (Moeller 2017, chapter 4; METHODS.md §3): kernels
+//! Localized multiple kernel learning (Moeller 2017, chapter 4): kernels
 //! whose weight varies over the input space,
 //! `κ_γ(x, x') = Σ_i γ_i(x, x') κ_i(x, x')`, on the trace-normalised base kernels of
 //! [`crate::mkl`] (the same `--kernels` spec).

@@ -1,4 +1,4 @@
-//! Multiple kernel learning (Moeller 2017, chapter 3; METHODS.md §3): classifiers on a
+//! Multiple kernel learning (Moeller 2017, chapter 3): classifiers on a
 //! combination `Σ_i μ_i K̄_i` of trace-normalised base kernels, and the thesis's
 //! baselines.
 //!

@@ -38,7 +38,7 @@ pub fn powers_of_two(lo: i32, hi: i32) -> Vec<f64> {
 }
 
 impl Default for Grid {
-    /// The papers' grid (KNPL/DANK, METHODS.md §7): σ, C ∈ {2⁻⁵, …, 2⁵}.
+    /// The papers' grid (DANK paper, section "Experiments"; applied to KNPL too): σ, C ∈ {2⁻⁵, …, 2⁵}.
     fn default() -> Self {
         Self {
             sigmas: powers_of_two(-5, 5),
