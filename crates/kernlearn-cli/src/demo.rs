@@ -6,7 +6,7 @@ use crate::report::{format_num, table};
 use crate::{evaluate_split, progress, split};
 use kernlearn::data::{parse_csv, Dataset, ScaleMode};
 use kernlearn::method::{GridSettings, CATALOGUE};
-use kernlearn::{Method, MethodKind, Result, Task};
+use kernlearn::{Learner, Method, MethodKind, Result, Task};
 use serde_json::{json, Value};
 
 /// Datasets compiled into the binary, so the demo runs anywhere without setup.

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
 use kernlearn::experiment::{csv_rows, markdown_table, Experiment, ExperimentReport};
 use kernlearn::method::Progress;
-use kernlearn::{Error, Result};
+use kernlearn::{Error, Learner, Result};
 use serde_json::json;
 use std::path::PathBuf;
 

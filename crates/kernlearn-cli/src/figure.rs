@@ -14,7 +14,7 @@ use kernlearn::nonparametric::Trace;
 use kernlearn::plot::{
     decision_boundaries, heatmap, line_plot, HeatPanel, LineKind, Panel, PlaneGrid,
 };
-use kernlearn::{Error, Method, MethodKind, Result};
+use kernlearn::{Error, Learner, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@ use kernlearn::data::{
     ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, ScaleMode,
 };
 use kernlearn::method::Progress;
-use kernlearn::{Error, Estimator, FittedPipeline, Method, Pipeline, Result, Task};
+use kernlearn::{Error, Estimator, FittedPipeline, Learner, Method, Pipeline, Result, Task};
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -22,7 +22,7 @@ use kernlearn::data::{
 };
 use kernlearn::estimator::{AnyModel, Estimator, Task};
 use kernlearn::kernel::PrecomputedKernel;
-use kernlearn::method::{GridSettings, Method, MethodKind};
+use kernlearn::method::{GridSettings, Learner, Method, MethodKind};
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::dank::{
     adaptive_matrix, DankModel, DankParams, DankProblem, DankSettings, Dual, EigenRoute, Scheme,

@@ -11,7 +11,7 @@
 
 use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
 use crate::estimator::{Estimator, Task};
-use crate::method::{ChosenParams, Method, Progress, ProgressFn};
+use crate::method::{ChosenParams, Learner, Method, Progress, ProgressFn};
 use crate::metrics::{accuracy, mse, relative_squared_error};
 use crate::pipeline::Pipeline;
 use crate::{Error, Result};

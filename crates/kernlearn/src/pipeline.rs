@@ -5,7 +5,7 @@
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler};
 use crate::estimator::{AnyModel, Estimator, Task};
-use crate::method::{ChosenParams, Method, ProgressFn};
+use crate::method::{ChosenParams, Learner, Method, ProgressFn};
 use crate::nonparametric::Trace;
 use crate::select::Selection;
 use crate::{Error, Result};

@@ -8,7 +8,8 @@ use super::{
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::best_candidate;
+use crate::method::selection::best_value;
+use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
     ProgressFn, SolverChoice,
@@ -17,7 +18,6 @@ use crate::mkl::learner::family_of;
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
 /// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`,
 /// the SVMs' C is chosen by stratified k-fold CV over the grid's Cs.
@@ -94,9 +94,7 @@ impl Learner for LocalizedLearner {
     }
 
     fn steps(&self) -> u64 {
-        self.search
-            .as_ref()
-            .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64)
+        (self.search.as_ref()).map_or(0, |s| s.candidate_steps(s.grid.cs.len()))
     }
 
     fn fit(
@@ -106,42 +104,30 @@ impl Learner for LocalizedLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        let (params, cv_score, select_seconds) = match &self.search {
-            Some(s) => {
-                let candidates = s
-                    .grid
-                    .cs
-                    .iter()
-                    .map(|&c| LocalizedLearner {
-                        params: LocalizedParams {
-                            c,
-                            ..self.params.clone()
-                        },
-                        search: None,
-                    })
-                    .collect();
-                let best = best_candidate(candidates, s, x, y, seed, progress)?;
-                (best.chosen.params, Some(best.score), best.seconds)
-            }
-            None => (self.params.clone(), None, 0.0),
-        };
-        let start = Instant::now();
-        let model = LocalizedModel::fit(&params, x, y)?;
+        let best = (self.search.as_ref())
+            .map(|s| {
+                let make = |c| LocalizedLearner {
+                    params: LocalizedParams {
+                        c,
+                        ..self.params.clone()
+                    },
+                    search: None,
+                };
+                best_value(&s.grid.cs, make, s, x, y, seed, progress)
+            })
+            .transpose()?;
+        let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
+        let (model, secs) = timed(|| LocalizedModel::fit(params, x, y))?;
         let mut chosen = ChosenParams {
             c: Some(params.c),
-            cv_score,
+            cv_score: best.as_ref().map(|b| b.score),
             ..ChosenParams::default()
         };
         chosen
             .other
             .insert("support_percent".into(), model.support_percent());
-        Ok(FittedMethod {
-            model: AnyModel::Localized(model),
-            chosen,
-            selection: None,
-            select_seconds,
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: None,
-        })
+        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
+        let model = AnyModel::Localized(model);
+        Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
     }
 }

@@ -102,6 +102,48 @@ pub struct FittedMethod {
     pub trace: Option<Trace>,
 }
 
+impl FittedMethod {
+    /// `model`, fitted in `fit_seconds` with the parameters `chosen`, without selection.
+    pub(crate) fn new(model: AnyModel, chosen: ChosenParams, fit_seconds: f64) -> Self {
+        Self {
+            model,
+            chosen,
+            selection: None,
+            select_seconds: 0.0,
+            fit_seconds,
+            trace: None,
+        }
+    }
+
+    /// With the time selection took and its grid-search record (if any).
+    pub(crate) fn selected(mut self, select_seconds: f64, selection: Option<Selection>) -> Self {
+        self.select_seconds = select_seconds;
+        self.selection = selection;
+        self
+    }
+
+    /// With an SVM-CV stage's record, when one ran.
+    pub(crate) fn selected_by(self, svm_cv: Option<selection::Selected<Selection>>) -> Self {
+        match svm_cv {
+            Some(s) => self.selected(s.seconds, Some(s.chosen)),
+            None => self,
+        }
+    }
+
+    /// With the per-iteration records of the final fit.
+    pub(crate) fn traced(mut self, trace: Option<Trace>) -> Self {
+        self.trace = trace;
+        self
+    }
+}
+
+/// `f`'s result and the seconds it took.
+pub(crate) fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let start = std::time::Instant::now();
+    let value = f()?;
+    Ok((value, start.elapsed().as_secs_f64()))
+}
+
 /// The contract every learning method implements in its own module: what it fits and
 /// how it selects its hyper-parameters and fits on scaled training data.
 pub trait Learner: Send + Sync {
@@ -178,26 +220,20 @@ impl Method {
         };
         Self::build(kind, &options, data, search)
     }
+}
 
-    /// The papers' name: `SVM-CV` / `SVR-CV` with a search, else the formulation
-    /// (`c-svc`, `epsilon-svr`, …), `KNPL`, `MWUMKL`, ….
-    pub fn name(&self) -> String {
+/// A method is a learner: it delegates to the learner of its family.
+impl Learner for Method {
+    fn name(&self) -> String {
         self.learner().name()
     }
-
-    /// What the method fits.
-    pub fn task(&self) -> Task {
+    fn task(&self) -> Task {
         self.learner().task()
     }
-
-    /// How many [`Progress::Step`] events one fit emits.
-    pub fn steps(&self) -> u64 {
+    fn steps(&self) -> u64 {
         self.learner().steps()
     }
-
-    /// Selects hyper-parameters (when the method has a search) and fits on the scaled
-    /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
-    pub fn fit(
+    fn fit(
         &self,
         x: &Features,
         y: &[f64],

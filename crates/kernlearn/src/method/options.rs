@@ -47,6 +47,11 @@ impl GridSettings {
     pub fn steps(&self) -> u64 {
         (self.grid.sigmas.len() * self.folds) as u64
     }
+
+    /// Units of progress of a CV over `candidates` values (candidate × fold).
+    pub fn candidate_steps(&self, candidates: usize) -> u64 {
+        (candidates * self.folds) as u64
+    }
 }
 
 /// Solver of the localized methods' classifiers.

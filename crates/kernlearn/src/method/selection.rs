@@ -3,8 +3,9 @@
 //! - [`svm_cv`]: the papers' SVM-CV / SVR-CV on the base kernel first (σ, C and ε by a
 //!   k-fold grid search); the learner then copies the chosen values into its own
 //!   parameters (KNPL, DANK, scalable DANK, the SVM itself).
-//! - [`best_candidate`]: fixed-parameter candidates of one learner (C over the grid's
-//!   Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best one is fitted.
+//! - [`best_value`] / [`best_candidate`]: fixed-parameter candidates of one learner (C
+//!   over the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the
+//!   best one is fitted.
 
 use super::{GridSettings, Learner, Progress, ProgressFn};
 use crate::data::Features;
@@ -43,6 +44,21 @@ pub(crate) fn svm_cv(
         chosen: selection,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The learner `make(v)` for the best of `values` by k-fold CV (the "C over the grid"
+/// shape: MKL's C or λ, LIBLINEAR+'s C, the localized methods' C).
+pub(crate) fn best_value<L: Learner + Clone>(
+    values: &[f64],
+    make: impl Fn(f64) -> L,
+    search: &GridSettings,
+    x: &Features,
+    y: &[f64],
+    seed: u64,
+    progress: ProgressFn,
+) -> Result<Selected<L>> {
+    let candidates = values.iter().map(|&v| make(v)).collect();
+    best_candidate(candidates, search, x, y, seed, progress)
 }
 
 /// The best of `candidates` by k-fold CV (folds of `search`), fitted candidates

@@ -7,7 +7,8 @@ use super::{
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::best_candidate;
+use crate::method::selection::best_value;
+use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
     ProgressFn,
@@ -15,7 +16,6 @@ use crate::method::{
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
 /// The base kernels of the thesis's MKL experiments: its 12 kernels on every feature.
 pub const DEFAULT_FAMILY: &str = "family12@each";
@@ -116,8 +116,8 @@ impl Learner for MklLearner {
     }
 
     fn steps(&self) -> u64 {
-        self.search.as_ref().map_or(0, |s| {
-            (self.params.trade_off_candidates(&s.grid).len() * s.folds) as u64
+        (self.search.as_ref()).map_or(0, |s| {
+            s.candidate_steps(self.params.trade_off_candidates(&s.grid).len())
         })
     }
 
@@ -128,24 +128,19 @@ impl Learner for MklLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        let (params, cv_score, select_seconds) = match &self.search {
-            Some(s) => {
-                let candidates = self
-                    .params
-                    .trade_off_candidates(&s.grid)
-                    .into_iter()
-                    .map(|v| MklLearner {
-                        params: self.params.with_trade_off(v),
-                        search: None,
-                    })
-                    .collect();
-                let best = best_candidate(candidates, s, x, y, seed, progress)?;
-                (best.chosen.params, Some(best.score), best.seconds)
-            }
-            None => (self.params.clone(), None, 0.0),
-        };
+        let best = (self.search.as_ref())
+            .map(|s| {
+                let values = self.params.trade_off_candidates(&s.grid);
+                let make = |v| MklLearner {
+                    params: self.params.with_trade_off(v),
+                    search: None,
+                };
+                best_value(&values, make, s, x, y, seed, progress)
+            })
+            .transpose()?;
+        let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
         let mut chosen = ChosenParams {
-            cv_score,
+            cv_score: best.as_ref().map(|b| b.score),
             ..ChosenParams::default()
         };
         match &params.method {
@@ -158,16 +153,9 @@ impl Learner for MklLearner {
                 chosen.other.insert("lambda".into(), p.lambda);
             }
         }
-        let start = Instant::now();
-        let model = MklModel::fit(&params, x, y)?;
-        Ok(FittedMethod {
-            model: AnyModel::Mkl(model),
-            chosen,
-            selection: None,
-            select_seconds,
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: None,
-        })
+        let (model, secs) = timed(|| MklModel::fit(params, x, y))?;
+        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
+        Ok(FittedMethod::new(AnyModel::Mkl(model), chosen, secs).selected(select_seconds, None))
     }
 }
 
@@ -181,9 +169,7 @@ impl Learner for NystromLinearLearner {
     }
 
     fn steps(&self) -> u64 {
-        self.search
-            .as_ref()
-            .map_or(0, |s| (s.grid.cs.len() * s.folds) as u64)
+        (self.search.as_ref()).map_or(0, |s| s.candidate_steps(s.grid.cs.len()))
     }
 
     fn fit(
@@ -195,44 +181,33 @@ impl Learner for NystromLinearLearner {
     ) -> Result<FittedMethod> {
         let mut params = self.params.clone();
         params.seed = seed;
-        let (cv_score, select_seconds) = match &self.search {
-            Some(s) => {
-                let candidates = s
-                    .grid
-                    .cs
-                    .iter()
-                    .map(|&c| {
-                        let mut p = params.clone();
-                        p.svm.c = c;
-                        NystromLinearLearner {
-                            params: p,
-                            search: None,
-                        }
-                    })
-                    .collect();
-                let best = best_candidate(candidates, s, x, y, seed, progress)?;
-                params = best.chosen.params;
-                (Some(best.score), best.seconds)
-            }
-            None => (None, 0.0),
-        };
+        let best = (self.search.as_ref())
+            .map(|s| {
+                let make = |c| {
+                    let mut p = params.clone();
+                    p.svm.c = c;
+                    NystromLinearLearner {
+                        params: p,
+                        search: None,
+                    }
+                };
+                best_value(&s.grid.cs, make, s, x, y, seed, progress)
+            })
+            .transpose()?;
+        if let Some(b) = &best {
+            params = b.chosen.params.clone();
+        }
         let mut chosen = ChosenParams {
             c: Some(params.svm.c),
-            cv_score,
+            cv_score: best.as_ref().map(|b| b.score),
             ..ChosenParams::default()
         };
         chosen
             .other
             .insert("landmarks".into(), params.landmarks as f64);
-        let start = Instant::now();
-        let model = NystromLinearModel::fit(&params, x, y)?;
-        Ok(FittedMethod {
-            model: AnyModel::NystromLinear(model),
-            chosen,
-            selection: None,
-            select_seconds,
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: None,
-        })
+        let (model, secs) = timed(|| NystromLinearModel::fit(&params, x, y))?;
+        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
+        let model = AnyModel::NystromLinear(model);
+        Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
     }
 }

@@ -7,6 +7,7 @@ use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
 use crate::method::selection::svm_cv;
+use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
     ProgressFn,
@@ -14,7 +15,6 @@ use crate::method::{
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
 /// KNPL (`G ⊙ K`): `params` as given, or σ, C by SVM-CV and then γ by k-fold CV
 /// ([`KnplSearch`]) when `search` is set.
@@ -159,8 +159,7 @@ impl Learner for KnplLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        let start = Instant::now();
-        let (params, chosen, selection) = match &self.search {
+        let ((params, chosen, selection), select_seconds) = timed(|| match &self.search {
             Some(s) => {
                 let mut ks = KnplSearch::new(self.params.clone(), seed);
                 ks.grid = s.grid.clone();
@@ -176,7 +175,7 @@ impl Learner for KnplLearner {
                 chosen.cv_score = Some(sel.best.score);
                 chosen.other.insert("gamma".into(), sel.best.gamma);
                 chosen.other.insert("gamma_scale".into(), sel.best.scale);
-                (sel.params, chosen, Some(sel.svm))
+                Ok((sel.params, chosen, Some(sel.svm)))
             }
             None => {
                 let mut params = self.params.clone();
@@ -185,24 +184,18 @@ impl Learner for KnplLearner {
                 }
                 let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
                 chosen.other.insert("gamma".into(), params.gamma);
-                (params, chosen, None)
+                Ok((params, chosen, None))
             }
-        };
+        })?;
         let select_seconds = if selection.is_some() {
-            start.elapsed().as_secs_f64()
+            select_seconds
         } else {
             0.0
         };
-        let start = Instant::now();
-        let (model, trace) = KnplModel::fit(&params, x, y)?;
-        Ok(FittedMethod {
-            model: AnyModel::Knpl(model),
-            chosen,
-            selection,
-            select_seconds,
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: Some(trace),
-        })
+        let ((model, trace), secs) = timed(|| KnplModel::fit(&params, x, y))?;
+        Ok(FittedMethod::new(AnyModel::Knpl(model), chosen, secs)
+            .selected(select_seconds, selection)
+            .traced(Some(trace)))
     }
 }
 
@@ -230,35 +223,35 @@ impl Learner for DankLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         let mut params = self.params.clone();
-        let selected = match &self.search {
-            Some(s) => {
-                let base = dank_search_base(params.task, &params.settings)?;
-                let sel = svm_cv(s, &base, x, y, seed, progress)?;
-                params.kernel = sel.chosen.params.kernel.clone();
-                params.c = sel.chosen.params.c;
-                params.epsilon = sel.chosen.params.epsilon;
-                Some(sel)
-            }
-            None => None,
-        };
+        let selected = (self.search.as_ref())
+            .map(|s| {
+                svm_cv(
+                    s,
+                    &dank_search_base(params.task, &params.settings)?,
+                    x,
+                    y,
+                    seed,
+                    progress,
+                )
+            })
+            .transpose()?;
+        if let Some(s) = &selected {
+            params.kernel = s.chosen.params.kernel.clone();
+            params.c = s.chosen.params.c;
+            params.epsilon = s.chosen.params.epsilon;
+        }
         let eps = (params.task == Task::Regression).then_some(params.epsilon);
         let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
         chosen.other.insert("tau".into(), params.settings.tau);
-        let start = Instant::now();
-        let (model, traces) = DankModel::fit_traced(&params, x, y)?;
+        let ((model, traces), secs) = timed(|| DankModel::fit_traced(&params, x, y))?;
         if let Some(info) = model.info.first() {
             chosen.other.insert("eta".into(), info.eta);
         }
-        Ok(FittedMethod {
-            model: AnyModel::Dank(model),
-            chosen,
-            select_seconds: selected.as_ref().map_or(0.0, |s| s.seconds),
-            selection: selected.map(|s| s.chosen),
-            fit_seconds: start.elapsed().as_secs_f64(),
-            // The first class pair's (or the regressor's) iterations.
-            trace: traces.into_iter().next(),
-        })
+        // The trace of the first class pair's (or the regressor's) iterations.
+        Ok(FittedMethod::new(AnyModel::Dank(model), chosen, secs)
+            .selected_by(selected)
+            .traced(traces.into_iter().next()))
     }
 }
 
@@ -287,31 +280,24 @@ impl Learner for ScalableDankLearner {
         if self.auto_clusters {
             params.clusters = ScalableDankParams::default_clusters(x.n_rows());
         }
-        let selected = match &self.search {
-            Some(s) => {
+        let selected = (self.search.as_ref())
+            .map(|s| {
                 let base = dank_search_base(Task::Classification, &params.settings)?;
-                let sel = svm_cv(s, &base, x, y, seed, progress)?;
-                params.kernel = sel.chosen.params.kernel.clone();
-                params.c = sel.chosen.params.c;
-                Some(sel)
-            }
-            None => None,
-        };
+                svm_cv(s, &base, x, y, seed, progress)
+            })
+            .transpose()?;
+        if let Some(s) = &selected {
+            params.kernel = s.chosen.params.kernel.clone();
+            params.c = s.chosen.params.c;
+        }
         let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
-        let start = Instant::now();
-        let model =
-            ScalableDankModel::fit_with_progress(&params, x, y, &|| progress(Progress::Step))?;
+        let step = || progress(Progress::Step);
+        let (model, secs) = timed(|| ScalableDankModel::fit_with_progress(&params, x, y, &step))?;
         chosen
             .other
             .insert("clusters".into(), model.clusters.len() as f64);
-        Ok(FittedMethod {
-            model: AnyModel::DankScalable(model),
-            chosen,
-            select_seconds: selected.as_ref().map_or(0.0, |s| s.seconds),
-            selection: selected.map(|s| s.chosen),
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: None,
-        })
+        let model = AnyModel::DankScalable(model);
+        Ok(FittedMethod::new(model, chosen, secs).selected_by(selected))
     }
 }

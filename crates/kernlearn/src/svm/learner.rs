@@ -5,13 +5,13 @@ use super::{SvmModel, SvmParams, SvmType};
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
 use crate::method::selection::svm_cv;
+use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
     ProgressFn,
 };
 use crate::Result;
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
 /// A kernel machine ([`SvmModel`]): `params` as given, or with σ, C (and ε) chosen by
 /// grid search on the training data when `search` is set (SVM-CV / SVR-CV).
@@ -78,24 +78,15 @@ impl Learner for SvmLearner {
     ) -> Result<FittedMethod> {
         let mut params = self.params.clone();
         params.seed = seed;
-        let selected = match &self.search {
-            Some(s) => Some(svm_cv(s, &params, x, y, seed, progress)?),
-            None => None,
-        };
+        let selected = (self.search.as_ref())
+            .map(|s| svm_cv(s, &params, x, y, seed, progress))
+            .transpose()?;
         if let Some(s) = &selected {
             params = s.chosen.params.clone();
         }
         let mut chosen = ChosenParams::of_svm(&params);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
-        let start = Instant::now();
-        let model = SvmModel::fit(&params, x, y)?;
-        Ok(FittedMethod {
-            model: AnyModel::Svm(model),
-            chosen,
-            select_seconds: selected.as_ref().map_or(0.0, |s| s.seconds),
-            selection: selected.map(|s| s.chosen),
-            fit_seconds: start.elapsed().as_secs_f64(),
-            trace: None,
-        })
+        let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
+        Ok(FittedMethod::new(AnyModel::Svm(model), chosen, secs).selected_by(selected))
     }
 }
