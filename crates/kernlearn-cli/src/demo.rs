@@ -2,6 +2,7 @@
 //! papers' protocol (scale to [0, 1] on the training half, random stratified half/half
 //! split): the SVM with LIBSVM's defaults and with SVM-CV, then the learned kernels.
 
+use crate::out::{out, outln};
 use crate::report::{format_num, table};
 use crate::{evaluate_split, progress, split};
 use kernlearn::data::{parse_csv, Dataset, ScaleMode};
@@ -69,9 +70,9 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
     }
     pb.finish_and_clear();
     if as_json {
-        println!("{}", json!({ "results": records }));
+        outln!("{}", json!({ "results": records }));
     } else {
-        println!(
+        outln!(
             "kernlearn demo: kernel machines and learned kernels on each bundled dataset,\n\
              features scaled to [0, 1], random stratified 50/50 split (seed 0).\n\
              `default`: LIBSVM's defaults (γ = 1/d, C = 1, ε = 0.1). SVM-CV / SVR-CV: σ and C\n\
@@ -86,7 +87,7 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
         let header = [
             "dataset", "n", "d", "method", "train", "test", "#SV", "select s", "fit s",
         ];
-        print!("{}", table(&header, &rows));
+        out!("{}", table(&header, &rows));
     }
     Ok(())
 }

@@ -2,12 +2,14 @@
 //! (SVM-CV / SVR-CV with `--select grid`).
 
 use crate::args::ModelArgs;
+use crate::out::{out, outln};
 use crate::progress;
 use crate::select::SelectArgs;
 use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
 use kernlearn::experiment::{csv_rows, markdown_table, Experiment, ExperimentReport};
 use kernlearn::method::Progress;
+use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{Error, Learner, Result};
 use serde_json::json;
 use std::path::PathBuf;
@@ -51,6 +53,9 @@ pub struct ExperimentArgs {
     /// Also write the markdown table here.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    /// Replace existing --csv / --markdown files.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `kernlearn experiment`.
@@ -64,6 +69,14 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             "test-fraction",
             format!("must be strictly between 0 and 1, got {}", a.test_fraction),
         ));
+    }
+    let inputs: Vec<&std::path::Path> = a.data.iter().map(PathBuf::as_path).collect();
+    let mut outputs = Outputs::new(&inputs, a.force);
+    if let Some(k) = &model.options.kernels {
+        outputs.add_input(std::path::Path::new(k));
+    }
+    for p in a.csv.iter().chain(&a.markdown) {
+        outputs.plan(p)?;
     }
     let mut reports: Vec<ExperimentReport> = Vec::new();
     for path in &a.data {
@@ -93,15 +106,15 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
     }
     let table = markdown_table(&reports);
     if let Some(p) = &a.csv {
-        std::fs::write(p, csv_rows(&reports)).map_err(|e| Error::io(p, e))?;
+        write_atomic(p, csv_rows(&reports).as_bytes())?;
     }
     if let Some(p) = &a.markdown {
-        std::fs::write(p, &table).map_err(|e| Error::io(p, e))?;
+        write_atomic(p, table.as_bytes())?;
     }
     if a.json {
-        println!("{}", json!({ "datasets": reports }));
+        outln!("{}", json!({ "datasets": reports }));
     } else {
-        print!("{table}");
+        out!("{table}");
     }
     Ok(())
 }

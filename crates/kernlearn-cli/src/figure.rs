@@ -3,14 +3,16 @@
 //! SVM-CV, KNPL and DANK on a 2-D synthetic set (the papers' Figs. 1–2) with the range of
 //! the learned G / F.
 
+use crate::out::outln;
+use crate::progress;
 use crate::report;
-use crate::{check_output, progress};
 use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::method::{Family, GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::Trace;
+use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
     decision_boundaries, heatmap, line_plot, HeatPanel, LineKind, Panel, PlaneGrid,
 };
@@ -87,22 +89,20 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
                 )
             }
         };
-    line_plot(
-        &residual_path,
-        &format!("{method}: {what}"),
-        x_res,
-        what,
-        &residual,
-        true,
-    )?;
-    line_plot(
-        &objective_path,
-        &format!("{method}: objective"),
-        x_obj,
-        "objective",
-        &objective,
-        false,
-    )
+    write_atomic_with(&residual_path, |tmp| {
+        line_plot(
+            tmp,
+            &format!("{method}: {what}"),
+            x_res,
+            what,
+            &residual,
+            true,
+        )
+    })?;
+    write_atomic_with(&objective_path, |tmp| {
+        let title = format!("{method}: objective");
+        line_plot(tmp, &title, x_obj, "objective", &objective, false)
+    })
 }
 
 fn rename(mut s: Vec<(String, Vec<(f64, f64)>)>, name: &str) -> Vec<(String, Vec<(f64, f64)>)> {
@@ -187,16 +187,18 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
         .zip(&titles)
         .map(|(v, t)| HeatPanel::new(t.clone(), v).points(&sv_x, &sv_y))
         .collect();
-    heatmap(&args.out, &panels, "gate", Some((0.0, 1.0)))?;
+    write_atomic_with(&args.out, |tmp| {
+        heatmap(tmp, &panels, "gate", Some((0.0, 1.0)))
+    })?;
     let percent = 100.0 * support.len() as f64 / train.len() as f64;
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({"figure": args.out.display().to_string(), "method": chosen.name(),
                    "n_support": support.len(), "support_percent": percent})
         );
     } else {
-        println!(
+        outln!(
             "wrote {} ({}: {} support points, {percent:.1} % of {})",
             args.out.display(),
             chosen.name(),
@@ -210,7 +212,7 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
-    check_output(&args.out, &[], args.force)?;
+    Outputs::new(&[], args.force).plan(&args.out)?;
     if let Some(method) = &args.gates {
         return gates_figure(args, method);
     }
@@ -251,7 +253,7 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
             }
         })
         .collect();
-    decision_boundaries(&args.out, &panels)?;
+    write_atomic_with(&args.out, |tmp| decision_boundaries(tmp, &panels))?;
     let mut out = Map::new();
     out.insert("figure".into(), json!(args.out.display().to_string()));
     out.insert("synthetic".into(), json!(args.synthetic));
@@ -266,9 +268,9 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
         out.insert(name.clone(), Value::Object(r));
     }
     if args.json {
-        println!("{}", Value::Object(out));
+        outln!("{}", Value::Object(out));
     } else {
-        println!("wrote {}", args.out.display());
+        outln!("wrote {}", args.out.display());
         for (name, fitted, _, acc) in &fits {
             let range = learned_range(&fitted.model).map_or(String::new(), |(lo, hi)| {
                 format!(
@@ -278,7 +280,7 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
                     report::format_num(hi)
                 )
             });
-            println!("{name:<7} test accuracy {:.1} %{range}", 100.0 * acc);
+            outln!("{name:<7} test accuracy {:.1} %{range}", 100.0 * acc);
         }
     }
     Ok(())

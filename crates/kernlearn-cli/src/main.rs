@@ -5,19 +5,18 @@ mod args;
 mod demo;
 mod experiment;
 mod figure;
+mod out;
 mod progress;
 mod report;
 mod select;
 
 use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
-use kernlearn::data::{
-    ensure_not_same_file, stratified_split, train_test_split, Dataset, Format, ScaleMode,
-};
+use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::method::Progress;
+use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{Error, Estimator, FittedPipeline, Learner, Method, Pipeline, Result, Task};
 use serde_json::{json, Map, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -234,6 +233,7 @@ fn main() -> ExitCode {
             experiment::run(&exp, &model, &grid, quiet)
         }
     };
+    out::flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -275,18 +275,6 @@ pub fn fit_pipeline(
     fit_method(train, &method, args.scale, args.seed, quiet)
 }
 
-/// Refuses to replace an input, or an existing file without `--force`.
-fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
-    ensure_not_same_file(out, inputs)?;
-    if out.exists() && !force {
-        return Err(Error::WouldOverwrite {
-            path: out.display().to_string(),
-            reason: "the file exists (pass --force to replace it)".into(),
-        });
-    }
-    Ok(())
-}
-
 /// Where `fit` writes and what it prints.
 struct FitOutputs<'a> {
     model_out: &'a Path,
@@ -297,11 +285,15 @@ struct FitOutputs<'a> {
 }
 
 fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
-    check_output(o.model_out, &[&data.data], o.force)?;
+    let mut outputs = Outputs::new(&[&data.data], o.force);
+    if let Some(k) = &args.options.kernels {
+        outputs.add_input(Path::new(k));
+    }
+    outputs.plan(o.model_out)?;
     if let Some(t) = o.trace {
-        check_output(t, &[&data.data, o.model_out], o.force)?;
+        outputs.plan(t)?;
         for png in figure::trace_plot_paths(t) {
-            check_output(&png, &[&data.data, o.model_out, t], o.force)?;
+            outputs.plan(&png)?;
         }
     }
     let train = data.read()?;
@@ -335,7 +327,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
                 "this method records no per-iteration trace (knpl, dank do)",
             )
         })?;
-        std::fs::write(path, trace.to_csv()).map_err(|e| Error::io(path, e))?;
+        write_atomic(path, trace.to_csv().as_bytes())?;
         out.insert("trace_file".into(), json!(path.display().to_string()));
         figure::write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
         let plots = figure::trace_plot_paths(path).map(|p| p.display().to_string());
@@ -358,7 +350,7 @@ struct PredictArgs<'a> {
 
 fn predict(a: &PredictArgs) -> Result<()> {
     if let Some(out) = a.output {
-        check_output(out, &[&a.data.data, a.model], a.force)?;
+        Outputs::new(&[&a.data.data, a.model], a.force).plan(out)?;
     }
     let pipeline = Pipeline::load(a.model)?;
     let n_features = pipeline.model.n_features();
@@ -451,8 +443,7 @@ fn write_predictions(
         }
         s += &(cells.join(",") + "\n");
     }
-    let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    f.write_all(s.as_bytes()).map_err(|e| Error::io(path, e))
+    write_atomic(path, s.as_bytes())
 }
 
 /// Train/test split of `data`: stratified for classification.

@@ -1,5 +1,6 @@
 //! Scores and output: one JSON object (`--json`) or a human-readable table.
 
+use crate::out::{out, outln};
 use kernlearn::estimator::{Estimator, Task};
 use kernlearn::metrics::{accuracy, mse, relative_squared_error};
 use kernlearn::Result;
@@ -96,7 +97,7 @@ fn largest(w: &[f64], top: usize) -> Vec<usize> {
 /// Prints `out` as one JSON object, or as aligned `key  value` lines.
 pub fn print(out: &Map<String, Value>, as_json: bool) {
     if as_json {
-        println!("{}", Value::Object(out.clone()));
+        outln!("{}", Value::Object(out.clone()));
         return;
     }
     let width = out.keys().map(String::len).max().unwrap_or(0);
@@ -104,7 +105,7 @@ pub fn print(out: &Map<String, Value>, as_json: bool) {
         if matches!(k.as_str(), "params" | "details") {
             continue;
         }
-        println!("{k:<width$}  {}", human(v));
+        outln!("{k:<width$}  {}", human(v));
     }
     let weights = out.get("details").and_then(|d| d.get("weights"));
     if let Some(pairs) = weights.and_then(Value::as_array) {
@@ -113,7 +114,7 @@ pub fn print(out: &Map<String, Value>, as_json: bool) {
                 1 => "weights".to_string(),
                 _ => format!("weights[{p}]"),
             };
-            println!("{key:<width$}  {}", top_weights(w, 5));
+            outln!("{key:<width$}  {}", top_weights(w, 5));
         }
     }
 }
@@ -194,7 +195,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 pub fn methods(markdown: bool, as_json: bool) {
     use kernlearn::method::CATALOGUE;
     if markdown {
-        print!("{}", kernlearn::MethodKind::markdown_table());
+        out!("{}", kernlearn::MethodKind::markdown_table());
         return;
     }
     if as_json {
@@ -211,7 +212,7 @@ pub fn methods(markdown: bool, as_json: bool) {
                 })
             })
             .collect();
-        println!("{}", json!({ "methods": list }));
+        outln!("{}", json!({ "methods": list }));
         return;
     }
     let rows: Vec<Vec<String>> = CATALOGUE
@@ -226,9 +227,9 @@ pub fn methods(markdown: bool, as_json: bool) {
             ]
         })
         .collect();
-    print!(
+    out!(
         "{}",
         table(&["method", "family", "tasks", "what it is"], &rows)
     );
-    println!("\nOptions each method reads: `kernlearn methods --json`; others are refused.");
+    outln!("\nOptions each method reads: `kernlearn methods --json`; others are refused.");
 }

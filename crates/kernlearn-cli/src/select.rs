@@ -1,6 +1,7 @@
 //! `kernlearn select`: grid search with k-fold cross-validation (SVM-CV / SVR-CV).
 
 use crate::args::{DataArgs, ModelArgs};
+use crate::out::outln;
 use clap::Args;
 use kernlearn::estimator::Estimator;
 use kernlearn::method::GridSettings;
@@ -106,10 +107,10 @@ pub fn run(
     );
     selection_fields(selection, &mut out, as_json);
     if as_json {
-        println!("{}", Value::Object(out));
+        outln!("{}", Value::Object(out));
     } else {
         let b = &selection.best;
-        println!(
+        outln!(
             "selected σ = {} (γ = {}), C = {}{} with {}-fold CV {} {:.4} ({} grid points tied; {})",
             b.sigma,
             1.0 / (b.sigma * b.sigma),
@@ -121,9 +122,10 @@ pub fn run(
             selection.n_tied,
             selection.tie_rule
         );
-        println!(
+        outln!(
             "grid search {:.3} s, refit {:.3} s",
-            fitted.select_seconds, fitted.fit_seconds
+            fitted.select_seconds,
+            fitted.fit_seconds
         );
     }
     Ok(())

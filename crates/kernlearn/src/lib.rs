@@ -40,6 +40,7 @@
 //!   hyper-parameter selection.
 //! - [`pipeline`]: scaler + method, the one fitting path, and the model file.
 //! - [`experiment`]: the papers' repeated-split protocol over any method.
+//! - [`output`]: the one writer of every file (no clobbering, atomic writes).
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
 //! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
@@ -65,6 +66,7 @@ pub mod mkl;
 pub mod multiclass;
 pub mod neighbors;
 pub mod nonparametric;
+pub mod output;
 pub mod pipeline;
 pub mod plot;
 pub mod select;

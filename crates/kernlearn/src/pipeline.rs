@@ -63,16 +63,15 @@ impl Pipeline {
         self.model.decision_function(&self.transform(x)?)
     }
 
-    /// Writes the model as JSON. Written to a temporary file first, then renamed, so a
-    /// failed write never leaves half a model behind.
+    /// Writes the model as JSON, atomically ([`crate::output::write_atomic`]: a failed
+    /// write never leaves half a model behind). Whether `path` may be replaced is the
+    /// caller's decision ([`crate::output::Outputs::plan`]).
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string(self).map_err(|e| Error::Model {
             path: path.display().to_string(),
             reason: format!("cannot serialise: {e}"),
         })?;
-        let tmp = path.with_extension("kernlearn-tmp");
-        std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        crate::output::write_atomic(path, text.as_bytes())
     }
 
     /// Reads a model written by [`Pipeline::save`]; a truncated, foreign or newer file
