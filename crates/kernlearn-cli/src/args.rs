@@ -8,7 +8,7 @@ use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Fo
 use kernlearn::method::{
     GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue, CATALOGUE, OPTIONS,
 };
-use kernlearn::{Error, Result};
+use kernlearn::{Error, Estimator, Pipeline, Result};
 use std::path::{Path, PathBuf};
 
 /// Where the data comes from.
@@ -32,34 +32,150 @@ impl DataArgs {
     }
 }
 
-/// Reads a file to predict on: labels are optional (a CSV with exactly the model's
-/// feature count, or `--no-labels`, is read as unlabelled).
+/// Reads a file to predict on with `pipeline`. When the model stores the names of its
+/// feature columns (a CSV header at fit time), a CSV's columns are matched by name: any
+/// order is fine, a missing column is an error, and the label is the one column left
+/// over (or `--target`; more than one left over is an error). Otherwise columns are
+/// taken by position, and a CSV with exactly the model's feature count (or
+/// `--no-labels`) is read as unlabelled.
 pub fn read_for_prediction(
     path: &Path,
     format: Option<Format>,
     target: Option<&str>,
-    n_features: usize,
+    pipeline: &Pipeline,
     no_labels: bool,
 ) -> Result<Dataset> {
+    let n_features = pipeline.model.n_features();
     let format = match format {
         Some(f) => f,
         None => Format::from_path(path)?,
     };
-    match format {
-        Format::Libsvm => read_libsvm(path, Some(n_features)),
-        Format::Csv if no_labels || csv_columns(path)? == n_features => read_csv_unlabeled(path),
-        _ => read_dataset(path, Some(format), target),
+    let names = &pipeline.feature_names;
+    if format == Format::Libsvm {
+        return read_libsvm(path, Some(n_features));
+    }
+    // By name when the model's names are real names, or when the file shares any of
+    // them; by position only for `f1, f2, …` (a model fitted on a file without header
+    // names) against a header that has none of those.
+    let header = match format {
+        Format::Csv => csv_header(path)?,
+        _ => Vec::new(),
+    };
+    let named = format == Format::Csv
+        && !names.is_empty()
+        && (names.iter().any(|n| header.contains(n)) || !is_default_names(names));
+    let data = match format {
+        Format::Csv if named => {
+            let label = label_column(path, &header, names, target, no_labels)?;
+            match label {
+                Some(t) => read_dataset(path, Some(format), Some(&t))?,
+                None => read_csv_unlabeled(path)?,
+            }
+        }
+        Format::Csv if no_labels || header.len() == n_features => read_csv_unlabeled(path)?,
+        _ => read_dataset(path, Some(format), target)?,
+    };
+    if named && data.feature_names != *names {
+        return reorder_columns(data, names, path);
+    }
+    Ok(data)
+}
+
+/// `f1, f2, …`: the names a file without a header gets.
+fn is_default_names(names: &[String]) -> bool {
+    names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| *n == format!("f{}", i + 1))
+}
+
+/// The label column among `header` for a model fitted on `names`.
+fn label_column(
+    path: &Path,
+    header: &[String],
+    names: &[String],
+    target: Option<&str>,
+    no_labels: bool,
+) -> Result<Option<String>> {
+    let extra: Vec<&String> = header.iter().filter(|h| !names.contains(h)).collect();
+    match (target, no_labels, extra.as_slice()) {
+        (Some(t), _, _) => Ok(Some(t.to_string())),
+        (None, _, []) => Ok(None),
+        (None, false, [label]) => Ok(Some(label.to_string())),
+        (None, _, more) => Err(Error::data(format!(
+            "{}: cannot tell the label column: besides the model's features it has {}; \
+             pass --target NAME{}",
+            path.display(),
+            more.iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if no_labels {
+                ""
+            } else {
+                " or drop the extra columns"
+            }
+        ))),
     }
 }
 
-fn csv_columns(path: &Path) -> Result<usize> {
+/// `data` with its feature columns in the model's order `names`.
+fn reorder_columns(data: Dataset, names: &[String], path: &Path) -> Result<Dataset> {
+    let index: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            data.feature_names
+                .iter()
+                .position(|f| f == n)
+                .ok_or_else(|| {
+                    Error::data(format!(
+                        "{}: column `{n}`, a feature of the model, is missing",
+                        path.display()
+                    ))
+                })
+        })
+        .collect::<Result<_>>()?;
+    if data.feature_names.len() != names.len() {
+        let extra: Vec<&String> = data
+            .feature_names
+            .iter()
+            .filter(|f| !names.contains(f))
+            .collect();
+        return Err(Error::data(format!(
+            "{}: columns {extra:?} are not features of the model",
+            path.display()
+        )));
+    }
+    let rows: Vec<Vec<f64>> = data
+        .x
+        .rows()
+        .map(|r| index.iter().map(|&j| r[j]).collect())
+        .collect();
+    let x = if rows.is_empty() {
+        kernlearn::data::Features::new(0, names.len(), Vec::new())?
+    } else {
+        kernlearn::data::Features::from_rows(&rows)?
+    };
+    Ok(Dataset {
+        x,
+        feature_names: names.to_vec(),
+        ..data
+    })
+}
+
+/// The column names of a CSV's header line.
+fn csv_header(path: &Path) -> Result<Vec<String>> {
     use std::io::BufRead;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut header = String::new();
     std::io::BufReader::new(file)
         .read_line(&mut header)
         .map_err(|e| Error::io(path, e))?;
-    Ok(header.trim_end().split(',').count())
+    Ok(header
+        .trim_end()
+        .split(',')
+        .map(|c| c.trim().trim_matches('"').to_string())
+        .collect())
 }
 
 /// `--method` values and their one-line help, from the library's catalogue.

@@ -46,7 +46,7 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
         let (train, test) = split(&data, task != Task::Regression, 0.5, SEED)?;
         let mut results = Vec::new();
         pb.set_message(format!("{name}: SVM"));
-        let mut r = evaluate_split(&train, &test, &fixed, scale, SEED, true)?;
+        let (mut r, _) = evaluate_split(&train, &test, &fixed, scale, SEED, true)?;
         let label = format!("{} default", r["method"].as_str().unwrap_or("?"));
         r.insert("method".into(), json!(label));
         results.push(r);
@@ -56,7 +56,7 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
             let method = Method::defaults(kind, &train, Some(GridSettings::default()), SEED)?;
             let label = method.name();
             pb.set_message(format!("{name}: {label}"));
-            let mut r = evaluate_split(&train, &test, &method, scale, SEED, true)?;
+            let (mut r, _) = evaluate_split(&train, &test, &method, scale, SEED, true)?;
             r.insert("method".into(), json!(label));
             results.push(r);
             pb.inc(1);

@@ -15,7 +15,10 @@ use clap::{Parser, Subcommand};
 use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::method::Progress;
 use kernlearn::output::{write_atomic, Outputs};
-use kernlearn::{Error, Estimator, FittedPipeline, Learner, Method, Pipeline, Result, Task};
+use kernlearn::{
+    AnyModel, Error, Estimator, FittedPipeline, Learner, Method, Pipeline, Result, Task,
+};
+use out::out;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,6 +60,12 @@ enum Command {
         /// it: FILE's stem + `.png` (residual) and + `-objective.png`.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// `grid`: choose the method's hyper-parameters by cross-validation first (as
+        /// `evaluate --select grid`), then fit and save the tuned model.
+        #[arg(long, value_enum, default_value_t = experiment::SelectMode::None)]
+        select: experiment::SelectMode,
+        #[command(flatten)]
+        grid: select::SelectArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -71,7 +80,9 @@ enum Command {
         /// Treat every column as a feature (no label column).
         #[arg(long)]
         no_labels: bool,
-        /// Write predictions here (one per line; CSV when more columns are asked for).
+        /// Write the predictions here as CSV (header `prediction`, then the asked-for
+        /// columns); `-` or no --output (without --json): standard output, with the
+        /// scores on standard error.
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
         /// Add decision values to the output file.
@@ -105,6 +116,8 @@ enum Command {
         select: experiment::SelectMode,
         #[command(flatten)]
         grid: select::SelectArgs,
+        #[command(flatten)]
+        save: SaveArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -127,6 +140,8 @@ enum Command {
         model: ModelArgs,
         #[command(flatten)]
         select: select::SelectArgs,
+        #[command(flatten)]
+        save: SaveArgs,
         /// Print one JSON object (with every grid point's score and the folds).
         #[arg(long)]
         json: bool,
@@ -171,6 +186,8 @@ fn main() -> ExitCode {
             no_train_score,
             force,
             trace,
+            select,
+            grid,
             json,
         }) => fit(
             &data,
@@ -181,6 +198,7 @@ fn main() -> ExitCode {
                 train_score: !no_train_score,
                 force,
                 json,
+                grid: (select == experiment::SelectMode::Grid).then_some(&grid),
             },
             quiet,
         ),
@@ -202,13 +220,15 @@ fn main() -> ExitCode {
             probabilities,
             force,
             json,
+            quiet,
         }),
         Some(Command::Select {
             data,
             model,
             select,
+            save,
             json,
-        }) => select::run(&data, &model, &select, json, quiet),
+        }) => select::run(&data, &model, &select, &save, json, quiet),
         Some(Command::Evaluate {
             data,
             model,
@@ -216,18 +236,15 @@ fn main() -> ExitCode {
             test_fraction,
             select,
             grid,
+            save,
             json,
         }) => {
             let grid = (select == experiment::SelectMode::Grid).then_some(&grid);
-            evaluate(
-                &data,
-                &model,
-                test.as_deref(),
+            let split = Holdout {
+                test: test.as_deref(),
                 test_fraction,
-                grid,
-                json,
-                quiet,
-            )
+            };
+            evaluate(&data, &model, &split, grid, &save, json, quiet)
         }
         Some(Command::Experiment { exp, model, grid }) => {
             experiment::run(&exp, &model, &grid, quiet)
@@ -275,13 +292,54 @@ pub fn fit_pipeline(
     fit_method(train, &method, args.scale, args.seed, quiet)
 }
 
-/// Where `fit` writes and what it prints.
+/// Where `fit` writes, what it prints, and the grid search when tuning.
 struct FitOutputs<'a> {
     model_out: &'a Path,
     trace: Option<&'a Path>,
     train_score: bool,
     force: bool,
     json: bool,
+    grid: Option<&'a select::SelectArgs>,
+}
+
+/// `--model-out` / `--force` of the commands that may save the model they fit.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SaveArgs {
+    /// Also save the fitted (tuned) model here (JSON), as `kernlearn fit` does.
+    #[arg(long = "model-out")]
+    pub model_out: Option<PathBuf>,
+    /// Replace an existing --model-out file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl SaveArgs {
+    /// Checks the model path against the command's inputs before any work.
+    pub fn plan(&self, inputs: &[&Path], model: &ModelArgs) -> Result<()> {
+        let Some(out) = &self.model_out else {
+            return Ok(());
+        };
+        let mut outputs = Outputs::new(inputs, self.force);
+        if let Some(k) = &model.options.kernels {
+            outputs.add_input(Path::new(k));
+        }
+        outputs.plan(out)
+    }
+
+    /// Saves `pipeline` when --model-out was given, and records where.
+    pub fn save(&self, pipeline: &Pipeline, out: &mut Map<String, Value>) -> Result<()> {
+        if let Some(path) = &self.model_out {
+            pipeline.save(path)?;
+            out.insert("model_file".into(), json!(path.display().to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// The test part of `evaluate`: a separate file, or a fraction of the data.
+struct Holdout<'a> {
+    test: Option<&'a Path>,
+    test_fraction: f64,
 }
 
 fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
@@ -297,12 +355,18 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         }
     }
     let train = data.read()?;
-    let fitted = fit_pipeline(&train, args, None, quiet)?;
+    let fitted = fit_pipeline(&train, args, o.grid, quiet)?;
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
+    if let Some(sel) = &fitted.selection {
+        select::selection_fields(sel, &mut out, false);
+    }
+    if o.grid.is_some() {
+        out.insert("select_seconds".into(), json!(fitted.select_seconds));
+    }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    if !fitted.chosen.other.is_empty() {
+    if !fitted.chosen.other.is_empty() || o.grid.is_some() {
         out.insert("chosen".into(), json!(fitted.chosen));
     }
     if o.train_score && !train.y.is_empty() {
@@ -346,22 +410,24 @@ struct PredictArgs<'a> {
     probabilities: bool,
     force: bool,
     json: bool,
+    quiet: bool,
 }
 
 fn predict(a: &PredictArgs) -> Result<()> {
-    if let Some(out) = a.output {
+    // `-o -` (or no `-o` without `--json`) writes the predictions to standard output.
+    let to_file = a.output.filter(|p| *p != Path::new("-"));
+    let to_stdout = a.output == Some(Path::new("-")) || (a.output.is_none() && !a.json);
+    if let Some(out) = to_file {
         Outputs::new(&[&a.data.data, a.model], a.force).plan(out)?;
     }
     let pipeline = Pipeline::load(a.model)?;
-    let n_features = pipeline.model.n_features();
     let test = read_for_prediction(
         &a.data.data,
         a.data.format,
         a.data.target.as_deref(),
-        n_features,
+        &pipeline,
         a.no_labels,
     )?;
-    warn_on_renamed_features(&pipeline.feature_names, &test.feature_names);
     let start = Instant::now();
     let x = pipeline.transform(&test.x)?;
     let model = &pipeline.model;
@@ -388,51 +454,62 @@ fn predict(a: &PredictArgs) -> Result<()> {
     if !test.y.is_empty() {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
     }
-    if let Some(path) = a.output {
-        let dec = a.decision_values.then_some(decision.as_slice());
-        write_predictions(path, &pred, dec, proba.as_deref(), &model.classes())?;
+    let dec = a.decision_values.then_some(decision.as_slice());
+    let table = predictions_csv(model, &pred, dec, proba.as_deref());
+    if let Some(path) = to_file {
+        write_atomic(path, table.as_bytes())?;
         out.insert("output".into(), json!(path.display().to_string()));
     }
-    report::print(&out, a.json);
+    if to_stdout {
+        out!("{table}");
+        // The summary goes to standard error, so standard output stays one CSV table.
+        if !a.quiet {
+            let text = report::render(&out);
+            eprint!("{text}");
+        }
+    } else {
+        report::print(&out, a.json);
+    }
     Ok(())
 }
 
-/// Columns named differently from the training file usually mean the wrong file.
-fn warn_on_renamed_features(fitted: &[String], given: &[String]) {
-    let default = |names: &[String]| {
-        names
-            .iter()
-            .enumerate()
-            .all(|(i, n)| *n == format!("f{}", i + 1))
-    };
-    if fitted.len() == given.len() && fitted != given && !default(fitted) && !default(given) {
-        eprintln!(
-            "warning: the input's columns ({}) are not named as at fit time ({})",
-            given.join(","),
-            fitted.join(",")
-        );
+/// Names of the decision-value columns: one per class pair for one-vs-one
+/// classification (`decision_1_vs_-1`, LIBSVM's pair order), else `decision`.
+fn decision_columns(model: &AnyModel, width: usize) -> Vec<String> {
+    let classes = model.classes();
+    if model.task() != Task::Classification || classes.len() < 2 {
+        return (0..width)
+            .map(|k| match width {
+                1 => "decision".to_string(),
+                _ => format!("decision_{k}"),
+            })
+            .collect();
     }
+    let mut names = Vec::new();
+    for i in 0..classes.len() {
+        for j in i + 1..classes.len() {
+            names.push(format!("decision_{}_vs_{}", classes[i], classes[j]));
+        }
+    }
+    names
 }
 
-/// One prediction per line; with decision values or probabilities, a CSV with a header.
-fn write_predictions(
-    path: &Path,
+/// The predictions as CSV with a header: `prediction`, then the decision values and
+/// class probabilities when asked for.
+fn predictions_csv(
+    model: &AnyModel,
     pred: &[f64],
     dec: Option<&[Vec<f64>]>,
     proba: Option<&[Vec<f64>]>,
-    classes: &[f64],
-) -> Result<()> {
-    let mut s = String::new();
-    if dec.is_some() || proba.is_some() {
-        let mut head = vec!["prediction".to_string()];
-        if let Some(d) = dec {
-            head.extend((0..d.first().map_or(0, Vec::len)).map(|k| format!("decision_{k}")));
-        }
-        if proba.is_some() {
-            head.extend(classes.iter().map(|c| format!("p_{c}")));
-        }
-        s += &(head.join(",") + "\n");
+) -> String {
+    let mut head = vec!["prediction".to_string()];
+    if let Some(d) = dec {
+        head.extend(decision_columns(model, d.first().map_or(0, Vec::len)));
     }
+    if proba.is_some() {
+        head.extend(model.classes().iter().map(|c| format!("p_{c}")));
+    }
+    let mut s = head.join(",") + "\n";
     for (t, p) in pred.iter().enumerate() {
         let mut cells = vec![p.to_string()];
         if let Some(d) = dec {
@@ -443,7 +520,7 @@ fn write_predictions(
         }
         s += &(cells.join(",") + "\n");
     }
-    write_atomic(path, s.as_bytes())
+    s
 }
 
 /// Train/test split of `data`: stratified for classification.
@@ -470,7 +547,7 @@ pub fn evaluate_split(
     scale: ScaleMode,
     seed: u64,
     quiet: bool,
-) -> Result<Map<String, Value>> {
+) -> Result<(Map<String, Value>, Pipeline)> {
     let fitted = fit_method(train, method, scale, seed, quiet)?;
     let mut out = Map::new();
     if let Some(sel) = &fitted.selection {
@@ -484,7 +561,7 @@ pub fn evaluate_split(
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
     score_split(&fitted.pipeline, train, test, &mut out)?;
-    Ok(out)
+    Ok((out, fitted.pipeline))
 }
 
 /// Model fields, sizes, train and test scores and the prediction time of a fitted
@@ -513,12 +590,17 @@ fn score_split(
 fn evaluate(
     data: &DataArgs,
     args: &ModelArgs,
-    test_path: Option<&Path>,
-    test_fraction: f64,
+    holdout: &Holdout,
     grid: Option<&select::SelectArgs>,
+    save: &SaveArgs,
     json: bool,
     quiet: bool,
 ) -> Result<()> {
+    let (test_path, test_fraction) = (holdout.test, holdout.test_fraction);
+    let inputs: Vec<&Path> = std::iter::once(data.data.as_path())
+        .chain(test_path)
+        .collect();
+    save.plan(&inputs, args)?;
     let all = data.read()?;
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(&all, settings)?;
@@ -535,7 +617,8 @@ fn evaluate(
     if test.y.is_empty() {
         return Err(Error::data("the test data has no labels to score against"));
     }
-    let out = evaluate_split(&train, &test, &method, args.scale, args.seed, quiet)?;
+    let (mut out, pipeline) = evaluate_split(&train, &test, &method, args.scale, args.seed, quiet)?;
+    save.save(&pipeline, &mut out)?;
     report::print(&out, json);
     Ok(())
 }

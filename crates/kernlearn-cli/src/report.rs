@@ -98,14 +98,20 @@ fn largest(w: &[f64], top: usize) -> Vec<usize> {
 pub fn print(out: &Map<String, Value>, as_json: bool) {
     if as_json {
         outln!("{}", Value::Object(out.clone()));
-        return;
+    } else {
+        out!("{}", render(out));
     }
+}
+
+/// `out` as aligned `key  value` lines (kernel weights as their largest few).
+pub fn render(out: &Map<String, Value>) -> String {
+    let mut s = String::new();
     let width = out.keys().map(String::len).max().unwrap_or(0);
     for (k, v) in out {
         if matches!(k.as_str(), "params" | "details") {
             continue;
         }
-        outln!("{k:<width$}  {}", human(v));
+        s += &format!("{k:<width$}  {}\n", human(v));
     }
     let weights = out.get("details").and_then(|d| d.get("weights"));
     if let Some(pairs) = weights.and_then(Value::as_array) {
@@ -114,9 +120,10 @@ pub fn print(out: &Map<String, Value>, as_json: bool) {
                 1 => "weights".to_string(),
                 _ => format!("weights[{p}]"),
             };
-            outln!("{key:<width$}  {}", top_weights(w, 5));
+            s += &format!("{key:<width$}  {}\n", top_weights(w, 5));
         }
     }
+    s
 }
 
 /// `m kernels, s > 0: #i w_i, …` for the `top` largest kernel weights (0-based kernel

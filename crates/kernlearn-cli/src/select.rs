@@ -84,9 +84,11 @@ pub fn run(
     data: &DataArgs,
     model: &ModelArgs,
     sel: &SelectArgs,
+    save: &crate::SaveArgs,
     as_json: bool,
     quiet: bool,
 ) -> Result<()> {
+    save.plan(&[&data.data], model)?;
     let train = data.read()?;
     if train.y.is_empty() {
         return Err(Error::data("the data has no labels to select against"));
@@ -106,6 +108,7 @@ pub fn run(
         json!(fitted.pipeline.model.summary().n_support),
     );
     selection_fields(selection, &mut out, as_json);
+    save.save(&fitted.pipeline, &mut out)?;
     if as_json {
         outln!("{}", Value::Object(out));
     } else {

@@ -78,7 +78,11 @@ fn fit_then_predict_matches_libsvm_accuracy() {
     assert_eq!(pred["test_accuracy"].as_f64().unwrap(), 107.0 / 135.0);
     assert!(pred["predict_seconds"].as_f64().is_some());
     let lines = std::fs::read_to_string(&pred_file).unwrap();
-    assert!(lines.starts_with("prediction,decision_0\n"));
+    // Decision columns are named by their class pair (LIBSVM order: +1 first).
+    assert!(
+        lines.starts_with("prediction,decision_1_vs_-1\n"),
+        "{lines}"
+    );
     assert_eq!(lines.lines().count(), 136);
     // An existing model is not replaced without --force.
     let e = stderr_of(&run(&[

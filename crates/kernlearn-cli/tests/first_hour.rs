@@ -1,0 +1,195 @@
+//! What a new user does in the first hour: save a tuned model, read predictions from
+//! standard output, predict on a file whose columns are in another order.
+
+mod common;
+
+use common::{json_of, repo, run, stderr_of};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kernlearn-hour-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `fit --select grid` saves the model `evaluate --select grid` scores, and `evaluate` /
+/// `select --model-out` save the same model.
+#[test]
+fn a_tuned_model_is_saved_and_predicts_as_evaluate_reported() {
+    let dir = scratch("tuned");
+    let grid = ["--select", "grid", "--sigmas", "1,2,4", "--cs", "0.5,2,8"];
+    let fitted = dir.join("fit.json").display().to_string();
+    let evaluated = dir.join("evaluate.json").display().to_string();
+    let fit = json_of(&run(&[
+        &[
+            "fit",
+            "-d",
+            &fixture("heart.train.csv"),
+            "-o",
+            &fitted,
+            "--json",
+        ][..],
+        &grid[..],
+    ]
+    .concat()));
+    assert!(fit["selected"]["sigma"].as_f64().is_some(), "{fit}");
+    let eval = json_of(&run(&[
+        &[
+            "evaluate",
+            "-d",
+            &fixture("heart.train.csv"),
+            "--test",
+            &fixture("heart.test.csv"),
+            "--model-out",
+            &evaluated,
+            "--json",
+        ][..],
+        &grid[..],
+    ]
+    .concat()));
+    assert_eq!(fit["selected"], eval["selected"]);
+    for model in [&fitted, &evaluated] {
+        let pred = json_of(&run(&[
+            "predict",
+            "--model",
+            model,
+            "-d",
+            &fixture("heart.test.csv"),
+            "--json",
+        ]));
+        assert_eq!(pred["test_accuracy"], eval["test_accuracy"], "{model}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&fitted).unwrap().len(),
+        std::fs::read_to_string(&evaluated).unwrap().len()
+    );
+    let selected = dir.join("select.json").display().to_string();
+    let sel = json_of(&run(&[
+        &[
+            "select",
+            "-d",
+            &fixture("heart.train.csv"),
+            "--model-out",
+            &selected,
+            "--json",
+        ][..],
+        &grid[2..],
+    ]
+    .concat()));
+    assert_eq!(sel["selected"]["c"], fit["selected"]["c"]);
+    assert!(std::path::Path::new(&selected).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Without `--output` (or with `-o -`), predictions are a CSV on standard output and the
+/// scores go to standard error.
+#[test]
+fn predictions_go_to_standard_output() {
+    let dir = scratch("stdout");
+    let model = dir.join("m.json").display().to_string();
+    json_of(&run(&[
+        "fit",
+        "-d",
+        &fixture("heart.train.csv"),
+        "-o",
+        &model,
+        "--json",
+    ]));
+    for extra in [&[][..], &["-o", "-"][..]] {
+        let out = run(&[
+            &[
+                "predict",
+                "--model",
+                &model,
+                "-d",
+                &fixture("heart.test.csv"),
+            ][..],
+            extra,
+        ]
+        .concat());
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("prediction"));
+        assert_eq!(lines.count(), 135);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("test_accuracy"));
+    }
+    assert!(
+        !dir.join("-").exists(),
+        "`-o -` must not create a file named `-`"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Columns are matched by name: reordered columns predict the same, a missing one and an
+/// ambiguous label are errors.
+#[test]
+fn prediction_matches_columns_by_name() {
+    let dir = scratch("columns");
+    let model = dir.join("m.json").display().to_string();
+    json_of(&run(&[
+        "fit",
+        "-d",
+        &fixture("heart.train.csv"),
+        "-o",
+        &model,
+        "--json",
+    ]));
+    let text = std::fs::read_to_string(fixture("heart.test.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let write = |name: &str, order: &[usize]| {
+        let path = dir.join(name);
+        let body: String = rows
+            .iter()
+            .map(|r| order.iter().map(|&i| r[i]).collect::<Vec<_>>().join(",") + "\n")
+            .collect();
+        std::fs::write(&path, body).unwrap();
+        path.display().to_string()
+    };
+    let n = rows[0].len();
+    let mut swapped: Vec<usize> = (0..n).collect();
+    swapped.swap(0, 1);
+    swapped.swap(2, n - 1); // the label is no longer last either
+    let predict = |file: &str| run(&["predict", "--model", &model, "-d", file, "--json"]);
+    let straight = json_of(&predict(&fixture("heart.test.csv")));
+    let reordered = json_of(&predict(&write("swapped.csv", &swapped)));
+    assert_eq!(straight["test_accuracy"], reordered["test_accuracy"]);
+    let missing: Vec<usize> = (1..n).collect();
+    let e = stderr_of(&predict(&write("missing.csv", &missing)));
+    assert!(e.contains("is missing") && e.contains(rows[0][0]), "{e}");
+    let doubled: Vec<usize> = (0..n).chain([n - 1]).collect();
+    let mut with_extra = rows.clone();
+    with_extra[0].push("extra"); // header of the duplicated column
+    let path = dir.join("extra.csv");
+    let body: String = with_extra
+        .iter()
+        .map(|r| {
+            doubled
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| {
+                    if k == n {
+                        r.last().unwrap().to_string()
+                    } else {
+                        r[i].to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(&path, body).unwrap();
+    let e = stderr_of(&predict(&path.display().to_string()));
+    assert!(e.contains("cannot tell the label column"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
