@@ -102,20 +102,24 @@ fn label_column(
         (Some(t), _, _) => Ok(Some(t.to_string())),
         (None, _, []) => Ok(None),
         (None, false, [label]) => Ok(Some(label.to_string())),
-        (None, _, more) => Err(Error::data(format!(
-            "{}: cannot tell the label column: besides the model's features it has {}; \
-             pass --target NAME{}",
-            path.display(),
-            more.iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if no_labels {
-                ""
-            } else {
-                " or drop the extra columns"
-            }
-        ))),
+        (None, _, more) => {
+            let shown: Vec<String> = more.iter().take(5).map(|c| format!("`{c}`")).collect();
+            let ellipsis = if more.len() > 5 { ", …" } else { "" };
+            Err(Error::data(format!(
+                "{}: the model was fitted on {} features, input has {} besides one label \
+                 column; cannot tell the label among {}{ellipsis}, which are not features \
+                 of the model (pass --target NAME{})",
+                path.display(),
+                names.len(),
+                header.len().saturating_sub(1),
+                shown.join(", "),
+                if no_labels {
+                    ""
+                } else {
+                    ", or drop the extra columns"
+                }
+            )))
+        }
     }
 }
 

@@ -190,6 +190,6 @@ fn prediction_matches_columns_by_name() {
         .collect();
     std::fs::write(&path, body).unwrap();
     let e = stderr_of(&predict(&path.display().to_string()));
-    assert!(e.contains("cannot tell the label column"), "{e}");
+    assert!(e.contains("cannot tell the label"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

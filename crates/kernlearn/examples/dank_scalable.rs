@@ -81,17 +81,8 @@ fn main() -> Res<()> {
         svm.n_support()
     );
 
-    let params = ScalableDankParams {
-        kernel: sel.params.kernel.clone(),
-        c: sel.params.c,
-        eta: None,
-        clusters,
-        seed: 0,
-        settings: DankSettings {
-            max_iter,
-            ..DankSettings::default()
-        },
-    };
+    let mut params = ScalableDankParams::new(sel.params.kernel.clone(), sel.params.c, clusters);
+    params.settings.max_iter = max_iter;
     let done = AtomicUsize::new(0);
     let t = Instant::now();
     let model = ScalableDankModel::fit_with_progress(&params, &train.x, &train.y, &|| {
@@ -134,13 +125,12 @@ fn main() -> Res<()> {
 
     if exact_rows > 0 {
         let sub = sample(&train, exact_rows)?;
-        let dank_params = DankParams {
-            task: Task::Classification,
-            kernel: sel.params.kernel.clone(),
-            c: sel.params.c,
-            epsilon: 0.0,
-            settings: DankSettings::default(),
-        };
+        let mut dank_params = DankParams::new(
+            Task::Classification,
+            sel.params.kernel.clone(),
+            sel.params.c,
+        );
+        dank_params.epsilon = 0.0;
         let t = Instant::now();
         let exact = DankModel::fit(&dank_params, &sub.x, &sub.y)?;
         let exact_s = t.elapsed().as_secs_f64();

@@ -50,10 +50,8 @@ fn main() -> kernlearn::Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1.0);
-    let base = KnplParams {
-        g_relaxation: relaxation,
-        ..KnplParams::default()
-    };
+    let mut base = KnplParams::default();
+    base.g_relaxation = relaxation;
     println!("KNPL G relaxation ω = {relaxation}, {repeats} repeats\n");
     println!("| dataset | n_train | SVM-CV train | SVM-CV test | KNPL train | KNPL test | γ/γ₀ chosen | G range | select s | KNPL fit s | ADMM s | SMO s |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |");

@@ -72,15 +72,14 @@ fn split(d: &Dataset, seed: u64) -> (Dataset, Dataset) {
 
 fn mwumkl_params(a: &Args) -> MwumklParams {
     let c = a.get("c", "1");
-    MwumklParams {
-        epsilon: a.num("eps", 0.2),
-        c: if c == "none" {
-            None
-        } else {
-            Some(c.parse().unwrap())
-        },
-        ..Default::default()
-    }
+    let mut params = MwumklParams::default();
+    params.epsilon = a.num("eps", 0.2);
+    params.c = if c == "none" {
+        None
+    } else {
+        Some(c.parse().unwrap())
+    };
+    params
 }
 
 fn mean_std(v: &[f64]) -> (f64, f64) {
@@ -133,22 +132,21 @@ fn accuracy_mode(a: &Args, dir: &Path) {
                     }
                     other => {
                         let method = match other {
-                            "uniform" => MklMethod::Uniform(UniformParams {
-                                c: a.num("svm-c", 1.0),
-                                ..Default::default()
-                            }),
+                            "uniform" => {
+                                let mut p = UniformParams::default();
+                                p.c = a.num("svm-c", 1.0);
+                                MklMethod::Uniform(p)
+                            }
                             "mwumkl" => MklMethod::Mwumkl(mwumkl_params(a)),
-                            "easymkl" => MklMethod::EasyMkl(EasyMklParams {
-                                lambda: a.num("lambda", 0.1),
-                                ..Default::default()
-                            }),
+                            "easymkl" => {
+                                let mut p = EasyMklParams::default();
+                                p.lambda = a.num("lambda", 0.1);
+                                MklMethod::EasyMkl(p)
+                            }
                             _ => panic!("unknown method {other}"),
                         };
                         let model = MklModel::fit(
-                            &MklParams {
-                                method,
-                                family: family.clone(),
-                            },
+                            &MklParams::new(method, family.clone()),
                             &train.x,
                             &train.y,
                         )
@@ -207,10 +205,7 @@ fn mwumkl_mode(a: &Args, dir: &Path) {
     let params = mwumkl_params(a);
     let t0 = Instant::now();
     let model = MklModel::fit(
-        &MklParams {
-            method: MklMethod::Mwumkl(params),
-            family,
-        },
+        &MklParams::new(MklMethod::Mwumkl(params), family),
         &train.x,
         &train.y,
     )

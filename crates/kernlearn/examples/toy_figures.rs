@@ -36,10 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for name in synthetic::NAMES {
         let data = synthetic::generate(name, n, seed)?;
         let grid = PlaneGrid::around(&data.x, 0.08, 200, 200)?;
-        let fixed = SvmParams {
-            kernel: Kernel::rbf_sigma(1.0)?,
-            ..SvmParams::default()
-        };
+        let mut fixed = SvmParams::default();
+        fixed.kernel = Kernel::rbf_sigma(1.0)?;
         let plain = SvmModel::fit(&fixed, &data.x, &data.y)?;
         let (sel, cv) = GridSearch::new(SvmParams::default()).fit_best(&data.x, &data.y, &|| {})?;
         let (plain_dec, cv_dec) = (decision_on(&grid, &plain)?, decision_on(&grid, &cv)?);

@@ -14,14 +14,14 @@ pub(crate) fn positive_finite(name: &str, value: f64) -> Result<()> {
     }
 }
 
-/// `value` must be finite and `≥ 0`.
+/// `value` must be finite and `≥ 0`; the error names the parameter `name`.
 pub(crate) fn non_negative_finite(name: &str, value: f64) -> Result<()> {
     if value >= 0.0 && value.is_finite() {
         Ok(())
     } else {
         Err(Error::param(
             name,
-            format!("must be finite and ≥ 0, got {value}"),
+            format!("must be finite and >= 0, got {value}"),
         ))
     }
 }

@@ -263,12 +263,7 @@ impl KMeans {
         if self.max_iter == 0 {
             return Err(Error::param("max_iter", "must be at least 1"));
         }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::param(
-                "tol",
-                format!("must be finite and ≥ 0, got {}", self.tol),
-            ));
-        }
+        crate::check::non_negative_finite("tol", self.tol)?;
         if self.n_init == 0 {
             return Err(Error::param("n_init", "must be at least 1"));
         }

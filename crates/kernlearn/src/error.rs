@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// Errors returned by kernlearn. Messages name the file, line, column or parameter at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An operating-system error while reading or writing `path`.
     #[error("{path}: {source}")]
@@ -26,6 +27,11 @@ pub enum Error {
     /// Data that cannot be used for the requested task (one class only, NaN, shape mismatch...).
     #[error("invalid data: {0}")]
     InvalidData(String),
+    /// A numerical computation that failed on valid input: an eigendecomposition or
+    /// factorisation that did not succeed, a solver that did not converge, a non-finite
+    /// objective or iterate.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
     /// A model file that cannot be read back.
     #[error("model file {path}: {reason}")]
     Model { path: String, reason: String },
@@ -60,6 +66,11 @@ impl Error {
         Error::InvalidData(reason.into())
     }
 
+    /// Shorthand for [`Error::Numerical`].
+    pub fn numerical(reason: impl Into<String>) -> Self {
+        Error::Numerical(reason.into())
+    }
+
     /// Shorthand for [`Error::Parse`].
     pub fn parse(
         source_name: impl Into<String>,
@@ -86,3 +97,18 @@ impl Error {
 
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numerical_failures_say_so() {
+        let e = Error::numerical("symmetric eigendecomposition failed");
+        assert!(matches!(e, Error::Numerical(_)));
+        assert_eq!(
+            e.to_string(),
+            "numerical failure: symmetric eigendecomposition failed"
+        );
+    }
+}

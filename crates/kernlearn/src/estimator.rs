@@ -177,6 +177,7 @@ impl Estimator for SvmModel {
 #[serde(tag = "kind", content = "fitted", rename_all = "snake_case")]
 // One model lives per file or command; boxing variants would only complicate matching.
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum AnyModel {
     /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
     Svm(SvmModel),

@@ -42,11 +42,11 @@
 //! - [`experiment`]: the papers' repeated-split protocol over any method.
 //! - [`output`]: the one writer of every file (no clobbering, atomic writes).
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
-//! - [`neighbors`]: exact nearest-neighbour search (out-of-sample extension of learned Gram matrices).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
 //! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
 //! - [`localized`]: localized MKL (LMKL, C-LMKL, SWMKL, LD-MKL; gated kernels).
-//! - [`plot`]: PNG/SVG line plots, decision-boundary and heat-map panels (plotters).
+//! - `plot` (cargo feature `plot`, off by default): PNG/SVG line plots, decision-boundary
+//!   and heat-map panels (plotters).
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
@@ -64,10 +64,11 @@ pub mod method;
 pub mod metrics;
 pub mod mkl;
 pub mod multiclass;
-pub mod neighbors;
+mod neighbors;
 pub mod nonparametric;
 pub mod output;
 pub mod pipeline;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod select;
 pub mod svm;

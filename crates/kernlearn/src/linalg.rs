@@ -32,7 +32,7 @@ pub fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<SymmetricEigen> {
     check_square(a)?;
     let evd = a
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| Error::data(format!("symmetric eigendecomposition failed: {e:?}")))?;
+        .map_err(|e| Error::numerical(format!("symmetric eigendecomposition failed: {e:?}")))?;
     let values = (0..a.nrows()).map(|i| evd.S()[i]).collect();
     Ok(SymmetricEigen {
         values,
@@ -83,9 +83,7 @@ pub fn project_psd(a: MatRef<'_, f64>) -> Result<Mat<f64>> {
 /// Eigenvalue soft-thresholding onto the PSD cone: `J_τ(A) = V max(Λ − τ, 0) Vᵀ`, the
 /// minimiser of `½‖F − A‖²_F + τ‖F‖_*` over `F ⪰ 0` (DANK eq. 8 uses `J_{τ/2}`).
 pub fn shrink_psd(a: MatRef<'_, f64>, tau: f64) -> Result<Mat<f64>> {
-    if !(tau >= 0.0 && tau.is_finite()) {
-        return Err(Error::param("tau", format!("must be >= 0, got {tau}")));
-    }
+    crate::check::non_negative_finite("tau", tau)?;
     Ok(spectral_map(&symmetric_eigen(a)?, |l| (l - tau).max(0.0)))
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// Classes in LIBSVM order (order of first appearance, except that `{−1, +1}` is put
 /// as `[+1, −1]`) and, for each, the indices of its points.
-pub fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
+pub(crate) fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
     let mut labels: Vec<f64> = Vec::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
     for (i, &v) in y.iter().enumerate() {
@@ -33,7 +33,7 @@ pub fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
 
 /// The class that wins the one-vs-one vote: pair `p` (in order (0,1), (0,2), …, (1,2), …)
 /// votes for its first class when `dec[p] > 0`. Ties go to the earlier class.
-pub fn vote(classes: &[f64], dec: &[f64]) -> f64 {
+pub(crate) fn vote(classes: &[f64], dec: &[f64]) -> f64 {
     let k = classes.len();
     let mut votes = vec![0usize; k];
     let mut p = 0;

@@ -18,14 +18,14 @@ const BLOCK_BYTES: usize = 64 << 20;
 
 /// The training points of a nearest-neighbour search, with their squared norms.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NearestNeighbors {
+pub(crate) struct NearestNeighbors {
     points: Features,
     sq_norms: Vec<f64>,
 }
 
 impl NearestNeighbors {
     /// Indexes `points` (at least one row, finite values).
-    pub fn new(points: Features) -> Result<Self> {
+    pub(crate) fn new(points: Features) -> Result<Self> {
         if points.n_rows() == 0 {
             return Err(Error::data(
                 "nearest-neighbour search needs at least one point",
@@ -41,13 +41,13 @@ impl NearestNeighbors {
     }
 
     /// The indexed points.
-    pub fn points(&self) -> &Features {
+    pub(crate) fn points(&self) -> &Features {
         &self.points
     }
 
     /// Index of the nearest indexed point for every row of `queries` (the smallest index
     /// among equally near points). Non-finite queries are an error naming the row.
-    pub fn nearest(&self, queries: &Features) -> Result<Vec<usize>> {
+    pub(crate) fn nearest(&self, queries: &Features) -> Result<Vec<usize>> {
         if queries.n_cols() != self.points.n_cols() {
             return Err(Error::data(format!(
                 "nearest-neighbour search: points have {} features, queries {}",

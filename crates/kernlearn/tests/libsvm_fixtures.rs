@@ -45,11 +45,9 @@ fn params_of(fx: &Value) -> SvmParams {
         "nu_svr" => SvmType::NuSvr,
         other => panic!("type {other}"),
     };
-    let mut params = SvmParams {
-        svm_type,
-        kernel,
-        ..SvmParams::default()
-    };
+    let mut params = SvmParams::default();
+    params.svm_type = svm_type;
+    params.kernel = kernel;
     if let Some(c) = p["C"].as_f64() {
         params.c = c;
     }

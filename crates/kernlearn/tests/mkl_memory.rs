@@ -3,7 +3,7 @@
 //! its checks in one test so that nothing else allocates meanwhile).
 
 use kernlearn::data::Features;
-use kernlearn::mkl::{mwumkl, KernelFamily, MwumklParams};
+use kernlearn::mkl::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -57,14 +57,16 @@ fn problem(n: usize, d: usize) -> (Features, Vec<f64>) {
 
 #[test]
 fn mwumkl_memory_is_linear_in_m_and_n() {
-    let params = MwumklParams {
-        epsilon: 0.5,
-        c: Some(1.0),
-        ..Default::default()
+    let mut params = MwumklParams::default();
+    params.epsilon = 0.5;
+    params.c = Some(1.0);
+    // MWUMKL on one class pair, through the public model (one-vs-one over one pair).
+    let fit = |family: KernelFamily, x: &Features, y: &[f64]| {
+        MklModel::fit(&MklParams::new(MklMethod::Mwumkl(params), family), x, y).unwrap()
     };
     // Warm the thread pool so its setup is not counted.
     let (x, y) = problem(50, 3);
-    mwumkl::fit_binary(&"rbf(sigma=1)".parse().unwrap(), &x, &y, &params).unwrap();
+    fit("rbf(sigma=1)".parse().unwrap(), &x, &y);
 
     // 1,000 kernels on 300 points: m·n² doubles would be 720 MB; m·n doubles 2.4 MB.
     let (n, m) = (300, 1000);
@@ -73,8 +75,8 @@ fn mwumkl_memory_is_linear_in_m_and_n() {
         .parse()
         .unwrap();
     let peak = peak_growth(|| {
-        let machine = mwumkl::fit_binary(&family, &x, &y, &params).unwrap();
-        assert_eq!(machine.weights.len(), m);
+        let model = fit(family, &x, &y);
+        assert_eq!(model.machines.machines[0].weights.len(), m);
     });
     let budget = 4 * m * n * 8 + (2 << 20);
     assert!(
@@ -89,7 +91,7 @@ fn mwumkl_memory_is_linear_in_m_and_n() {
         .parse()
         .unwrap();
     let peak = peak_growth(|| {
-        mwumkl::fit_binary(&family, &x, &y, &params).unwrap();
+        fit(family, &x, &y);
     });
     let budget = 4 * m * n * 8 + (2 << 20);
     assert!(

@@ -84,10 +84,8 @@ fn classification_scores_equal_plain_refits() {
 #[test]
 fn regression_scores_equal_plain_refits() {
     let data = fixture("housing.train.csv");
-    let base = SvmParams {
-        svm_type: SvmType::EpsilonSvr,
-        ..SvmParams::default()
-    };
+    let mut base = SvmParams::default();
+    base.svm_type = SvmType::EpsilonSvr;
     let mut search = GridSearch::new(base);
     search.grid = Grid {
         sigmas: vec![0.5, 2.0],

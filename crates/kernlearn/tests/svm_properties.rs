@@ -105,19 +105,15 @@ fn tiny_cache_and_no_shrinking_reach_the_same_solution() {
     let k = Kernel::rbf_gamma(1.0).unwrap();
     let src = FeatureKernel::new(&k, &x).unwrap();
     let reference = solve_c_svc(&src, &y, 1.0, 1.0, &settings(), None).unwrap();
-    let tiny = SolverSettings {
-        cache_bytes: 0, // clamped to two rows
-        ..settings()
-    };
+    let mut tiny = settings();
+    tiny.cache_bytes = 0; // clamped to two rows
     let same = solve_c_svc(&src, &y, 1.0, 1.0, &tiny, None).unwrap();
     assert_eq!(
         same.coef, reference.coef,
         "cache size must not change the path"
     );
-    let no_shrink = SolverSettings {
-        shrinking: false,
-        ..settings()
-    };
+    let mut no_shrink = settings();
+    no_shrink.shrinking = false;
     let other = solve_c_svc(&src, &y, 1.0, 1.0, &no_shrink, None).unwrap();
     let rel = (other.objective - reference.objective).abs() / reference.objective.abs();
     assert!(rel < 1e-3, "objective differs by {rel}");
@@ -167,10 +163,8 @@ fn c_svc_path_is_optimal_at_every_bound() {
     // The whole Q in memory (it fits the default cache budget) and the LRU cache (a
     // budget of 100 rows): the same values, hence the same iterations and solutions.
     let mut dense = CSvcPath::new(&src, &y, &settings()).unwrap();
-    let rows_100 = SolverSettings {
-        cache_bytes: 100 * 300 * 4,
-        ..settings()
-    };
+    let mut rows_100 = settings();
+    rows_100.cache_bytes = 100 * 300 * 4;
     let mut cached = CSvcPath::new(&src, &y, &rows_100).unwrap();
     // Bounds growing by equal factors (C along a grid), then unequally, then again.
     let bounds = [
@@ -216,11 +210,9 @@ fn model_path_along_c_matches_plain_fits() {
     }
     let mut paths = SvmPaths::default();
     for (step, c) in [0.5, 2.0, 8.0].into_iter().enumerate() {
-        let params = SvmParams {
-            kernel: k.clone(),
-            c,
-            ..SvmParams::default()
-        };
+        let mut params = SvmParams::default();
+        params.kernel = k.clone();
+        params.c = c;
         let path = SvmModel::fit_source_path(&params, &src, &y, &mut paths).unwrap();
         let plain = SvmModel::fit_source(&params, &src, &y).unwrap();
         if step == 0 {
@@ -247,10 +239,8 @@ fn model_path_along_c_matches_plain_fits() {
             }
         }
     }
-    let nu = SvmParams {
-        svm_type: SvmType::NuSvc,
-        ..SvmParams::default()
-    };
+    let mut nu = SvmParams::default();
+    nu.svm_type = SvmType::NuSvc;
     let e = SvmModel::fit_source_path(&nu, &src, &y, &mut SvmPaths::default()).unwrap_err();
     assert!(e.to_string().contains("C-SVC"), "{e}");
 }
@@ -259,19 +249,18 @@ fn model_path_along_c_matches_plain_fits() {
 fn precomputed_kernel_gives_the_same_model_as_features() {
     let (x, y) = blobs(120);
     let k = Kernel::rbf_gamma(0.7).unwrap();
-    let params = SvmParams {
-        kernel: k.clone(),
-        c: 3.0,
-        ..SvmParams::default()
-    };
+    let mut params = SvmParams::default();
+    params.kernel = k.clone();
+    params.c = 3.0;
     let direct = SvmModel::fit(&params, &x, &y).unwrap();
     let gram = k.gram(&x).unwrap();
     let n = x.n_rows();
     let g = Features::new(n, n, (0..n * n).map(|t| gram[(t / n, t % n)]).collect()).unwrap();
     let pre = SvmModel::fit(
-        &SvmParams {
-            kernel: Kernel::Precomputed,
-            ..params.clone()
+        &{
+            let mut p = params.clone();
+            p.kernel = Kernel::Precomputed;
+            p
         },
         &g,
         &y,
@@ -291,9 +280,10 @@ fn precomputed_kernel_gives_the_same_model_as_features() {
     // A precomputed kernel of the wrong shape is refused.
     let wrong = Features::new(3, 4, vec![1.0; 12]).unwrap();
     let e = SvmModel::fit(
-        &SvmParams {
-            kernel: Kernel::Precomputed,
-            ..params.clone()
+        &{
+            let mut p = params.clone();
+            p.kernel = Kernel::Precomputed;
+            p
         },
         &wrong,
         &[1.0, -1.0, 1.0],
@@ -314,11 +304,9 @@ fn saved_and_reloaded_model_predicts_exactly_the_same() {
     let (x, y) = blobs(150);
     let scaler = Scaler::fit(ScaleMode::ZeroOne, &x);
     let xs = scaler.transform(&x).unwrap();
-    let params = SvmParams {
-        kernel: Kernel::rbf_gamma(2.0).unwrap(),
-        probability: true,
-        ..SvmParams::default()
-    };
+    let mut params = SvmParams::default();
+    params.kernel = Kernel::rbf_gamma(2.0).unwrap();
+    params.probability = true;
     let model = SvmModel::fit(&params, &xs, &y).unwrap();
     let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), vec!["a".into(), "b".into()]);
     let dir = std::env::temp_dir().join(format!("kernlearn-test-{}", std::process::id()));
@@ -373,18 +361,20 @@ fn bad_parameters_are_refused_with_their_name() {
     let (x, y) = blobs(20);
     let base = SvmParams::default();
     let e = fit_err(
-        SvmParams {
-            c: 0.0,
-            ..base.clone()
+        {
+            let mut p = base.clone();
+            p.c = 0.0;
+            p
         },
         &x,
         &y,
     );
     assert!(e.contains("`C`") && e.contains("> 0"), "{e}");
     let e = fit_err(
-        SvmParams {
-            c: -1.0,
-            ..base.clone()
+        {
+            let mut p = base.clone();
+            p.c = -1.0;
+            p
         },
         &x,
         &y,
@@ -392,10 +382,11 @@ fn bad_parameters_are_refused_with_their_name() {
     assert!(e.contains("`C`"), "{e}");
     for nu in [0.0, 1.5, -0.1] {
         let e = fit_err(
-            SvmParams {
-                svm_type: SvmType::NuSvc,
-                nu,
-                ..base.clone()
+            {
+                let mut p = base.clone();
+                p.svm_type = SvmType::NuSvc;
+                p.nu = nu;
+                p
             },
             &x,
             &y,
@@ -403,10 +394,11 @@ fn bad_parameters_are_refused_with_their_name() {
         assert!(e.contains("`nu`") && e.contains("(0, 1]"), "{e}");
     }
     let e = fit_err(
-        SvmParams {
-            svm_type: SvmType::EpsilonSvr,
-            epsilon: -0.1,
-            ..base.clone()
+        {
+            let mut p = base.clone();
+            p.svm_type = SvmType::EpsilonSvr;
+            p.epsilon = -0.1;
+            p
         },
         &x,
         &y,
@@ -417,9 +409,10 @@ fn bad_parameters_are_refused_with_their_name() {
         .to_string()
         .contains("`sigma`"));
     let e = fit_err(
-        SvmParams {
-            kernel: Kernel::Rbf { gamma: -2.0 },
-            ..base.clone()
+        {
+            let mut p = base.clone();
+            p.kernel = Kernel::Rbf { gamma: -2.0 };
+            p
         },
         &x,
         &y,
@@ -428,10 +421,8 @@ fn bad_parameters_are_refused_with_their_name() {
     let mut tol = base.clone();
     tol.solver.tol = 0.0;
     assert!(fit_err(tol, &x, &y).contains("tol"));
-    let weights = SvmParams {
-        class_weights: vec![(7.0, 2.0)],
-        ..base.clone()
-    };
+    let mut weights = base.clone();
+    weights.class_weights = vec![(7.0, 2.0)];
     assert!(fit_err(weights, &x, &y).contains("class 7"));
     // ν too large for the class balance.
     let e = solve_nu_svc(

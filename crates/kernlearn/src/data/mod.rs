@@ -129,7 +129,7 @@ impl Features {
 
     /// Checks a training set: at least one row, finite features and, when
     /// `needs_labels`, one label per row; every label given must be finite.
-    pub fn check_training(&self, y: &[f64], needs_labels: bool) -> Result<()> {
+    pub(crate) fn check_training(&self, y: &[f64], needs_labels: bool) -> Result<()> {
         if self.n_rows() == 0 {
             return Err(Error::data("the training set is empty"));
         }
@@ -152,7 +152,7 @@ impl Features {
     }
 
     /// Checks points to predict on: `n_features` columns, finite values.
-    pub fn check_input(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn check_input(&self, n_features: usize) -> Result<()> {
         if self.n_cols() != n_features {
             return Err(Error::data(format!(
                 "the model was fitted on {n_features} features, the input has {}",

@@ -114,7 +114,7 @@ pub fn gaussian_blobs(
             "need at least one blob of at least one point",
         ));
     }
-    check_noise("spread", spread)?;
+    crate::check::non_negative_finite("spread", spread)?;
     let centres = Features::from_rows(means)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut values = Vec::with_capacity(means.len() * per_blob * centres.n_cols());
@@ -141,18 +141,7 @@ fn check(n: usize, noise: f64) -> Result<()> {
             "a synthetic set needs at least one point",
         ));
     }
-    check_noise("noise", noise)
-}
-
-fn check_noise(name: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::param(
-            name,
-            format!("must be finite and ≥ 0, got {v}"),
-        ))
-    }
+    crate::check::non_negative_finite("noise", noise)
 }
 
 /// Size of part `i` when `n` points are split into `parts` near-equal parts, larger first.

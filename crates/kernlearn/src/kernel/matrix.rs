@@ -184,7 +184,7 @@ impl Kernel {
     /// cache holds, computed without an `f64` copy of the whole matrix: blocks of rows of
     /// the lower triangle in parallel (dot-product kernels: one small matrix product per
     /// block, then the map), then mirrored. For [`Kernel::Precomputed`], `x` itself.
-    pub fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
+    pub(crate) fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
         self.validate(x.n_cols())?;
         let n = x.n_rows();
         if self.is_precomputed() {
@@ -547,7 +547,7 @@ pub fn normalize_trace(k: &mut Mat<f64>) -> Result<f64> {
 /// The trace-normalisation factor `n / trace(K)` of [`normalize_trace`] from the trace
 /// alone (the sum of the diagonal `k(x_i, x_i)`), so that a kernel evaluated on demand
 /// can be normalised without its Gram matrix. Fails unless the trace is finite and `> 0`.
-pub fn trace_factor(trace: f64, n: usize) -> Result<f64> {
+pub(crate) fn trace_factor(trace: f64, n: usize) -> Result<f64> {
     if !(trace.is_finite() && trace > 0.0) {
         return Err(Error::data(format!(
             "cannot trace-normalise a kernel matrix with trace {trace}"
@@ -559,12 +559,7 @@ pub fn trace_factor(trace: f64, n: usize) -> Result<f64> {
 /// Applies a training trace-normalisation `factor` (from [`normalize_trace`]) to a
 /// cross matrix, so test rows are normalised like the training ones.
 pub fn normalize_trace_cross(cross: &mut Mat<f64>, factor: f64) -> Result<()> {
-    if !(factor.is_finite() && factor > 0.0) {
-        return Err(Error::param(
-            "factor",
-            format!("trace-normalisation factor must be finite and > 0, got {factor}"),
-        ));
-    }
+    crate::check::positive_finite("factor", factor)?;
     scale_in_place(cross, factor);
     Ok(())
 }

@@ -6,7 +6,7 @@
 //!   matrices as `faer::Mat<f64>`; [`normalize_trace`], [`normalize_cosine`] and their
 //!   `_cross` versions.
 //! - [`FeatureKernel`], [`PrecomputedKernel`]: [`KernelSource`]s for the SMO solver.
-//! - [`KernelOnFeatures`], [`per_feature`]: kernels on feature subsets (for MKL).
+//! - [`KernelOnFeatures`], `per_feature`: kernels on feature subsets (for MKL).
 
 mod functions;
 mod matrix;
@@ -17,12 +17,14 @@ pub(crate) use functions::powi;
 pub use functions::Kernel;
 pub(crate) use functions::{dot, sq_dist};
 pub(crate) use matrix::par_for;
+pub(crate) use matrix::trace_factor;
 pub use matrix::{
-    normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross, trace_factor,
+    normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,
 };
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
-pub use subset::{per_feature, KernelOnFeatures};
+pub(crate) use subset::per_feature;
+pub use subset::KernelOnFeatures;
 
 /// Kernel entries as the SMO solver reads them: one row at a time, for a chosen set of
 /// columns. Every kernel the library can learn (`G ⊙ K`, a weighted sum of kernels, a

@@ -24,7 +24,7 @@ pub struct KernelOnFeatures {
 
 /// Every kernel on every single feature: for `kernels = [k₁, k₂]` and `d` features,
 /// `[k₁@0, k₁@1, …, k₁@(d−1), k₂@0, …]` (kernel-major order).
-pub fn per_feature(kernels: &[Kernel], n_features: usize) -> Vec<KernelOnFeatures> {
+pub(crate) fn per_feature(kernels: &[Kernel], n_features: usize) -> Vec<KernelOnFeatures> {
     kernels
         .iter()
         .flat_map(|k| (0..n_features).map(move |f| KernelOnFeatures::single(k.clone(), f)))
@@ -76,7 +76,7 @@ impl KernelOnFeatures {
     }
 
     /// The columns this kernel reads, as a new matrix (borrowed when `features` is `None`).
-    pub fn restrict<'a>(&self, x: &'a Features) -> Result<Cow<'a, Features>> {
+    pub(crate) fn restrict<'a>(&self, x: &'a Features) -> Result<Cow<'a, Features>> {
         self.validate(x.n_cols())?;
         match &self.features {
             None => Ok(Cow::Borrowed(x)),

@@ -21,6 +21,7 @@
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
 use super::per_kernel::localized_bank;
 use super::LocalizedParams;
+use crate::check::non_negative_finite;
 use crate::data::Features;
 use crate::kernel::KernelSource;
 use crate::mkl::{KernelBank, KernelFamily};
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 /// Settings of C-LMKL.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClmklSettings {
     /// Number of clusters `ℓ` (the thesis, after Lei et al.: 3).
     pub clusters: usize,
@@ -76,12 +78,7 @@ impl ClmklSettings {
                 "C-LMKL needs at least one SVM solve",
             ));
         }
-        if !(self.tol >= 0.0 && self.tol.is_finite()) {
-            return Err(Error::param(
-                "tol",
-                format!("must be >= 0, got {}", self.tol),
-            ));
-        }
+        non_negative_finite("tol", self.tol)?;
         if self.sample < self.clusters {
             return Err(Error::param(
                 "sample",
@@ -217,7 +214,11 @@ fn distances_to_means(g: &[f64], s: usize, k: usize, labels: &[usize]) -> Vec<f6
 
 impl SoftClusters {
     /// Clusters (a sample of) `bank`'s training points (see the module docs).
-    pub fn fit(bank: &KernelBank, family: &KernelFamily, settings: &ClmklSettings) -> Result<Self> {
+    pub(crate) fn fit(
+        bank: &KernelBank,
+        family: &KernelFamily,
+        settings: &ClmklSettings,
+    ) -> Result<Self> {
         let n = bank.n_points();
         let k = settings.clusters;
         if n < k {
@@ -296,7 +297,7 @@ impl SoftClusters {
 }
 
 /// The closed-form `β` step (see the module docs) from `‖w_ir‖²` (index `i·ℓ + r`).
-pub fn beta_step(norm_sq: &[f64], m: usize, clusters: usize, p: f64) -> Vec<f64> {
+pub(super) fn beta_step(norm_sq: &[f64], m: usize, clusters: usize, p: f64) -> Vec<f64> {
     let mut beta = vec![0.0; m * clusters];
     for r in 0..clusters {
         let a: Vec<f64> = (0..m)
@@ -378,7 +379,7 @@ pub struct ClmklMachine {
 
 impl ClmklMachine {
     /// C-LMKL on training points `x` with labels `y ∈ {±1}`.
-    pub fn fit(
+    pub(crate) fn fit(
         params: &LocalizedParams,
         settings: &ClmklSettings,
         x: &Features,

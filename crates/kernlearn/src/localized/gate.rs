@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 /// Per-point gate values: `values[t·q + j] = η_j(x_t)` for `q` gates, each attached to
 /// one base kernel (`kernel_of[j]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GateMatrix {
+pub(crate) struct GateMatrix {
     /// Base kernel each gate multiplies.
     pub kernel_of: Vec<usize>,
     /// Row-major `n × q` gate values.
@@ -36,7 +36,7 @@ pub struct GateMatrix {
 impl GateMatrix {
     /// Gates with one column per entry of `kernel_of`; fails unless `values` holds a whole
     /// number of finite rows.
-    pub fn new(kernel_of: Vec<usize>, values: Vec<f64>) -> Result<Self> {
+    pub(crate) fn new(kernel_of: Vec<usize>, values: Vec<f64>) -> Result<Self> {
         let q = kernel_of.len();
         if q == 0 || !values.len().is_multiple_of(q) {
             return Err(Error::data(format!(
@@ -45,7 +45,7 @@ impl GateMatrix {
             )));
         }
         if let Some(p) = values.iter().position(|v| !v.is_finite()) {
-            return Err(Error::data(format!(
+            return Err(Error::numerical(format!(
                 "gate {} of point {} is not finite ({}); the gating function diverged",
                 p % q + 1,
                 p / q + 1,
@@ -56,28 +56,28 @@ impl GateMatrix {
     }
 
     /// One gate per base kernel (`q = m`).
-    pub fn per_kernel(m: usize, values: Vec<f64>) -> Result<Self> {
+    pub(crate) fn per_kernel(m: usize, values: Vec<f64>) -> Result<Self> {
         Self::new((0..m).collect(), values)
     }
 
     /// Number of gates `q`.
-    pub fn n_gates(&self) -> usize {
+    pub(crate) fn n_gates(&self) -> usize {
         self.kernel_of.len()
     }
 
     /// Number of points.
-    pub fn n_points(&self) -> usize {
+    pub(crate) fn n_points(&self) -> usize {
         self.values.len() / self.n_gates()
     }
 
     /// Gate values of point `t`.
-    pub fn row(&self, t: usize) -> &[f64] {
+    pub(crate) fn row(&self, t: usize) -> &[f64] {
         let q = self.n_gates();
         &self.values[t * q..(t + 1) * q]
     }
 
     /// The gates of the points `rows`, in that order.
-    pub fn select_rows(&self, rows: &[usize]) -> GateMatrix {
+    pub(crate) fn select_rows(&self, rows: &[usize]) -> GateMatrix {
         let values = rows.iter().flat_map(|&t| self.row(t)).copied().collect();
         GateMatrix {
             kernel_of: self.kernel_of.clone(),
@@ -87,7 +87,7 @@ impl GateMatrix {
 
     /// Fails unless these gates fit `n` points and `m` base kernels (the "gating
     /// dimension" of a method).
-    pub fn check_shape(&self, n: usize, m: usize, what: &str) -> Result<()> {
+    pub(crate) fn check_shape(&self, n: usize, m: usize, what: &str) -> Result<()> {
         if self.n_points() != n {
             return Err(Error::data(format!(
                 "{what}: gates for {} points, {n} points given",
@@ -107,7 +107,7 @@ impl GateMatrix {
 /// How gate values combine into `γ_i(x, x')` (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GateKind {
+pub(crate) enum GateKind {
     /// `γ_i = Σ_{q ∈ i} η_q(x) η_q(x')`.
     Separable,
     /// `γ_i = g_i(x) g_i(x') / Σ_j g_j(x) g_j(x')` (SWMKL; one gate per kernel).
@@ -131,7 +131,7 @@ fn gate_products(kind: GateKind, kernel_of: &[usize], a: &[f64], b: &[f64], out:
 }
 
 /// The gated kernel on a bank's training points, as the solver reads it.
-pub struct GatedKernel<'a> {
+pub(super) struct GatedKernel<'a> {
     bank: &'a KernelBank,
     gates: &'a GateMatrix,
     kind: GateKind,
@@ -146,7 +146,7 @@ const PAR_WORK: usize = 32 * 1024;
 impl<'a> GatedKernel<'a> {
     /// `κ_γ` on `bank`'s points with per-point `gates`. Fails when the gates do not fit
     /// the bank (points, kernels) or a pairwise gate has more than one gate per kernel.
-    pub fn new(bank: &'a KernelBank, gates: &'a GateMatrix, kind: GateKind) -> Result<Self> {
+    pub(super) fn new(bank: &'a KernelBank, gates: &'a GateMatrix, kind: GateKind) -> Result<Self> {
         let m = bank.n_kernels();
         gates.check_shape(bank.n_points(), m, "gated kernel")?;
         if kind == GateKind::PairwiseNormalised && gates.n_gates() != m {
@@ -241,14 +241,14 @@ pub struct GatedMachine {
     /// Trace-normalisation factor of each base kernel on the training data.
     pub trace_factors: Vec<f64>,
     /// Gate combination.
-    pub kind: GateKind,
+    pub(crate) kind: GateKind,
     /// Support vectors.
     pub support_vectors: Features,
     /// Training row of each support vector.
     #[serde(default)]
     pub sv_indices: Vec<usize>,
     /// Gate values of the support vectors.
-    pub sv_gates: GateMatrix,
+    pub(crate) sv_gates: GateMatrix,
     /// Coefficient of each support vector (`y_s α_s`).
     pub coef: Vec<f64>,
     /// Offset.
@@ -257,7 +257,7 @@ pub struct GatedMachine {
 
 impl GatedMachine {
     /// Keeps the points with non-zero coefficient of a solve on `GatedKernel(bank, gates)`.
-    pub fn new(
+    pub(crate) fn new(
         family: &KernelFamily,
         bank: &KernelBank,
         gates: &GateMatrix,
@@ -284,7 +284,7 @@ impl GatedMachine {
     }
 
     /// `f(x)` for every row of `x`, whose gate values are `gates`.
-    pub fn decision(&self, x: &Features, gates: &GateMatrix) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features, gates: &GateMatrix) -> Result<Vec<f64>> {
         x.check_input(self.support_vectors.n_cols())?;
         if gates.kernel_of != self.sv_gates.kernel_of {
             return Err(Error::data(format!(
@@ -360,9 +360,9 @@ pub(crate) fn products_on(bank: &KernelBank, rows: &[usize], w: &GateMatrix) -> 
 
 /// `softmax(z)` in place (shifted by the maximum, so large scores do not overflow);
 /// fails, naming the score, when one is not finite.
-pub fn softmax(z: &mut [f64]) -> Result<()> {
+pub(super) fn softmax(z: &mut [f64]) -> Result<()> {
     if let Some(i) = z.iter().position(|v| !v.is_finite()) {
-        return Err(Error::data(format!(
+        return Err(Error::numerical(format!(
             "gating score of kernel {} is not finite ({})",
             i + 1,
             z[i]
@@ -376,7 +376,7 @@ pub fn softmax(z: &mut [f64]) -> Result<()> {
 }
 
 /// Row-wise softmax of an `n × m` score matrix (one row per point).
-pub fn softmax_rows(scores: &mut [f64], m: usize) -> Result<()> {
+pub(super) fn softmax_rows(scores: &mut [f64], m: usize) -> Result<()> {
     for (t, row) in scores.chunks_mut(m).enumerate() {
         softmax(row).map_err(|e| Error::data(format!("point {}: {e}", t + 1)))?;
     }
@@ -542,6 +542,9 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("kernel 2"));
+        // A diverged gate is a numerical failure, not bad input.
+        let mut z = [f64::NAN, 0.0];
+        assert!(matches!(softmax(&mut z), Err(crate::Error::Numerical(_))));
         let mut z = [1000.0, 0.0];
         softmax(&mut z).unwrap();
         assert!((z[0] - 1.0).abs() < 1e-12 && z[1] >= 0.0);

@@ -43,7 +43,7 @@ pub struct LdmklMachine {
 
 impl LdmklMachine {
     /// Algorithm 7 on training points `x` with labels `y ∈ {±1}`.
-    pub fn fit(
+    pub(crate) fn fit(
         params: &LocalizedParams,
         gate: &GateRegression,
         x: &Features,

@@ -35,7 +35,7 @@ pub struct LocalizedLearner {
 /// `γ = 1/d` for `d` features (a fixed σ = 1 makes the Gaussian nearly the identity on
 /// sonar's 60 features, and its classifier then votes a constant wherever it was not
 /// trained).
-pub fn default_kernels(n_features: usize) -> String {
+pub(crate) fn default_kernels(n_features: usize) -> String {
     let gamma = 1.0 / n_features.max(1) as f64;
     format!("linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(gamma={gamma})@all")
 }

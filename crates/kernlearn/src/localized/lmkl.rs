@@ -26,6 +26,7 @@
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
 use super::per_kernel::localized_bank;
 use super::LocalizedParams;
+use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::mkl::KernelBank;
 use crate::svm::DualSolution;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 /// Settings of the alternating optimisation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LmklSettings {
     /// Largest number of SVM solves (the first included); 1 keeps the uniform gate.
     pub iterations: usize,
@@ -63,18 +65,8 @@ impl LmklSettings {
                 "LMKL needs at least one SVM solve",
             ));
         }
-        if !(self.step > 0.0 && self.step.is_finite()) {
-            return Err(Error::param(
-                "step",
-                format!("must be > 0, got {}", self.step),
-            ));
-        }
-        if !(self.tol >= 0.0 && self.tol.is_finite()) {
-            return Err(Error::param(
-                "tol",
-                format!("must be >= 0, got {}", self.tol),
-            ));
-        }
+        positive_finite("step", self.step)?;
+        non_negative_finite("tol", self.tol)?;
         Ok(())
     }
 }
@@ -94,7 +86,7 @@ pub struct SoftmaxGate {
 
 impl SoftmaxGate {
     /// `V = 0`, `v0 = 0`: every kernel gets `1/m` everywhere.
-    pub fn uniform(n_features: usize, n_kernels: usize) -> Self {
+    pub(crate) fn uniform(n_features: usize, n_kernels: usize) -> Self {
         Self {
             n_features,
             n_kernels,
@@ -105,7 +97,7 @@ impl SoftmaxGate {
 
     /// `η(x)` for every row of `x`; fails when `x` does not have the gate's `d` columns
     /// or a score is not finite.
-    pub fn gates(&self, x: &Features) -> Result<GateMatrix> {
+    pub(crate) fn gates(&self, x: &Features) -> Result<GateMatrix> {
         if x.n_cols() != self.n_features {
             return Err(Error::data(format!(
                 "gating dimension mismatch: the gate reads {} features, the data has {}",
@@ -143,7 +135,7 @@ impl SoftmaxGate {
 
 /// `∂J/∂V` (row-major `d × m`) and `∂J/∂v0` at the SVM solution `coef` (see the module
 /// docs), for training points `bank` with gates `eta`.
-pub fn gradient(bank: &KernelBank, eta: &GateMatrix, coef: &[f64]) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn gradient(bank: &KernelBank, eta: &GateMatrix, coef: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let (m, d) = (eta.n_gates(), bank.points().n_cols());
     let sv: Vec<usize> = (0..coef.len()).filter(|&t| coef[t] != 0.0).collect();
     let weights: Vec<f64> = sv
@@ -203,7 +195,7 @@ fn solve_at(
 
 impl LmklMachine {
     /// Algorithm 1 on training points `x` with labels `y ∈ {±1}`.
-    pub fn fit(
+    pub(crate) fn fit(
         params: &LocalizedParams,
         settings: &LmklSettings,
         x: &Features,

@@ -3,30 +3,33 @@
 //! `κ_γ(x, x') = Σ_i γ_i(x, x') κ_i(x, x')`, on the trace-normalised base kernels of
 //! [`crate::mkl`] (the same `--kernels` spec).
 //!
-//! - [`gate`]: the gated kernel as a [`crate::kernel::KernelSource`] (separable and
-//!   pairwise-normalised gates stored per point, never `n × n × m`), and the fitted
-//!   expansion on it.
-//! - [`solver`]: SMO or the single-kernel MWUMKL (Gilbert) solver for every classifier.
-//! - [`per_kernel`]: per-kernel classifiers and the SVR regressors of their correctness
-//!   (SWMKL and LD-MKL).
-//! - [`ldmkl`]: LD-MKL (Algorithm 7).
-//! - [`swmkl`]: SWMKL (Algorithm 2).
-//! - [`clmkl`]: C-LMKL (kernel k-means soft clusters, per-cluster kernel weights).
-//! - [`lmkl`]: LMKL (Algorithm 1: softmax gate, alternating SVM and gradient steps).
-//! - [`model`]: the fitted one-vs-one [`LocalizedModel`].
-pub mod clmkl;
-pub mod gate;
-pub mod ldmkl;
-pub mod learner;
-pub mod lmkl;
-pub mod model;
-pub mod per_kernel;
-pub mod solver;
-pub mod swmkl;
+//! - [`LocalizedParams`] / [`LocalizedMethod`]: the method and its settings, the base
+//!   kernels, C and the classifiers' [`SvmSolver`] (SMO or the single-kernel MWUMKL,
+//!   i.e. Gilbert, solver).
+//! - The gated kernel is a [`crate::kernel::KernelSource`] (separable and
+//!   pairwise-normalised gates stored per point, never `n × n × m`); [`GatedMachine`]
+//!   is the fitted expansion on it.
+//! - [`GateRegression`] / [`RegressionGate`]: per-kernel classifiers and the SVR
+//!   regressors of their correctness (SWMKL and LD-MKL).
+//! - [`LdmklMachine`]: LD-MKL (Algorithm 7); [`SwmklMachine`]: SWMKL (Algorithm 2);
+//!   [`ClmklMachine`]: C-LMKL (kernel k-means [`SoftClusters`], per-cluster kernel
+//!   weights); [`LmklMachine`]: LMKL (Algorithm 1: [`SoftmaxGate`], alternating SVM and
+//!   gradient steps).
+//! - [`LocalizedModel`]: the fitted one-vs-one model.
+mod clmkl;
+mod gate;
+pub(crate) mod ldmkl;
+pub(crate) mod learner;
+mod lmkl;
+mod model;
+mod per_kernel;
+mod solver;
+mod swmkl;
 
 pub use clmkl::{ClmklMachine, ClmklSettings, SoftClusters};
-pub use gate::{GateKind, GateMatrix, GatedKernel, GatedMachine};
+pub use gate::GatedMachine;
 pub use ldmkl::LdmklMachine;
+pub use learner::LocalizedLearner;
 pub use lmkl::{LmklMachine, LmklSettings, SoftmaxGate};
 pub use model::{LocalizedMachine, LocalizedModel};
 pub use per_kernel::{GateRegression, RegressionGate};
@@ -35,7 +38,7 @@ pub use swmkl::SwmklMachine;
 
 use crate::mkl::KernelFamily;
 use crate::svm::SolverSettings;
-use crate::{Error, Result};
+use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// Which localized method, with its own settings.
@@ -87,6 +90,7 @@ impl LocalizedMethod {
 
 /// Everything a localized fit needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LocalizedParams {
     /// The method and its settings.
     pub method: LocalizedMethod,
@@ -115,9 +119,7 @@ impl LocalizedParams {
 
     /// Checks `C`, the solvers and the method's settings.
     pub fn validate(&self) -> Result<()> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
-        }
+        crate::check::positive_finite("C", self.c)?;
         self.solver.validate()?;
         self.smo.validate()?;
         self.method.validate()

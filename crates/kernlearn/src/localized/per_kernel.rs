@@ -10,6 +10,7 @@
 //! scikit-learn's `gamma='auto'` of the thesis's time), `C = 1`, `ε = 0.1`.
 
 use super::LocalizedParams;
+use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::kernel::Kernel;
 use crate::mkl::{KernelBank, MachineInfo, MklMachine};
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 /// The ε-SVR that smooths a kernel's correctness into a gate (SWMKL, LD-MKL).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GateRegression {
     /// SVR trade-off `C > 0`.
     pub c: f64,
@@ -47,18 +49,8 @@ impl GateRegression {
             Kernel::rbf_gamma(g)
                 .map_err(|_| Error::param("gate-gamma", format!("must be > 0, got {g}")))?;
         }
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param(
-                "gate-c",
-                format!("must be > 0, got {}", self.c),
-            ));
-        }
-        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
-            return Err(Error::param(
-                "gate-epsilon",
-                format!("must be >= 0, got {}", self.epsilon),
-            ));
-        }
+        positive_finite("gate-c", self.c)?;
+        non_negative_finite("gate-epsilon", self.epsilon)?;
         Ok(())
     }
 

@@ -2,10 +2,11 @@
 //! (LIBSVM's algorithm; the thesis's Table 4.2) or the single-kernel form of MWUMKL, the
 //! kernelised Gilbert algorithm (Table 4.3, section 4.5.6).
 
+use crate::check::positive_finite;
 use crate::kernel::KernelSource;
 use crate::mkl::{solve_gilbert, GilbertSettings};
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
-use crate::{Error, Result};
+use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// Which solver trains the classifiers (the SVR gates of SWMKL and LD-MKL always use
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub enum SvmSolver {
     /// C-SVC by SMO (1-norm soft margin, box `0 ≤ α ≤ C`).
     Smo,
-    /// Kernelised Gilbert ([`solve_gilbert`]): 2-norm soft margin (ridge `1/C` on the
+    /// Kernelised Gilbert (the single-kernel form of MWUMKL): 2-norm soft margin (ridge `1/C` on the
     /// kernel's diagonal, MWUMKL's convention), stopped at relative duality gap `epsilon`
     /// (the thesis uses ε = 0.01 in Table 4.3).
     Mwu {
@@ -36,17 +37,15 @@ impl SvmSolver {
     /// Checks MWU's `ε > 0`.
     pub fn validate(&self) -> Result<()> {
         match *self {
-            SvmSolver::Mwu { epsilon } if !(epsilon > 0.0 && epsilon.is_finite()) => Err(
-                Error::param("mwu-epsilon", format!("must be > 0, got {epsilon}")),
-            ),
-            _ => Ok(()),
+            SvmSolver::Mwu { epsilon } => positive_finite("mwu-epsilon", epsilon),
+            SvmSolver::Smo => Ok(()),
         }
     }
 
     /// Trains a binary classifier (`y ∈ {±1}`) with trade-off `c` on `source`. `warm`
     /// (coefficients `y α` of an earlier solve on the same points and bounds) warm-starts
     /// SMO; Gilbert starts cold.
-    pub fn solve(
+    pub(crate) fn solve(
         &self,
         source: &dyn KernelSource,
         y: &[f64],

@@ -19,7 +19,7 @@ use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// Smallest gate value (see the module docs).
-pub const GATE_FLOOR: f64 = 1e-3;
+pub(super) const GATE_FLOOR: f64 = 1e-3;
 
 /// A fitted binary SWMKL machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,7 +34,7 @@ pub struct SwmklMachine {
 
 impl SwmklMachine {
     /// Algorithm 2 on training points `x` with labels `y ∈ {±1}`.
-    pub fn fit(
+    pub(crate) fn fit(
         params: &LocalizedParams,
         gate: &GateRegression,
         x: &Features,
@@ -68,7 +68,7 @@ impl SwmklMachine {
     }
 
     /// The gates `g_i(x)` (clamped regressor outputs), one row per point.
-    pub fn gates(&self, x: &Features) -> Result<GateMatrix> {
+    pub(crate) fn gates(&self, x: &Features) -> Result<GateMatrix> {
         clamped_gates(self.gate.scores(x)?, self.gate.n_kernels())
     }
 

@@ -76,7 +76,7 @@ fn choice<T: Copy>(option: &str, s: &str, names: &[&str], values: &[T]) -> Resul
 }
 
 /// Command-line names of [`SolverChoice`].
-pub const SOLVER_NAMES: [&str; 2] = ["smo", "mwu"];
+pub(crate) const SOLVER_NAMES: [&str; 2] = ["smo", "mwu"];
 
 impl FromStr for SolverChoice {
     type Err = Error;
@@ -91,7 +91,7 @@ impl FromStr for SolverChoice {
 }
 
 /// Command-line names of the DANK schemes.
-pub const SCHEME_NAMES: [&str; 4] = ["newton", "nesterov", "monotone", "plain"];
+pub(crate) const SCHEME_NAMES: [&str; 4] = ["newton", "nesterov", "monotone", "plain"];
 
 impl FromStr for Scheme {
     type Err = Error;
@@ -107,7 +107,7 @@ impl FromStr for Scheme {
 }
 
 /// Command-line names of the DANK step rules.
-pub const STEP_NAMES: [&str; 2] = ["backtracking", "paper"];
+pub(crate) const STEP_NAMES: [&str; 2] = ["backtracking", "paper"];
 
 impl FromStr for StepRule {
     type Err = Error;
@@ -391,12 +391,7 @@ impl MethodOptions {
     /// SMO settings: tolerance, cache, shrinking.
     pub fn solver_settings(&self) -> Result<SolverSettings> {
         let cache_mb = self.cache_mb.unwrap_or(200.0);
-        if !(cache_mb >= 0.0 && cache_mb.is_finite()) {
-            return Err(Error::param(
-                "cache-mb",
-                format!("must be a finite size ≥ 0 MiB, got {cache_mb}"),
-            ));
-        }
+        crate::check::non_negative_finite("cache-mb", cache_mb)?;
         Ok(SolverSettings {
             tol: self.tol.unwrap_or(1e-3),
             cache_bytes: (cache_mb * (1u64 << 20) as f64) as usize,
@@ -442,8 +437,10 @@ impl MethodOptions {
     }
 }
 
-/// Whether `name` is the command-line name of a method option of [`OPTIONS`].
-pub fn is_option(name: &str) -> bool {
+/// Whether `name` is the command-line name of a method option of [`OPTIONS`] (the
+/// catalogue's tests check every option a method reads exists).
+#[cfg(test)]
+pub(crate) fn is_option(name: &str) -> bool {
     OPTIONS.iter().any(|s| s.name == name)
 }
 

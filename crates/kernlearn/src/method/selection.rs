@@ -1,11 +1,11 @@
 //! The two selection shapes the learners share, written once:
 //!
-//! - [`svm_cv`]: the papers' SVM-CV / SVR-CV on the base kernel first (σ, C and ε by a
+//! - SVM-CV first: the papers' SVM-CV / SVR-CV on the base kernel first (σ, C and ε by a
 //!   k-fold grid search); the learner then copies the chosen values into its own
 //!   parameters (KNPL, DANK, scalable DANK, the SVM itself).
-//! - [`best_value`] / [`best_candidate`]: fixed-parameter candidates of one learner (C
-//!   over the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the
-//!   best one is fitted.
+//! - the best value / best candidate: fixed-parameter candidates of one learner (C over
+//!   the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best
+//!   one is fitted.
 
 use super::{GridSettings, Learner, Progress, ProgressFn};
 use crate::data::Features;

@@ -50,7 +50,7 @@ struct Compiled {
 /// True for kernel functions that are positive semi-definite on every input: linear,
 /// polynomial with `coef0 ≥ 0`, Gaussian, Laplacian, χ² (on the non-negative data it
 /// accepts) and ARD Gaussian. Sigmoid kernels and polynomials with `coef0 < 0` are not.
-pub fn is_psd(kernel: &Kernel) -> bool {
+pub(super) fn is_psd(kernel: &Kernel) -> bool {
     match kernel {
         Kernel::Polynomial { coef0, .. } => *coef0 >= 0.0,
         Kernel::Sigmoid { .. } | Kernel::Precomputed => false,
@@ -60,7 +60,7 @@ pub fn is_psd(kernel: &Kernel) -> bool {
 
 /// A kernel family compiled against a number of features.
 #[derive(Clone, Debug)]
-pub struct BaseKernels {
+pub(crate) struct BaseKernels {
     kernels: Vec<Compiled>,
     features: Vec<u32>,
     n_features: usize,
@@ -68,7 +68,7 @@ pub struct BaseKernels {
 
 impl BaseKernels {
     /// Expands and compiles `family` for data with `n_features` features.
-    pub fn compile(family: &KernelFamily, n_features: usize) -> Result<Self> {
+    pub(crate) fn compile(family: &KernelFamily, n_features: usize) -> Result<Self> {
         if n_features > u32::MAX as usize {
             return Err(Error::data("too many features for a kernel family"));
         }
@@ -94,17 +94,12 @@ impl BaseKernels {
     }
 
     /// Number of base kernels `m`.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.kernels.len()
     }
 
-    /// True when there are no kernels (a validated family never compiles to this).
-    pub fn is_empty(&self) -> bool {
-        self.kernels.is_empty()
-    }
-
     /// Number of features the family was compiled for.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.n_features
     }
 
@@ -114,7 +109,7 @@ impl BaseKernels {
     }
 
     /// Base kernel `i` as a [`KernelOnFeatures`] (for messages and reports).
-    pub fn kernel(&self, i: usize) -> KernelOnFeatures {
+    pub(crate) fn kernel(&self, i: usize) -> KernelOnFeatures {
         let cols: Vec<usize> = self.cols(i).iter().map(|&c| c as usize).collect();
         let all = cols.len() == self.n_features && cols.iter().enumerate().all(|(k, &c)| k == c);
         KernelOnFeatures::new(
@@ -125,7 +120,7 @@ impl BaseKernels {
 
     /// Fails, naming the first offending kernel, unless every base kernel is positive
     /// semi-definite ([`is_psd`]); `method` names who needs it.
-    pub fn require_psd(&self, method: &str) -> Result<()> {
+    pub(crate) fn require_psd(&self, method: &str) -> Result<()> {
         match self.kernels.iter().position(|c| !is_psd(&c.kernel)) {
             Some(i) => Err(Error::param(
                 "kernels",
@@ -247,7 +242,7 @@ impl BaseKernels {
     /// Trace-normalisation factor of every base kernel on the points `x`
     /// ([`crate::kernel::trace_factor`]: `n / Σ_t k_i(x_t, x_t)`), computed from the
     /// diagonal only, in parallel over kernels.
-    pub fn trace_factors(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn trace_factors(&self, x: &Features) -> Result<Vec<f64>> {
         let n = x.n_rows();
         (0..self.len())
             .into_par_iter()
@@ -292,7 +287,7 @@ fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
 /// kernel: the normalised base kernels `K̄_i = f_i K_i` (mean diagonal 1 on the training
 /// data) of one fit.
 #[derive(Clone, Debug)]
-pub struct KernelBank {
+pub(crate) struct KernelBank {
     base: BaseKernels,
     x: Features,
     pts: ByFeature,
@@ -301,7 +296,7 @@ pub struct KernelBank {
 
 impl KernelBank {
     /// The family on training points `x`, normalised on them.
-    pub fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
+    pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         if let Some(c) = base
             .kernels
@@ -315,7 +310,11 @@ impl KernelBank {
     }
 
     /// The family on points `x` (e.g. support vectors) with factors found at training.
-    pub fn with_factors(family: &KernelFamily, x: &Features, factors: Vec<f64>) -> Result<Self> {
+    pub(crate) fn with_factors(
+        family: &KernelFamily,
+        x: &Features,
+        factors: Vec<f64>,
+    ) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         if factors.len() != base.len() {
             return Err(Error::data(format!(
@@ -338,52 +337,52 @@ impl KernelBank {
     }
 
     /// The compiled kernels.
-    pub fn base(&self) -> &BaseKernels {
+    pub(crate) fn base(&self) -> &BaseKernels {
         &self.base
     }
 
     /// Number of points.
-    pub fn n_points(&self) -> usize {
+    pub(crate) fn n_points(&self) -> usize {
         self.x.n_rows()
     }
 
     /// Number of base kernels.
-    pub fn n_kernels(&self) -> usize {
+    pub(crate) fn n_kernels(&self) -> usize {
         self.base.len()
     }
 
     /// The points.
-    pub fn points(&self) -> &Features {
+    pub(crate) fn points(&self) -> &Features {
         &self.x
     }
 
     /// Trace-normalisation factor of each kernel.
-    pub fn factors(&self) -> &[f64] {
+    pub(crate) fn factors(&self) -> &[f64] {
         &self.factors
     }
 
     /// Normalised column: `out[t] = K̄_i(x_t, q)` for every point `t`.
-    pub fn column(&self, i: usize, q: &[f64], out: &mut [f64]) {
+    pub(crate) fn column(&self, i: usize, q: &[f64], out: &mut [f64]) {
         self.base.column(i, &self.pts, q, out);
         let f = self.factors[i];
         out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
     }
 
     /// Normalised column at some points: `out[t] = K̄_i(x_{rows[t]}, q)`.
-    pub fn column_at(&self, i: usize, rows: &[usize], q: &[f64], out: &mut [f64]) {
+    pub(crate) fn column_at(&self, i: usize, rows: &[usize], q: &[f64], out: &mut [f64]) {
         self.base.column_at(i, &self.pts, rows, q, out);
         let f = self.factors[i];
         out[..rows.len()].iter_mut().for_each(|v| *v *= f);
     }
 
     /// `K̄_i(x_t, x_t)`.
-    pub fn diag(&self, i: usize, t: usize) -> f64 {
+    pub(crate) fn diag(&self, i: usize, t: usize) -> f64 {
         self.factors[i] * self.base.self_value(i, self.x.row(t))
     }
 
     /// The combination `Σ_i μ_i K̄_i` as a [`KernelSource`] for the SMO solver (entries
     /// computed on demand; kernels with `μ_i = 0` are skipped).
-    pub fn combined(&self, weights: &[f64]) -> Result<CombinedKernel<'_>> {
+    pub(crate) fn combined(&self, weights: &[f64]) -> Result<CombinedKernel<'_>> {
         if weights.len() != self.n_kernels() {
             return Err(Error::data(format!(
                 "{} kernel weights for {} base kernels",
@@ -416,7 +415,7 @@ impl KernelBank {
 
     /// `Σ_t coef_t Σ_i w_i K̄_i(x_t, q)` for every row `q` of `queries`: decision values
     /// of a machine whose support vectors are this bank's points. Parallel over queries.
-    pub fn expansion(&self, weights: &[f64], coef: &[f64], queries: &Features) -> Vec<f64> {
+    pub(crate) fn expansion(&self, weights: &[f64], coef: &[f64], queries: &Features) -> Vec<f64> {
         let n = self.n_points();
         let terms: Vec<(usize, f64)> = weights
             .iter()
@@ -444,7 +443,7 @@ impl KernelBank {
 }
 
 /// `Σ_i c_i K_i` on the bank's points, computed row by row for the solver.
-pub struct CombinedKernel<'a> {
+pub(crate) struct CombinedKernel<'a> {
     bank: &'a KernelBank,
     /// `(kernel, μ_i f_i)` for the kernels with non-zero weight.
     terms: Vec<(usize, f64)>,

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of EasyMKL.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EasyMklParams {
     /// Trade-off `λ ∈ (0, 1]` (MKLpy's default 0.1).
     pub lambda: f64,
@@ -72,7 +73,7 @@ impl EasyMklParams {
 
 /// The KOMD solution `γ ∈ Γ` minimising `(1 − λ) γᵀYKYγ + λ‖γ‖²` for the kernel
 /// `source` and labels `y ∈ {±1}`, its objective value and the SMO iterations.
-pub fn komd(
+pub(super) fn komd(
     source: &dyn KernelSource,
     y: &[f64],
     lambda: f64,
@@ -90,14 +91,16 @@ pub fn komd(
     let sol = solve_c_svc(&ridged, y, c, c, settings, None)?;
     let total: f64 = sol.coef.iter().map(|v| v.abs()).sum();
     if !(total > 0.0 && total.is_finite()) {
-        return Err(Error::data("KOMD: the solver returned no support vectors"));
+        return Err(Error::numerical(
+            "KOMD: the solver returned no support vectors",
+        ));
     }
     let gamma = sol.coef.iter().map(|v| 2.0 * v.abs() / total).collect();
     Ok((gamma, 4.0 / total, sol.iterations))
 }
 
 /// `d_r = γᵀ Y K̄_r Y γ` for every base kernel (on the support of `γ`), in parallel.
-pub fn kernel_margins(bank: &KernelBank, y: &[f64], gamma: &[f64]) -> Vec<f64> {
+pub(super) fn kernel_margins(bank: &KernelBank, y: &[f64], gamma: &[f64]) -> Vec<f64> {
     let support: Vec<usize> = (0..gamma.len()).filter(|&i| gamma[i] > 0.0).collect();
     let yg: Vec<f64> = support.iter().map(|&i| y[i] * gamma[i]).collect();
     let x = bank.points();
@@ -120,7 +123,7 @@ pub fn kernel_margins(bank: &KernelBank, y: &[f64], gamma: &[f64]) -> Vec<f64> {
 }
 
 /// EasyMKL on one class pair (`y ∈ {±1}`). `objective` is the final KOMD objective.
-pub fn fit_binary(
+pub(super) fn fit_binary(
     family: &KernelFamily,
     x: &Features,
     y: &[f64],

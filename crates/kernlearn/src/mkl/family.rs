@@ -102,8 +102,8 @@ pub enum FeatureSet {
     /// All features: one kernel per function.
     #[default]
     All,
-    /// Each single feature: `d` kernels per function (kernel-major order, as
-    /// [`crate::kernel::per_feature`]).
+    /// Each single feature: `d` kernels per function (kernel-major order: all features
+    /// of the first function, then of the next).
     #[serde(alias = "per_feature", alias = "per-feature")]
     Each,
     /// One subset of the features (0-based column indices).

@@ -12,6 +12,7 @@
 //! `√(1 − ε)`). The solution is returned on the SVM's scale with the midpoint bias (see
 //! [`super::mwumkl`]).
 
+use crate::check::{non_negative_finite, positive_finite};
 use crate::kernel::KernelSource;
 use crate::svm::cache::RowCache;
 use crate::svm::{DualSolution, SolverSettings};
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 /// Settings of [`solve_gilbert`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GilbertSettings {
+pub(crate) struct GilbertSettings {
     /// Relative duality gap at which to stop (`f* ≥ (1 − ε) f(α)`), `> 0`.
     pub epsilon: f64,
     /// Ridge `r ≥ 0` added to the kernel's diagonal: `1/C` of the 2-norm soft margin;
@@ -53,23 +54,13 @@ impl Default for GilbertSettings {
 /// Kernelised Gilbert on `source` with labels `y ∈ {±1}` (see the module docs). The
 /// returned [`DualSolution`] has `coef = y α` on the SVM scale, the midpoint `rho`, the
 /// hard-margin dual objective `−1/(2 f(α))`, and `upper_bound = (∞, ∞)`.
-pub fn solve_gilbert(
+pub(crate) fn solve_gilbert(
     source: &dyn KernelSource,
     y: &[f64],
     settings: &GilbertSettings,
 ) -> Result<DualSolution> {
-    if !(settings.epsilon > 0.0 && settings.epsilon.is_finite()) {
-        return Err(Error::param(
-            "epsilon",
-            format!("must be > 0, got {}", settings.epsilon),
-        ));
-    }
-    if !(settings.ridge >= 0.0 && settings.ridge.is_finite()) {
-        return Err(Error::param(
-            "ridge",
-            format!("must be >= 0, got {}", settings.ridge),
-        ));
-    }
+    positive_finite("epsilon", settings.epsilon)?;
+    non_negative_finite("ridge", settings.ridge)?;
     let n = source.len();
     super::machine::check_binary(y, n)?;
     let ridge = settings.ridge;

@@ -18,11 +18,10 @@ use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// The base kernels of the thesis's MKL experiments: its 12 kernels on every feature.
-pub const DEFAULT_FAMILY: &str = "family12@each";
+pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 
 /// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search`, the
-/// trade-off is chosen by stratified k-fold CV ([`MklParams::trade_off_candidates`]:
-/// C ∈ the grid's Cs for UNIFORM and MWUMKL, λ ∈ {0.1, …, 1} for EasyMKL); the kernels
+/// trade-off is chosen by stratified k-fold CV (C ∈ the grid's Cs for UNIFORM and MWUMKL, λ ∈ {0.1, …, 1} for EasyMKL); the kernels
 /// and MWUMKL's ε stay as given.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MklLearner {

@@ -12,6 +12,7 @@
 //! `w = Σ α_i y_i x_i`; it stops when the projected gradients span at most `tol`
 //! (LIBLINEAR's criterion, default 0.1).
 
+use crate::check::{non_negative_finite, positive_finite};
 use crate::{Error, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -30,6 +31,7 @@ pub enum LinearLoss {
 
 /// Parameters of the linear SVM.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LinearSvmParams {
     /// Trade-off `C > 0`.
     pub c: f64,
@@ -61,21 +63,9 @@ impl Default for LinearSvmParams {
 impl LinearSvmParams {
     /// Checks `C > 0`, `tol > 0`, `B ≥ 0`, `max_iter ≥ 1`.
     pub fn validate(&self) -> Result<()> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
-        }
-        if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(Error::param(
-                "tol",
-                format!("must be > 0, got {}", self.tol),
-            ));
-        }
-        if !(self.bias >= 0.0 && self.bias.is_finite()) {
-            return Err(Error::param(
-                "bias",
-                format!("must be >= 0, got {}", self.bias),
-            ));
-        }
+        positive_finite("C", self.c)?;
+        positive_finite("tol", self.tol)?;
+        non_negative_finite("bias", self.bias)?;
         if self.max_iter == 0 {
             return Err(Error::param("max_iter", "must be >= 1"));
         }
@@ -85,7 +75,7 @@ impl LinearSvmParams {
 
 /// A fitted linear SVM: `f(z) = wᵀz + b`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LinearSolution {
+pub(super) struct LinearSolution {
     /// Weights.
     pub w: Vec<f64>,
     /// Bias `b = w_B · B`.
@@ -100,7 +90,7 @@ pub struct LinearSolution {
 }
 
 /// Dual coordinate descent on the rows of `z` (row-major, `n × dim`), labels `y ∈ {±1}`.
-pub fn solve_linear_svm(
+pub(super) fn solve_linear_svm(
     z: &[f64],
     dim: usize,
     y: &[f64],

@@ -19,11 +19,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum MklMethod {
-    /// The SVM on the average kernel ([`super::uniform`]).
+    /// The SVM on the average kernel (UNIFORM).
     Uniform(UniformParams),
-    /// Matrix multiplicative weights ([`super::mwumkl`]).
+    /// Matrix multiplicative weights (MWUMKL).
     Mwumkl(MwumklParams),
-    /// EasyMKL ([`super::easymkl`]).
+    /// EasyMKL.
     #[serde(rename = "easymkl")]
     EasyMkl(EasyMklParams),
 }
@@ -58,6 +58,7 @@ impl MklMethod {
 
 /// Method and base kernels of an MKL fit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MklParams {
     /// The method.
     pub method: MklMethod,
@@ -66,13 +67,18 @@ pub struct MklParams {
 }
 
 /// EasyMKL's λ values tried by cross-validation (MKLpy's examples use the same range).
-pub const EASYMKL_LAMBDAS: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+pub(super) const EASYMKL_LAMBDAS: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 
 impl MklParams {
+    /// `method` on the base kernels `family`.
+    pub fn new(method: MklMethod, family: KernelFamily) -> Self {
+        Self { method, family }
+    }
+
     /// The values of the method's trade-off that cross-validation tries, simplest first:
     /// C ∈ `grid.cs` for UNIFORM and MWUMKL (the thesis: "C and ε by CV"; ε stays as
     /// given because the cost grows as 1/ε), λ ∈ [`EASYMKL_LAMBDAS`] for EasyMKL.
-    pub fn trade_off_candidates(&self, grid: &Grid) -> Vec<f64> {
+    pub(crate) fn trade_off_candidates(&self, grid: &Grid) -> Vec<f64> {
         match self.method {
             MklMethod::Uniform(_) | MklMethod::Mwumkl(_) => grid.cs.clone(),
             MklMethod::EasyMkl(_) => EASYMKL_LAMBDAS.to_vec(),
@@ -80,7 +86,7 @@ impl MklParams {
     }
 
     /// These parameters with the trade-off set to `value` (C, or EasyMKL's λ).
-    pub fn with_trade_off(&self, value: f64) -> Self {
+    pub(crate) fn with_trade_off(&self, value: f64) -> Self {
         let mut p = self.clone();
         match &mut p.method {
             MklMethod::Uniform(u) => u.c = value,
@@ -152,7 +158,7 @@ impl MklModel {
     }
 }
 
-/// Number of weights above [`SELECTED`] × the largest, and the effective number of
+/// Number of weights above 10⁻⁶ × the largest, and the effective number of
 /// kernels `1 / Σ μ_i²` (m for uniform weights, 1 for a single kernel).
 pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
     let max = weights.iter().cloned().fold(0.0, f64::max);

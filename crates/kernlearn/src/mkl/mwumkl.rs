@@ -38,6 +38,7 @@
 use super::base::KernelBank;
 use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
+use crate::check::positive_finite;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Parameters of MWUMKL.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MwumklParams {
     /// Approximation error `ε > 0` (the thesis chooses it by cross-validation; 0.2 on
     /// most data sets, 0.05–0.07 on the large ones).
@@ -73,25 +75,10 @@ impl Default for MwumklParams {
 impl MwumklParams {
     /// Checks `ε > 0`, `ρ > 0`, `C > 0`, `T ≥ 1`.
     pub fn validate(&self) -> Result<()> {
-        if !(self.epsilon > 0.0 && self.epsilon.is_finite()) {
-            return Err(Error::param(
-                "epsilon",
-                format!(
-                    "MWUMKL's approximation error must be > 0, got {}",
-                    self.epsilon
-                ),
-            ));
-        }
-        if !(self.width > 0.0 && self.width.is_finite()) {
-            return Err(Error::param(
-                "width",
-                format!("must be > 0, got {}", self.width),
-            ));
-        }
+        positive_finite("epsilon", self.epsilon)?;
+        positive_finite("width", self.width)?;
         if let Some(c) = self.c {
-            if !(c > 0.0 && c.is_finite()) {
-                return Err(Error::param("C", format!("must be > 0, got {c}")));
-            }
+            positive_finite("C", c)?;
         }
         if self.iterations == Some(0) {
             return Err(Error::param("iterations", "must be >= 1"));
@@ -100,7 +87,7 @@ impl MwumklParams {
     }
 
     /// Rounds for `n` training points: the given `iterations` or `⌈4ρ ln(n)/ε⌉`.
-    pub fn rounds(&self, n: usize) -> usize {
+    pub(crate) fn rounds(&self, n: usize) -> usize {
         self.iterations.unwrap_or_else(|| {
             (4.0 * self.width * (n.max(2) as f64).ln() / self.epsilon).ceil() as usize
         })
@@ -133,13 +120,9 @@ fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
 
 /// What [`fit`] found, before it is packed into a machine.
 #[derive(Clone, Debug)]
-pub struct MwumklSolution {
+pub(super) struct MwumklSolution {
     /// Kernel weights (section 3.2.6), summing to one.
     pub weights: Vec<f64>,
-    /// `ᾱ = α/T` (each class sums to ½).
-    pub alpha: Vec<f64>,
-    /// `ᾱᵀĜ_iᾱ` of every normalised kernel (mean-diagonal-1 scale, with the ridge).
-    pub kernel_objectives: Vec<f64>,
     /// `s = ᾱᵀḠ_μᾱ`: the squared half-distance of the hulls under the learned kernel.
     pub objective: f64,
     /// Decision coefficients `ᾱ_j y_j / s` (SVM scale).
@@ -151,7 +134,7 @@ pub struct MwumklSolution {
 }
 
 /// Algorithm 6 on the normalised kernels of `bank` with labels `y ∈ {±1}`.
-pub fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Result<MwumklSolution> {
+pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Result<MwumklSolution> {
     params.validate()?;
     let (n, m) = (bank.n_points(), bank.n_kernels());
     check_binary(y, n)?;
@@ -280,8 +263,6 @@ fn finish(
     let rho = (0..n).map(|j| alpha[j] * y[j] * h_mu[j]).sum::<f64>() / s;
     MwumklSolution {
         weights,
-        alpha,
-        kernel_objectives,
         objective: s,
         coef,
         rho,
@@ -290,7 +271,7 @@ fn finish(
 }
 
 /// MWUMKL on one class pair: the trace-normalised `family` on `x`, labels `y ∈ {±1}`.
-pub fn fit_binary(
+pub(super) fn fit_binary(
     family: &KernelFamily,
     x: &crate::data::Features,
     y: &[f64],

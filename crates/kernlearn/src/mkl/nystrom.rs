@@ -32,6 +32,7 @@ const EIG_TOL: f64 = 1e-10;
 
 /// Parameters of LIBLINEAR+.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NystromLinearParams {
     /// The base kernels.
     pub family: KernelFamily,
@@ -184,7 +185,7 @@ pub struct NystromLinearMachine {
 
 impl NystromLinearMachine {
     /// Fits on one class pair (`y ∈ {±1}`).
-    pub fn fit(params: &NystromLinearParams, x: &Features, y: &[f64]) -> Result<Self> {
+    pub(crate) fn fit(params: &NystromLinearParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.validate()?;
         check_binary(y, x.n_rows())?;
         let features = NystromFeatures::fit(&params.family, x, params.landmarks, params.seed)?;

@@ -8,11 +8,12 @@ use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
 use crate::data::Features;
 use crate::svm::{solve_c_svc, SolverSettings};
-use crate::{Error, Result};
+use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of UNIFORM.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UniformParams {
     /// SVM trade-off `C > 0`.
     pub c: f64,
@@ -33,15 +34,13 @@ impl Default for UniformParams {
 impl UniformParams {
     /// Checks `C > 0` and the solver settings.
     pub fn validate(&self) -> Result<()> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
-        }
+        crate::check::positive_finite("C", self.c)?;
         self.solver.validate()
     }
 }
 
 /// UNIFORM on one class pair (`y ∈ {±1}`). `objective` is the SVM dual objective.
-pub fn fit_binary(
+pub(super) fn fit_binary(
     family: &KernelFamily,
     x: &Features,
     y: &[f64],

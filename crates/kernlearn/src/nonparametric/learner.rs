@@ -25,7 +25,7 @@ pub struct KnplLearner {
     /// SVM-CV grid and folds of the σ, C stage (the γ stage uses the same folds).
     pub search: Option<GridSettings>,
     /// Without a search: set γ to the reference γ₀ of the data
-    /// ([`crate::nonparametric::knpl::gamma_reference`]) instead of `params.gamma`.
+    /// (`crate::nonparametric::knpl::gamma_reference`) instead of `params.gamma`.
     #[serde(default)]
     pub auto_gamma: bool,
 }

@@ -23,7 +23,7 @@ pub struct LearnedKernelMachine {
     /// The base kernel `k`.
     pub kernel: Kernel,
     /// Training points (the nearest-neighbour index for the out-of-sample extension).
-    pub train: NearestNeighbors,
+    pub(crate) train: NearestNeighbors,
     /// Indices of the support vectors (`c_i ≠ 0`) among the training points.
     pub support: Vec<usize>,
     /// `c_i` per support vector.

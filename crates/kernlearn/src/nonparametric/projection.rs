@@ -19,7 +19,12 @@ use crate::{Error, Result};
 ///
 /// Errors when the lengths differ, an entry is not finite, an upper bound is negative,
 /// or the set is empty (`b` outside the range of `aᵀz` over the box).
-pub fn project_box_equality(v: &[f64], upper: &[f64], a: &[f64], b: f64) -> Result<Vec<f64>> {
+pub(super) fn project_box_equality(
+    v: &[f64],
+    upper: &[f64],
+    a: &[f64],
+    b: f64,
+) -> Result<Vec<f64>> {
     check_inputs(v, upper, a, b)?;
     let g = |lambda: f64| -> f64 {
         v.iter()

@@ -29,6 +29,7 @@
 
 use super::dank::{learned_machine, DankFitInfo, DankProblem, DankSettings, Dual};
 use super::machine::LearnedKernelMachine;
+use crate::check::positive_finite;
 use crate::cluster::{Centres, KMeans};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
@@ -41,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 /// Hyper-parameters of scalable DANK.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ScalableDankParams {
     /// Base kernel (the paper: Gaussian with σ from SVM-CV).
     pub kernel: Kernel,
@@ -58,6 +60,20 @@ pub struct ScalableDankParams {
 }
 
 impl ScalableDankParams {
+    /// Scalable DANK on `kernel` with box bound `c` and `clusters` k-means clusters
+    /// (see [`ScalableDankParams::default_clusters`]); η from each cluster's SVM, k-means
+    /// seed 0 and the default solver settings. Set the public fields to change them.
+    pub fn new(kernel: Kernel, c: f64, clusters: usize) -> Self {
+        Self {
+            kernel,
+            c,
+            eta: None,
+            clusters,
+            seed: 0,
+            settings: DankSettings::default(),
+        }
+    }
+
     /// Training points per cluster aimed at by [`ScalableDankParams::default_clusters`].
     pub const POINTS_PER_CLUSTER: usize = 1000;
 
@@ -82,13 +98,9 @@ impl ScalableDankParams {
                 ),
             ));
         }
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
-        }
+        positive_finite("C", self.c)?;
         if let Some(eta) = self.eta {
-            if !(eta > 0.0 && eta.is_finite()) {
-                return Err(Error::param("eta", format!("must be > 0, got {eta}")));
-            }
+            positive_finite("eta", eta)?;
         }
         self.kernel.validate(d)?;
         self.subproblem_settings().validate()

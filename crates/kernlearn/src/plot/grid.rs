@@ -62,12 +62,7 @@ impl PlaneGrid {
     /// columns, at least one row and finite values.
     pub fn around(points: &Features, margin: f64, nx: usize, ny: usize) -> Result<Self> {
         check_points(points)?;
-        if !(margin.is_finite() && margin >= 0.0) {
-            return Err(Error::param(
-                "margin",
-                format!("must be finite and ≥ 0, got {margin}"),
-            ));
-        }
+        crate::check::non_negative_finite("margin", margin)?;
         let span = |j: usize| {
             let (lo, hi) = points
                 .rows()

@@ -6,7 +6,7 @@ use crate::kernel::{Kernel, KernelSource};
 use crate::Result;
 
 /// `K_ij = k(x_i, x_j)` for all training points, row-major `f32`, diagonal in `f64`.
-pub struct DenseGram {
+pub(super) struct DenseGram {
     n: usize,
     values: Vec<f32>,
     diag: Vec<f64>,
@@ -14,12 +14,12 @@ pub struct DenseGram {
 
 impl DenseGram {
     /// Bytes a Gram matrix of `n` points takes.
-    pub fn bytes(n: usize) -> usize {
+    pub(super) fn bytes(n: usize) -> usize {
         n * n * std::mem::size_of::<f32>()
     }
 
     /// Computes the Gram matrix of `x` (in parallel, see [`Kernel::gram_f32`]).
-    pub fn new(kernel: &Kernel, x: &Features) -> Result<Self> {
+    pub(super) fn new(kernel: &Kernel, x: &Features) -> Result<Self> {
         let values = kernel.gram_f32(x)?;
         let n = x.n_rows();
         let diag = if kernel.is_precomputed() {
@@ -30,14 +30,8 @@ impl DenseGram {
         Ok(Self { n, values, diag })
     }
 
-    /// `K_ij`.
-    #[inline]
-    pub fn get(&self, i: usize, j: usize) -> f64 {
-        self.values[i * self.n + j] as f64
-    }
-
     /// The block `K[rows, cols]`, row-major.
-    pub fn block(&self, rows: &[usize], cols: &[usize]) -> Vec<f32> {
+    pub(super) fn block(&self, rows: &[usize], cols: &[usize]) -> Vec<f32> {
         let mut out = vec![0f32; rows.len() * cols.len()];
         for (chunk, &r) in out.chunks_exact_mut(cols.len().max(1)).zip(rows) {
             self.fill_row(r, cols, chunk);

@@ -1,8 +1,7 @@
 //! Model selection: grid search with k-fold cross-validation (the papers' SVM-CV and
 //! SVR-CV), with one Gram matrix per σ reused across folds and C values.
 
-pub mod gram;
-pub mod grid;
+mod gram;
+mod grid;
 
-pub use gram::DenseGram;
 pub use grid::{powers_of_two, Grid, GridPoint, GridSearch, Selection};

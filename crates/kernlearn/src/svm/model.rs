@@ -10,6 +10,7 @@ use super::problem::{
 };
 use super::subset::SubsetSource;
 use super::vector::weighted_sum;
+use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
 use crate::multiclass::{class_groups, vote};
@@ -83,6 +84,7 @@ impl std::fmt::Display for SvmType {
 
 /// Hyper-parameters of a kernel machine (LIBSVM's `svm_parameter`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SvmParams {
     /// Formulation.
     pub svm_type: SvmType,
@@ -131,8 +133,8 @@ impl SvmParams {
             self.svm_type,
             SvmType::CSvc | SvmType::EpsilonSvr | SvmType::NuSvr
         );
-        if uses_c && !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
+        if uses_c {
+            positive_finite("C", self.c)?;
         }
         let uses_nu = matches!(
             self.svm_type,
@@ -144,21 +146,11 @@ impl SvmParams {
                 format!("must be in (0, 1], got {}", self.nu),
             ));
         }
-        if self.svm_type == SvmType::EpsilonSvr
-            && !(self.epsilon >= 0.0 && self.epsilon.is_finite())
-        {
-            return Err(Error::param(
-                "epsilon",
-                format!("must be >= 0, got {}", self.epsilon),
-            ));
+        if self.svm_type == SvmType::EpsilonSvr {
+            non_negative_finite("epsilon", self.epsilon)?;
         }
         for &(label, w) in &self.class_weights {
-            if !(w > 0.0 && w.is_finite()) {
-                return Err(Error::param(
-                    "class weight",
-                    format!("weight of class {label} must be > 0, got {w}"),
-                ));
-            }
+            positive_finite(&format!("weight of class {label}"), w)?;
         }
         if self.probability && !self.svm_type.is_classifier() {
             return Err(Error::param(

@@ -4,7 +4,7 @@
 
 /// Fits `P(y = 1 | f) = 1 / (1 + exp(A f + B))` to decision values `dec` and labels `y`
 /// (positive when `> 0`) by regularised maximum likelihood. Returns `(A, B)`.
-pub fn sigmoid_train(dec: &[f64], y: &[f64]) -> (f64, f64) {
+pub(super) fn sigmoid_train(dec: &[f64], y: &[f64]) -> (f64, f64) {
     let prior1 = y.iter().filter(|&&v| v > 0.0).count() as f64;
     let prior0 = y.len() as f64 - prior1;
     let (max_iter, min_step, sigma, eps) = (100, 1e-10, 1e-12, 1e-5);
@@ -72,7 +72,7 @@ pub fn sigmoid_train(dec: &[f64], y: &[f64]) -> (f64, f64) {
 }
 
 /// `P(y = 1 | f)` for the fitted sigmoid, computed without cancellation.
-pub fn sigmoid_predict(f: f64, a: f64, b: f64) -> f64 {
+pub(super) fn sigmoid_predict(f: f64, a: f64, b: f64) -> f64 {
     let x = f * a + b;
     if x >= 0.0 {
         let e = (-x).exp();
@@ -84,7 +84,7 @@ pub fn sigmoid_predict(f: f64, a: f64, b: f64) -> f64 {
 
 /// Class probabilities from pairwise probabilities `r[i][j] ≈ P(i | i or j)`
 /// (Wu, Lin and Weng 2004, method 2), as LIBSVM's `multiclass_probability`.
-pub fn couple_pairwise(r: &[Vec<f64>]) -> Vec<f64> {
+pub(super) fn couple_pairwise(r: &[Vec<f64>]) -> Vec<f64> {
     let k = r.len();
     let mut q = vec![vec![0.0; k]; k];
     for t in 0..k {

@@ -7,11 +7,13 @@
 
 use super::qmatrix::{svr_signs, DenseQ, QMatrix, SignedKernelQ, SvrQ};
 use super::solver::{solve, Solution, Solver, SolverOptions, Variant};
+use crate::check::{non_negative_finite, positive_finite};
 use crate::kernel::KernelSource;
 use crate::{Error, Result};
 
 /// Numerical settings shared by every dual (stored in models as they were used).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct SolverSettings {
     /// Stopping tolerance ε on the maximal KKT violation (LIBSVM `-e`, default 1e-3).
     pub tol: f64,
@@ -37,13 +39,7 @@ impl Default for SolverSettings {
 impl SolverSettings {
     /// Checks the tolerance and cache budget.
     pub fn validate(&self) -> Result<()> {
-        if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(Error::param(
-                "tol",
-                format!("stopping tolerance must be > 0, got {}", self.tol),
-            ));
-        }
-        Ok(())
+        positive_finite("tol", self.tol)
     }
 
     fn options(&self, l: usize) -> SolverOptions {
@@ -95,13 +91,6 @@ fn check_len(source: &dyn KernelSource, n: usize, what: &str) -> Result<()> {
     }
     if n == 0 {
         return Err(Error::data("no training points"));
-    }
-    Ok(())
-}
-
-fn check_positive(name: &str, v: f64) -> Result<()> {
-    if !(v > 0.0 && v.is_finite()) {
-        return Err(Error::param(name, format!("must be > 0, got {v}")));
     }
     Ok(())
 }
@@ -175,8 +164,8 @@ pub fn solve_c_svc(
 }
 
 fn check_c_svc(c_pos: f64, c_neg: f64, settings: &SolverSettings) -> Result<()> {
-    check_positive("C (positive class)", c_pos)?;
-    check_positive("C (negative class)", c_neg)?;
+    positive_finite("C (positive class)", c_pos)?;
+    positive_finite("C (negative class)", c_neg)?;
     settings.validate()
 }
 
@@ -203,11 +192,10 @@ fn c_svc_solution(sol: Solution, s: &[i8], bounds: (f64, f64)) -> DualSolution {
 /// next.
 ///
 /// The first [`CSvcPath::solve`] is exactly [`solve_c_svc`] (a cold start, LIBSVM's
-/// iterations). Each later one starts from the previous solution moved by
-/// [`seed_alpha`] (DeCoste and Wagstaff 2000) and, instead of recomputing `∇f = Qα − 1`
+/// iterations). Each later one starts from the previous solution moved by alpha
+/// seeding (DeCoste and Wagstaff 2000) and, instead of recomputing `∇f = Qα − 1`
 /// from scratch, updates it with one row of `Q` per variable that the seeding moved.
-/// When the whole `Q` (`l²` `f32`) fits the cache budget it is held in memory
-/// ([`DenseQ`]), so no kernel row is computed twice along the path; otherwise the LRU row
+/// When the whole `Q` (`l²` `f32`) fits the cache budget it is held in memory, so no kernel row is computed twice along the path; otherwise the LRU row
 /// cache is kept between solves.
 pub struct CSvcPath<'a> {
     q: Box<dyn QMatrix + 'a>,
@@ -505,13 +493,8 @@ pub fn solve_epsilon_svr(
     initial_coef: Option<&[f64]>,
 ) -> Result<DualSolution> {
     check_len(source, targets.len(), "targets")?;
-    check_positive("C", c)?;
-    if !(epsilon >= 0.0 && epsilon.is_finite()) {
-        return Err(Error::param(
-            "epsilon",
-            format!("SVR insensitivity must be ≥ 0, got {epsilon}"),
-        ));
-    }
+    positive_finite("C", c)?;
+    non_negative_finite("epsilon", epsilon)?;
     settings.validate()?;
     let p: Vec<f64> = targets
         .iter()
@@ -536,7 +519,7 @@ pub fn solve_epsilon_svr(
 
 /// The shape of the dual solved by [`solve_signed_qp`].
 #[derive(Clone, Copy, Debug)]
-pub enum DualShape<'a> {
+pub(crate) enum DualShape<'a> {
     /// C-SVC: `n` variables, `S = diag(y)`, `Q = YKY`.
     Classification {
         /// Labels (`> 0` is +1).
@@ -602,7 +585,7 @@ impl KernelSource for SlackPadded<'_> {
 /// ε-SVR dual with its linear term replaced by `p`, for methods that take SVM-shaped
 /// steps on other objectives (DANK's sequential scheme). Starts from the feasible `z0`
 /// and returns the solution `z`.
-pub fn solve_signed_qp(
+pub(crate) fn solve_signed_qp(
     source: &dyn KernelSource,
     shape: DualShape<'_>,
     p: &[f64],
@@ -610,7 +593,7 @@ pub fn solve_signed_qp(
     z0: &[f64],
     settings: &SolverSettings,
 ) -> Result<Vec<f64>> {
-    check_positive("C", c)?;
+    positive_finite("C", c)?;
     settings.validate()?;
     let l = source.len();
     let mut s = match shape {
@@ -672,7 +655,7 @@ pub fn solve_nu_svr(
     settings: &SolverSettings,
 ) -> Result<DualSolution> {
     check_len(source, targets.len(), "targets")?;
-    check_positive("C", c)?;
+    positive_finite("C", c)?;
     check_nu(nu)?;
     settings.validate()?;
     let l = targets.len();

@@ -9,7 +9,7 @@ thread_local! {
 }
 
 /// `k_sub(i, j) = k(idx[i], idx[j])`.
-pub struct SubsetSource<'a> {
+pub(crate) struct SubsetSource<'a> {
     inner: &'a dyn KernelSource,
     idx: Vec<usize>,
 }
@@ -17,7 +17,7 @@ pub struct SubsetSource<'a> {
 impl<'a> SubsetSource<'a> {
     /// The points `idx` of `inner`, in that order. A subset of a subset is flattened
     /// into one subset of the original source.
-    pub fn new(inner: &'a dyn KernelSource, idx: Vec<usize>) -> Self {
+    pub(crate) fn new(inner: &'a dyn KernelSource, idx: Vec<usize>) -> Self {
         match inner.as_subset() {
             Some((base, outer)) => Self {
                 inner: base,

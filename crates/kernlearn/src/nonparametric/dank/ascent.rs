@@ -12,7 +12,7 @@ use faer::{Mat, MatRef};
 
 impl DankProblem<'_> {
     /// The paper's Lipschitz constant for this scheme (see [`StepRule::PaperLipschitz`]).
-    pub fn paper_lipschitz(&self, scheme: Scheme) -> f64 {
+    pub(crate) fn paper_lipschitz(&self, scheme: Scheme) -> f64 {
         let n = self.n() as f64;
         let c2 = self.c * self.c;
         let k_fro2 = self.k.norm_l2().powi(2);
@@ -63,7 +63,7 @@ impl Run<'_, '_> {
             }
             self.lip *= 2.0;
         }
-        Err(Error::data(format!(
+        Err(Error::numerical(format!(
             "DANK: backtracking found no step (L = {:e}); non-finite objective?",
             self.lip
         )))

@@ -22,7 +22,7 @@
 //!   τ = 0) by SMO, then line-searches `h` towards that maximiser: a few iterations
 //!   where Algorithm 1 needs thousands. Algorithm 1 and its variants stay available.
 //! - **Stopping**: the paper's `‖α_t − α_{t−1}‖ ≤ ε`, or the KKT violation of the dual on
-//!   the fixed kernel `F⊙K` below LIBSVM's 1e-3 ([`DankProblem::kkt_violation`]).
+//!   the fixed kernel `F⊙K` below LIBSVM's 1e-3 (`DankProblem::kkt_violation`).
 //! - **Step**: the paper's `L = n + 3nC²‖K‖²_F/(4η)` is a loose bound (steps are tiny and
 //!   the stopping rule `‖α_t − α_{t−1}‖ ≤ ε` fires at once). The default is backtracking:
 //!   `L` starts at `½λ_max(SᵀKS)` and doubles until the ascent condition
@@ -44,15 +44,15 @@
 //!
 //! Layout:
 //! - `settings`: [`Scheme`], [`StepRule`], [`EigenRoute`], [`DankSettings`].
-//! - `objective`: `F(α)` ([`adaptive_matrix`], [`AdaptiveMatrix`]) and the dual
-//!   ([`Dual`], [`DankProblem`]): `h`, `∇h`, the KKT violation, the projection.
-//! - `solve`: [`DankProblem::solve`] and [`DankSolution`], the run state shared by the
+//! - `objective`: `F(α)` (`adaptive_matrix`, `AdaptiveMatrix`) and the dual
+//!   (`Dual`, `DankProblem`): `h`, `∇h`, the KKT violation, the projection.
+//! - `solve`: `DankProblem::solve` and `DankSolution`, the run state shared by the
 //!   schemes, the bias.
 //! - `ascent`: the first-order schemes (Algorithm 1, its monotone variant, plain
 //!   projected gradient) and their step size.
 //! - `newton`: the Newton scheme and the curvature of its model.
 //! - `model`: [`DankParams`], [`DankModel`] (fit, [`Estimator`](crate::estimator::Estimator)).
-//! - `select`: [`dank_search_base`], the SVM-CV / SVR-CV stage.
+//! - `select`: `dank_search_base`, the SVM-CV / SVR-CV stage.
 
 mod ascent;
 mod model;
@@ -64,10 +64,9 @@ mod solve;
 
 pub(crate) use model::learned_machine;
 pub use model::{DankFitInfo, DankMachines, DankModel, DankParams};
-pub use objective::{adaptive_matrix, AdaptiveMatrix, DankProblem, Dual};
-pub use select::dank_search_base;
+pub(crate) use objective::{DankProblem, Dual};
+pub(crate) use select::dank_search_base;
 pub use settings::{DankSettings, EigenRoute, Scheme, StepRule};
-pub use solve::DankSolution;
 
 /// Data and settings shared by the tests of the DANK files.
 #[cfg(test)]

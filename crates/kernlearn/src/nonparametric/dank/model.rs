@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 /// Hyper-parameters of a DANK model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DankParams {
     /// Classification (DANK-SVM, one-vs-one) or regression (DANK-SVR).
     pub task: Task,
@@ -29,6 +30,21 @@ pub struct DankParams {
     pub epsilon: f64,
     /// Solver settings (τ, η, scheme, step, …).
     pub settings: DankSettings,
+}
+
+impl DankParams {
+    /// DANK for `task` on `kernel` with box bound `c`, the paper's solver settings
+    /// ([`DankSettings::default`]) and LIBSVM's default tube width ε = 0.1 (used by
+    /// regression only); set the public fields to change the rest.
+    pub fn new(task: Task, kernel: Kernel, c: f64) -> Self {
+        Self {
+            task,
+            kernel,
+            c,
+            epsilon: 0.1,
+            settings: DankSettings::default(),
+        }
+    }
 }
 
 /// What one binary (or regression) fit reported.

@@ -4,7 +4,8 @@
 //! for SVM, eq. 18 for SVR with the sign of the `α̌` part corrected), the KKT violation
 //! of the dual on `F⊙K`, and the projection onto the feasible set.
 
-use super::settings::{check_eta, EigenRoute};
+use super::settings::EigenRoute;
+use crate::check::{non_negative_finite, positive_finite};
 use crate::linalg::symmetric_eigen;
 use crate::nonparametric::projection::project_box_equality;
 use crate::{Error, Result};
@@ -13,7 +14,7 @@ use faer::{Mat, MatRef};
 /// `F = J_{τ/2}(11ᵀ + Γ)` as `F = WWᵀ`, with every eigenvalue of `11ᵀ + Γ` that can be
 /// non-zero (for the objective).
 #[derive(Clone, Debug)]
-pub struct AdaptiveMatrix {
+pub(crate) struct AdaptiveMatrix {
     /// `n × r` factor over the `r` eigenvalues above `τ/2`: `W = V_r diag(√(λ_r − τ/2))`.
     pub factor: Mat<f64>,
     /// Eigenvalues of `11ᵀ + Γ` (the rest are zero).
@@ -22,18 +23,18 @@ pub struct AdaptiveMatrix {
 
 impl AdaptiveMatrix {
     /// `F` itself (`n × n`).
-    pub fn matrix(&self) -> Mat<f64> {
+    pub(crate) fn matrix(&self) -> Mat<f64> {
         &self.factor * self.factor.transpose()
     }
 
     /// Rank of `F`.
-    pub fn rank(&self) -> usize {
+    pub(crate) fn rank(&self) -> usize {
         self.factor.ncols()
     }
 }
 
 /// `F(c) = J_{τ/2}(11ᵀ + diag(c)Kdiag(c)/(4η))` (eqs. 8–9), by the given route.
-pub fn adaptive_matrix(
+pub(super) fn adaptive_matrix(
     k: MatRef<'_, f64>,
     coef: &[f64],
     eta: f64,
@@ -91,7 +92,7 @@ pub fn adaptive_matrix(
 
 /// Which dual DANK is embedded in.
 #[derive(Clone, Copy, Debug)]
-pub enum Dual<'a> {
+pub(crate) enum Dual<'a> {
     /// C-SVC, labels ±1: `z = α`, `c = Yα`, constraint `yᵀα = 0`.
     Svm {
         /// Labels (`> 0` is +1).
@@ -113,7 +114,7 @@ pub enum Dual<'a> {
 }
 
 /// One DANK problem: Gram matrix, dual, C, η, τ.
-pub struct DankProblem<'a> {
+pub(crate) struct DankProblem<'a> {
     /// Gram matrix `K` of the base kernel.
     pub k: MatRef<'a, f64>,
     /// SVM or SVR.
@@ -141,7 +142,7 @@ impl DankProblem<'_> {
     }
 
     /// Checks the shapes and parameters.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let n = self.n();
         let y = match self.dual {
             Dual::Svm { y } | Dual::SvmNoBias { y } | Dual::Svr { y, .. } => y,
@@ -154,24 +155,12 @@ impl DankProblem<'_> {
                 y.len()
             )));
         }
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(Error::param("C", format!("must be > 0, got {}", self.c)));
-        }
+        positive_finite("C", self.c)?;
         if let Dual::Svr { epsilon, .. } = self.dual {
-            if !(epsilon >= 0.0 && epsilon.is_finite()) {
-                return Err(Error::param(
-                    "epsilon",
-                    format!("must be >= 0, got {epsilon}"),
-                ));
-            }
+            non_negative_finite("epsilon", epsilon)?;
         }
-        check_eta(self.eta)?;
-        if !(self.tau >= 0.0 && self.tau.is_finite()) {
-            return Err(Error::param(
-                "tau",
-                format!("must be >= 0, got {}", self.tau),
-            ));
-        }
+        positive_finite("eta", self.eta)?;
+        non_negative_finite("tau", self.tau)?;
         if y.iter().any(|v| !v.is_finite()) {
             return Err(Error::data("DANK: non-finite label or target"));
         }
@@ -179,7 +168,7 @@ impl DankProblem<'_> {
     }
 
     /// Length of `z`.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         match self.dual {
             Dual::Svm { .. } | Dual::SvmNoBias { .. } => self.n(),
             Dual::Svr { .. } => 2 * self.n(),
@@ -213,7 +202,7 @@ impl DankProblem<'_> {
     }
 
     /// `c = Sz`.
-    pub fn coef(&self, z: &[f64]) -> Vec<f64> {
+    pub(crate) fn coef(&self, z: &[f64]) -> Vec<f64> {
         let n = self.n();
         match self.dual {
             Dual::Svm { .. } | Dual::SvmNoBias { .. } => {
@@ -256,7 +245,7 @@ impl DankProblem<'_> {
     /// (Fan, Chen and Lin 2005, eq. 8). In the box-only dual it is the largest
     /// projected-gradient entry. Zero exactly at the maximiser of `h` over the
     /// feasible set, since `h` is concave and differentiable (F(α) is unique).
-    pub fn kkt_violation(&self, z: &[f64], grad: &[f64]) -> f64 {
+    pub(crate) fn kkt_violation(&self, z: &[f64], grad: &[f64]) -> f64 {
         let signs = self.signs();
         let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
         for ((&zi, &gi), &si) in z.iter().zip(grad).zip(&signs) {

@@ -9,7 +9,7 @@ use crate::{Error, Result};
 /// The base parameters of DANK's SVM-CV / SVR-CV (C-SVC or ε-SVR with `settings`'
 /// solver), for building a custom
 /// [`GridSearch`](crate::select::GridSearch).
-pub fn dank_search_base(task: Task, settings: &DankSettings) -> Result<SvmParams> {
+pub(crate) fn dank_search_base(task: Task, settings: &DankSettings) -> Result<SvmParams> {
     let svm_type = match task {
         Task::Classification => SvmType::CSvc,
         Task::Regression => SvmType::EpsilonSvr,

@@ -3,6 +3,7 @@
 //! paper's defaults (DANK paper, section 6.1.1: τ = 0.01, η = ‖α_SVM‖²; Algorithm 1:
 //! t_max = 2000, ε = 1e-4).
 
+use crate::check::{non_negative_finite, positive_finite};
 use crate::svm::SolverSettings;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,7 @@ pub enum EigenRoute {
 /// Settings of the DANK solver (paper defaults: τ = 0.01, η = ‖α_SVM‖², 2000
 /// iterations, ε = 1e-4).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DankSettings {
     /// Nuclear-norm weight τ (≥ 0).
     pub tau: f64,
@@ -62,8 +64,8 @@ pub struct DankSettings {
     pub tol: f64,
     /// Also stop when the last projected point satisfies the KKT conditions of the dual
     /// on the fixed kernel `F⊙K` to within this (LIBSVM's rule `m(α) − M(α) ≤ ε` on
-    /// `∇h`, in margin units whatever the scale of α; see
-    /// [`DankProblem::kkt_violation`](super::DankProblem::kkt_violation)).
+    /// `∇h`, in margin units whatever the scale of α; see the module docs of
+    /// [`crate::nonparametric::dank`]).
     /// `0` turns it off.
     #[serde(default = "default_kkt_tol")]
     pub kkt_tol: f64,
@@ -104,42 +106,18 @@ fn default_kkt_tol() -> f64 {
 impl DankSettings {
     /// Checks τ, η, the tolerance and the step.
     pub fn validate(&self) -> Result<()> {
-        if !(self.tau >= 0.0 && self.tau.is_finite()) {
-            return Err(Error::param(
-                "tau",
-                format!("must be >= 0, got {}", self.tau),
-            ));
-        }
+        non_negative_finite("tau", self.tau)?;
         if let Some(eta) = self.eta {
-            check_eta(eta)?;
+            positive_finite("eta", eta)?;
         }
-        if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(Error::param(
-                "tol",
-                format!("must be > 0, got {}", self.tol),
-            ));
-        }
-        if !(self.kkt_tol >= 0.0 && self.kkt_tol.is_finite()) {
-            return Err(Error::param(
-                "kkt_tol",
-                format!("must be >= 0, got {}", self.kkt_tol),
-            ));
-        }
+        positive_finite("tol", self.tol)?;
+        non_negative_finite("kkt_tol", self.kkt_tol)?;
         if self.max_iter == 0 {
             return Err(Error::param("max_iter", "must be at least 1"));
         }
         if let StepRule::Fixed(l) = self.step {
-            if !(l > 0.0 && l.is_finite()) {
-                return Err(Error::param("L", format!("must be > 0, got {l}")));
-            }
+            positive_finite("L", l)?;
         }
         self.svm_solver.validate()
     }
-}
-
-pub(super) fn check_eta(eta: f64) -> Result<()> {
-    if !(eta > 0.0 && eta.is_finite()) {
-        return Err(Error::param("eta", format!("must be > 0, got {eta}")));
-    }
-    Ok(())
 }

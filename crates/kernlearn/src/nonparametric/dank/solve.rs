@@ -9,8 +9,9 @@ use crate::nonparametric::trace::Trace;
 use crate::{Error, Result};
 
 /// The result of [`DankProblem::solve`].
-pub struct DankSolution {
-    /// Final dual variables `z` (`α`, or `[α̂; α̌]`).
+pub(crate) struct DankSolution {
+    /// Final dual variables `z` (`α`, or `[α̂; α̌]`); the fit reads `coef`, the tests `z`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub z: Vec<f64>,
     /// Coefficients of the decision function: `α_i y_i` or `α̂_i − α̌_i`.
     pub coef: Vec<f64>,
@@ -35,7 +36,7 @@ pub struct DankSolution {
 impl DankProblem<'_> {
     /// Maximises `h` over the feasible set from `z0` (projected first) with `settings`'
     /// scheme, step rule and stopping rule. τ and η are the problem's.
-    pub fn solve(&self, z0: &[f64], settings: &DankSettings) -> Result<DankSolution> {
+    pub(crate) fn solve(&self, z0: &[f64], settings: &DankSettings) -> Result<DankSolution> {
         self.validate()?;
         settings.validate()?;
         if z0.len() != self.dim() {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 /// `Γ(α) = (1/4γ) diag(c) K diag(c)` with `c = α∘y` (Lemma 1, eq. 12): the unconstrained
 /// minimiser of `H(α, ·)`.
-pub fn gamma_target(k: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> Mat<f64> {
+pub(super) fn gamma_target(k: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> Mat<f64> {
     let s = 0.25 / gamma;
     Mat::from_fn(k.nrows(), k.ncols(), |i, j| {
         s * coef[i] * coef[j] * k[(i, j)]
@@ -21,7 +21,12 @@ pub fn gamma_target(k: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> Mat<f64> {
 
 /// `H(α, G) = 1ᵀα − ½ cᵀ(G⊙K)c + γ‖G‖²_F` with `c = α∘y` (the objective of (4), plotted
 /// in Fig. 3(b)).
-pub fn knpl_objective(k: MatRef<'_, f64>, g: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> f64 {
+pub(super) fn knpl_objective(
+    k: MatRef<'_, f64>,
+    g: MatRef<'_, f64>,
+    coef: &[f64],
+    gamma: f64,
+) -> f64 {
     let n = k.nrows();
     let (quad, norm2) = (0..n)
         .into_par_iter()
@@ -38,7 +43,7 @@ pub fn knpl_objective(k: MatRef<'_, f64>, g: MatRef<'_, f64>, coef: &[f64], gamm
 
 /// Result of Algorithm 1.
 #[derive(Clone, Debug)]
-pub struct AdmmOutcome {
+pub(super) struct AdmmOutcome {
     /// The final `G_{k}`: exactly symmetric PSD (a PSD projection); `G1 = n1` holds up
     /// to the ADMM residual.
     pub g: Mat<f64>,
@@ -47,6 +52,7 @@ pub struct AdmmOutcome {
     /// β used in each iteration.
     pub betas: Vec<f64>,
     /// Whether `Diff ≤ ε` ended the loop (else `k_max` did).
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     pub converged: bool,
 }
 
@@ -76,7 +82,7 @@ pub struct AdmmOutcome {
 /// When `target = 0` the solution is `11ᵀ`: any symmetric `G` with `G1 = n1` has the
 /// eigenvalue `n` on `1/√n`, hence `‖G‖²_F ≥ n² = ‖11ᵀ‖²_F` (and the all-ones start is
 /// then a fixed point of the iteration).
-pub fn admm_projection(target: MatRef<'_, f64>, params: &KnplParams) -> Result<AdmmOutcome> {
+pub(super) fn admm_projection(target: MatRef<'_, f64>, params: &KnplParams) -> Result<AdmmOutcome> {
     let n = target.nrows();
     let nf = n as f64;
     let mut q = Mat::<f64>::from_fn(n, n, |_, _| 1.0);

@@ -13,7 +13,7 @@ use faer::{Mat, MatRef};
 use std::time::Instant;
 
 /// `G ⊙ K` as a [`KernelSource`](crate::kernel::KernelSource) for the SMO solver.
-pub fn hadamard_source(g: MatRef<'_, f64>, k: MatRef<'_, f64>) -> Result<PrecomputedKernel> {
+pub(super) fn hadamard_source(g: MatRef<'_, f64>, k: MatRef<'_, f64>) -> Result<PrecomputedKernel> {
     let n = k.nrows();
     let mut values = Vec::with_capacity(n * n);
     for i in 0..n {
@@ -24,7 +24,7 @@ pub fn hadamard_source(g: MatRef<'_, f64>, k: MatRef<'_, f64>) -> Result<Precomp
 
 /// α-step of Algorithm 2: the SVM dual (3) on `G ⊙ K`, optionally warm-started from a
 /// previous (unsigned) α.
-pub fn solve_alpha(
+pub(super) fn solve_alpha(
     g: MatRef<'_, f64>,
     k: MatRef<'_, f64>,
     y: &[f64],
@@ -37,7 +37,7 @@ pub fn solve_alpha(
 
 /// A two-class KNPL fit on a precomputed base Gram matrix (Algorithm 2).
 #[derive(Clone, Debug)]
-pub struct BinaryFit {
+pub(super) struct BinaryFit {
     /// The learned `G` (`n × n`, symmetric PSD); `11ᵀ` when `outer_iters = 0`.
     pub g: Mat<f64>,
     /// The last SMO solution on `G ⊙ K` (`coef = α∘y`, `rho`).
@@ -58,7 +58,7 @@ pub struct BinaryFit {
 /// `diff` and `beta`; Fig. 3(a)) and one per outer round (`admm_iter = 0`, with the
 /// objective `H(α, G)` of (4) and the SVM dual `1ᵀα − ½ αᵀY(G⊙K)Yα`; Fig. 3(b)). Columns
 /// that do not apply to a row are NaN. `pair` numbers the one-vs-one class pair.
-pub const TRACE_COLUMNS: [&str; 7] = [
+pub(super) const TRACE_COLUMNS: [&str; 7] = [
     "pair",
     "outer",
     "admm_iter",
@@ -70,7 +70,7 @@ pub const TRACE_COLUMNS: [&str; 7] = [
 
 /// Algorithm 2 for labels `y ∈ {±1}` on the base Gram matrix `k`; appends to `trace`
 /// (tagged with `pair`). Parameters must be validated.
-pub fn fit_binary(
+pub(super) fn fit_binary(
     k: MatRef<'_, f64>,
     y: &[f64],
     params: &KnplParams,

@@ -15,10 +15,10 @@
 //!   `Γ(α) = (1/4γ) diag(α∘y) K diag(α∘y)` (eqs. 12–13), because
 //!   `αᵀY(G⊙K)Yα = Tr(G · diag(α∘y) K diag(α∘y))`. So `G*` is the Frobenius projection of
 //!   `Γ(α)` onto `S₊ ∩ B`, `B = {G1 = n1}`, computed by the ADMM of Algorithm 1
-//!   ([`admm_projection`]).
+//!   (`admm_projection`).
 //!
 //! Before the first round α is the plain SVM's (`G = 11ᵀ`, the feasible point of
-//! least norm, see [`admm_projection`]). The bias is the SVM's `b = −ρ` of the last SMO
+//! least norm, see `admm_projection`). The bias is the SVM's `b = −ρ` of the last SMO
 //! solve. New points use the nearest-neighbour extension (23) through
 //! [`LearnedKernelMachine`](crate::nonparametric::LearnedKernelMachine); more than two
 //! classes are handled one-vs-one, each class pair learning its own `G` on its own points.
@@ -28,11 +28,11 @@
 //!
 //! Layout:
 //! - `params`: [`KnplParams`].
-//! - `admm`: the G-step: [`gamma_target`], [`admm_projection`] (Algorithm 1), the
-//!   objective [`knpl_objective`].
-//! - `fit`: Algorithm 2 on one class pair ([`fit_binary`], [`solve_alpha`]).
+//! - `admm`: the G-step: `gamma_target`, `admm_projection` (Algorithm 1), the
+//!   objective `knpl_objective`.
+//! - `fit`: Algorithm 2 on one class pair (`fit_binary`, `solve_alpha`).
 //! - `model`: [`KnplModel`] (one-vs-one, [`Estimator`](crate::estimator::Estimator)).
-//! - `search`: [`KnplSearch`], [`gamma_reference`], [`KnplSelection`].
+//! - `search`: [`KnplSearch`], `gamma_reference`, [`KnplSelection`].
 
 mod admm;
 mod fit;
@@ -40,11 +40,10 @@ mod model;
 mod params;
 mod search;
 
-pub use admm::{admm_projection, gamma_target, knpl_objective, AdmmOutcome};
-pub use fit::{fit_binary, hadamard_source, solve_alpha, BinaryFit, TRACE_COLUMNS};
 pub use model::{KnplModel, KnplPairInfo};
 pub use params::KnplParams;
-pub use search::{gamma_reference, GammaPoint, KnplSearch, KnplSelection};
+pub(crate) use search::gamma_reference;
+pub use search::{GammaPoint, KnplSearch, KnplSelection};
 
 /// Data and parameters shared by the tests of the KNPL files.
 #[cfg(test)]

@@ -55,7 +55,8 @@ pub struct KnplModel {
 
 impl KnplModel {
     /// Fits KNPL on features `x` with class labels `y` (two or more classes). Returns
-    /// the model and the per-iteration [`Trace`] (columns [`TRACE_COLUMNS`]).
+    /// the model and the per-iteration [`Trace`] (columns `pair`, `outer`, `admm_iter`, `diff`,
+    /// `beta`, `objective`, `dual_objective`).
     pub fn fit(params: &KnplParams, x: &Features, y: &[f64]) -> Result<(Self, Trace)> {
         params.validate()?;
         params.kernel.validate(x.n_cols())?;

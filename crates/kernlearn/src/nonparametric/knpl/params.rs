@@ -2,6 +2,7 @@
 //! section "KNPL Model"), the outer rounds of Algorithm 2 and the ADMM settings of
 //! Algorithm 1, with the paper's defaults.
 
+use crate::check::positive_finite;
 use crate::kernel::Kernel;
 use crate::svm::SolverSettings;
 use crate::{Error, Result};
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// Hyper-parameters of KNPL (problem (4), Algorithms 1 and 2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct KnplParams {
     /// Base kernel `K` (the papers: Gaussian `exp(−‖x−x'‖²/σ²)`, σ from SVM-CV).
     pub kernel: Kernel,
@@ -64,20 +66,13 @@ impl Default for KnplParams {
     }
 }
 
-fn positive(name: &str, v: f64, what: &str) -> Result<()> {
-    if !(v > 0.0 && v.is_finite()) {
-        return Err(Error::param(name, format!("{what} must be > 0, got {v}")));
-    }
-    Ok(())
-}
-
 impl KnplParams {
     /// Checks every parameter (γ > 0, C > 0, a feature kernel, sane ADMM settings).
     pub fn validate(&self) -> Result<()> {
-        positive("C", self.c, "the SVM trade-off")?;
-        positive("gamma", self.gamma, "the KNPL regulariser γ of γ‖G‖²_F")?;
-        positive("admm_tol", self.admm_tol, "the ADMM tolerance")?;
-        positive("beta0", self.beta0, "the initial ADMM penalty")?;
+        positive_finite("C", self.c)?;
+        positive_finite("gamma", self.gamma)?;
+        positive_finite("admm_tol", self.admm_tol)?;
+        positive_finite("beta0", self.beta0)?;
         if self.kernel.is_precomputed() {
             return Err(Error::param(
                 "kernel",

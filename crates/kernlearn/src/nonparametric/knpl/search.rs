@@ -6,6 +6,7 @@ use super::admm::gamma_target;
 use super::fit::solve_alpha;
 use super::model::KnplModel;
 use super::params::KnplParams;
+use crate::check::positive_finite;
 use crate::data::{complement, stratified_kfold, Features};
 use crate::metrics::accuracy;
 use crate::multiclass::class_groups;
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 /// One γ of the KNPL γ search and its cross-validated accuracy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GammaPoint {
-    /// Multiple `s` of the reference γ₀ ([`gamma_reference`]).
+    /// Multiple `s` of the reference γ₀ (`gamma_reference`).
     pub scale: f64,
     /// γ = s·γ₀.
     pub gamma: f64,
@@ -48,7 +49,7 @@ pub struct KnplSelection {
 /// pair (σ, C as given), `γ₀ = ‖¼ diag(α∘y) K diag(α∘y)‖_F / n`, so that at γ = γ₀ the
 /// target `Γ(α)` has the Frobenius norm `n` of the anchor `11ᵀ` (the minimiser of
 /// `‖G‖_F` on `{G1 = n1}`). Averaged over class pairs.
-pub fn gamma_reference(params: &KnplParams, x: &Features, y: &[f64]) -> Result<f64> {
+pub(crate) fn gamma_reference(params: &KnplParams, x: &Features, y: &[f64]) -> Result<f64> {
     let (_, members) = class_groups(y);
     let mut refs = Vec::new();
     for i in 0..members.len() {
@@ -76,6 +77,7 @@ pub fn gamma_reference(params: &KnplParams, x: &Features, y: &[f64]) -> Result<f
 /// KNPL model selection (the papers' protocol): σ and C by SVM-CV (5-fold grid search
 /// over 2⁻⁵…2⁵), then γ by 5-fold CV of KNPL itself with σ, C fixed.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct KnplSearch {
     /// Outer/ADMM/solver settings; kernel, C and γ are filled in by the search.
     pub base: KnplParams,
@@ -84,7 +86,7 @@ pub struct KnplSearch {
     /// Multiples `s` of γ₀ to try, γ = s·γ₀ (default {10⁻², 10⁻¹, 1, 10, 10²}).
     ///
     /// The paper gives no γ grid. γ only matters relative to the size of `Γ(α)`, which
-    /// scales with C² and the kernel: γ₀ ([`gamma_reference`]) is where the data term
+    /// scales with C² and the kernel: γ₀ (`gamma_reference`) is where the data term
     /// `Γ` and the anchor `11ᵀ` of the constraint `G1 = n1` have equal norm. Two decades
     /// either side go from `G ≈ Π(Γ)` (data-driven, 100× the anchor) to `G ≈ 11ᵀ` (the
     /// plain SVM, 1 % perturbation), so the grid spans both regimes on every problem.
@@ -142,15 +144,8 @@ impl KnplSearch {
                 "is empty; give at least one scale",
             ));
         }
-        if let Some(s) = self
-            .gamma_scales
-            .iter()
-            .find(|s| !(**s > 0.0 && s.is_finite()))
-        {
-            return Err(Error::param(
-                "gamma grid",
-                format!("every scale must be > 0, got {s}"),
-            ));
+        for &s in &self.gamma_scales {
+            positive_finite("gamma grid", s)?;
         }
         let mut params = self.base.clone();
         params.kernel = svm.params.kernel.clone();

@@ -1,0 +1,288 @@
+//! Multiple kernel learning checked against independent computations on the crate's
+//! internals (the base-kernel bank, the MWUMKL and Gilbert solvers, EasyMKL's KOMD step):
+//! UNIFORM against the SVM on the explicitly averaged Gram matrix, MWUMKL and Gilbert
+//! against the SVM's margin, EasyMKL's weights against a generic QP solver (clarabel).
+//! The checks through the public API are in `tests/mkl.rs`.
+
+use super::EasyMklParams;
+use super::{easymkl, mwumkl, solve_gilbert, GilbertSettings, KernelBank};
+use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformParams};
+use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
+use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
+use crate::multiclass::class_groups;
+use crate::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
+use std::path::Path;
+
+/// A data set of the repository's `data/`, scaled to [0, 1], the first `n` rows.
+fn data(name: &str, n: usize) -> (Features, Vec<f64>) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data")
+        .join(name);
+    let d: Dataset = read_csv(&p, None).unwrap();
+    let idx: Vec<usize> = (0..n.min(d.len())).collect();
+    let d = d.subset(&idx);
+    let x = Scaler::fit(ScaleMode::ZeroOne, &d.x)
+        .transform(&d.x)
+        .unwrap();
+    (x, d.y)
+}
+
+/// `Σ_i w_i K̄_i` built the slow way: every Gram matrix, trace-normalised.
+fn explicit_combination(family: &KernelFamily, x: &Features, w: &[f64]) -> faer::Mat<f64> {
+    let n = x.n_rows();
+    let mut sum = faer::Mat::<f64>::zeros(n, n);
+    for (i, k) in family.expand(x.n_cols()).unwrap().iter().enumerate() {
+        let mut g = k.gram(x).unwrap();
+        normalize_trace(&mut g).unwrap();
+        sum += faer::Scale(w[i]) * &g;
+    }
+    sum
+}
+
+#[test]
+fn uniform_equals_the_svm_on_the_averaged_gram_matrix() {
+    let (x, y) = data("heart.csv", 270);
+    let family: KernelFamily = "family12@each".parse().unwrap();
+    let m = family.len(x.n_cols());
+    let params = MklParams {
+        method: MklMethod::Uniform(UniformParams {
+            c: 2.0,
+            ..Default::default()
+        }),
+        family: family.clone(),
+    };
+    let model = MklModel::fit(&params, &x, &y).unwrap();
+    let avg = explicit_combination(&family, &x, &vec![1.0 / m as f64; m]);
+    let gram = PrecomputedKernel::new(avg.as_ref()).unwrap();
+    let svm_params = SvmParams {
+        kernel: Kernel::Precomputed,
+        c: 2.0,
+        ..Default::default()
+    };
+    let svm = SvmModel::fit_source(&svm_params, &gram, &y).unwrap();
+    let machine = &model.machines.machines[0];
+    // The pair's machine numbers its points class by class (one-vs-one order).
+    let (_, members) = class_groups(&y);
+    let order: Vec<usize> = members.concat();
+    let mut ours: Vec<usize> = machine.sv_indices.iter().map(|&t| order[t]).collect();
+    let mut svs = svm.sv_indices.clone();
+    ours.sort_unstable();
+    svs.sort_unstable();
+    assert_eq!(ours, svs);
+    let rel =
+        (machine.info.objective - svm.info.objectives[0]).abs() / svm.info.objectives[0].abs();
+    assert!(
+        rel < 1e-6,
+        "objective {} vs {}",
+        machine.info.objective,
+        svm.info.objectives[0]
+    );
+    // Decision values on the training points: kernel rows from the Gram matrix.
+    let rows = Features::new(
+        270,
+        270,
+        (0..270)
+            .flat_map(|i| (0..270).map(move |j| (i, j)))
+            .map(|(i, j)| avg[(i, j)])
+            .collect(),
+    )
+    .unwrap();
+    let mut svm_full = svm.clone();
+    svm_full.n_features = 270;
+    let expected = svm_full.decision_function(&rows).unwrap();
+    let got = model.decision_function(&x).unwrap();
+    for (e, g) in expected.iter().zip(&got) {
+        assert!((e[0] - g[0]).abs() < 1e-4, "{} vs {}", e[0], g[0]);
+    }
+    for w in model.weights() {
+        assert!(w.iter().all(|&v| (v - 1.0 / m as f64).abs() < 1e-15));
+    }
+}
+
+/// `1 / Σα` of the hard-margin SVM on `K̄ + I/C`: the squared half-distance of the hulls.
+fn svm_margin(bank: &KernelBank, y: &[f64], c: f64) -> f64 {
+    let n = y.len();
+    let mut k = explicit_combination(&single_family(), bank.points(), &[1.0]);
+    for i in 0..n {
+        k[(i, i)] += 1.0 / c;
+    }
+    let src = PrecomputedKernel::new(k.as_ref()).unwrap();
+    let settings = SolverSettings {
+        tol: 1e-8,
+        ..Default::default()
+    };
+    let sol = solve_c_svc(&src, y, 1e9, 1e9, &settings, None).unwrap();
+    1.0 / sol.coef.iter().map(|v| v.abs()).sum::<f64>()
+}
+
+fn single_family() -> KernelFamily {
+    "rbf(sigma=1)".parse().unwrap()
+}
+
+#[test]
+fn mwumkl_on_one_kernel_reaches_the_svm_margin_within_epsilon() {
+    let (x, y) = data("sonar.csv", 208);
+    let bank = KernelBank::new(&single_family(), &x).unwrap();
+    let c = 1.0;
+    let best = svm_margin(&bank, &y, c);
+    for eps in [0.2, 0.05] {
+        let p = MwumklParams {
+            epsilon: eps,
+            c: Some(c),
+            ..Default::default()
+        };
+        let sol = mwumkl::solve(&bank, &y, &p).unwrap();
+        assert_eq!(sol.weights, vec![1.0]);
+        // ᾱ ∈ Δ: the objective can only be above the optimum.
+        assert!(
+            sol.objective >= best * (1.0 - 1e-9),
+            "{} < {best}",
+            sol.objective
+        );
+        assert!(
+            sol.objective <= best * (1.0 + eps),
+            "ε = {eps}: {} vs SVM {best}",
+            sol.objective
+        );
+    }
+    // Gilbert (line search) certifies its own gap.
+    let settings = GilbertSettings {
+        epsilon: 1e-2,
+        ridge: 1.0 / c,
+        ..Default::default()
+    };
+    let src = bank.combined(&[1.0]).unwrap();
+    let sol = solve_gilbert(&src, &y, &settings).unwrap();
+    assert!(!sol.hit_max_iter);
+    let f = -0.5 / sol.objective;
+    assert!(
+        f >= best * (1.0 - 1e-6) && f <= best / (1.0 - 1e-2) * (1.0 + 1e-6),
+        "{f} vs {best}"
+    );
+    // Same classifier as the SVM on the training points (up to the approximation).
+    let svm_params = SvmParams {
+        kernel: Kernel::Precomputed,
+        c: 1e9,
+        ..Default::default()
+    };
+    let mut k = explicit_combination(&single_family(), &x, &[1.0]);
+    for i in 0..208 {
+        k[(i, i)] += 1.0 / c;
+    }
+    let svm = SvmModel::fit_source(
+        &svm_params,
+        &PrecomputedKernel::new(k.as_ref()).unwrap(),
+        &y,
+    )
+    .unwrap();
+    let rho_rel = (sol.rho - svm.rho[0]).abs() / svm.rho[0].abs().max(1.0);
+    assert!(rho_rel < 0.05, "rho {} vs SVM {}", sol.rho, svm.rho[0]);
+    // A cache of two rows (evicting at almost every step) walks the same path.
+    let tiny = solve_gilbert(
+        &src,
+        &y,
+        &GilbertSettings {
+            cache_bytes: 0,
+            ..settings
+        },
+    )
+    .unwrap();
+    assert_eq!(tiny.iterations, sol.iterations);
+    assert_eq!(tiny.coef, sol.coef);
+    assert_eq!(tiny.rho, sol.rho);
+}
+
+/// EasyMKL's KOMD problem and weights with a generic QP solver on explicit matrices.
+#[test]
+fn easymkl_weights_match_a_direct_computation() {
+    let (x, y) = data("sonar.csv", 208);
+    let idx: Vec<usize> = (0..208).step_by(5).collect();
+    let (x, y) = (
+        x.select_rows(&idx),
+        idx.iter().map(|&i| y[i]).collect::<Vec<_>>(),
+    );
+    let n = y.len();
+    let family: KernelFamily =
+        "rbf(sigma=1);rbf(sigma=4)@[0,1,2];poly(degree=2,gamma=1,coef0=1)@[10,11];linear@[30]"
+            .parse()
+            .unwrap();
+    let lambda = 0.2;
+    let m = family.len(x.n_cols());
+    let grams: Vec<faer::Mat<f64>> = (0..m)
+        .map(|r| {
+            let mut w = vec![0.0; m];
+            w[r] = 1.0;
+            explicit_combination(&family, &x, &w)
+        })
+        .collect();
+    // min (1−λ)γᵀY K Y γ + λ‖γ‖², γ ≥ 0, Σ_{+}γ = Σ_{−}γ = 1, K the average kernel.
+    let p: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    let k: f64 = grams.iter().map(|g| g[(i, j)]).sum::<f64>() / m as f64;
+                    2.0 * ((1.0 - lambda) * y[i] * y[j] * k + if i == j { lambda } else { 0.0 })
+                })
+                .collect()
+        })
+        .collect();
+    let mut a: Vec<Vec<f64>> = vec![
+        y.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect(),
+        y.iter().map(|&v| if v < 0.0 { 1.0 } else { 0.0 }).collect(),
+    ];
+    for i in 0..n {
+        let mut row = vec![0.0; n];
+        row[i] = -1.0;
+        a.push(row);
+    }
+    let mut b = vec![1.0, 1.0];
+    b.extend(vec![0.0; n]);
+    let pm = CscMatrix::from(&p).to_triu();
+    let am = CscMatrix::from(&a);
+    let cones = [ZeroConeT(2), NonnegativeConeT(n)];
+    let settings = DefaultSettings {
+        verbose: false,
+        tol_gap_abs: 1e-12,
+        tol_gap_rel: 1e-12,
+        tol_feas: 1e-12,
+        ..Default::default()
+    };
+    let mut solver = DefaultSolver::new(&pm, &vec![0.0; n], &am, &b, &cones, settings).unwrap();
+    solver.solve();
+    let gamma = solver.solution.x.clone();
+    let d: Vec<f64> = grams
+        .iter()
+        .map(|g| {
+            (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| gamma[i] * y[i] * g[(i, j)] * y[j] * gamma[j])
+                        .sum::<f64>()
+                })
+                .sum()
+        })
+        .collect();
+    let total: f64 = d.iter().sum();
+    let expected: Vec<f64> = d.iter().map(|v| v / total).collect();
+
+    let params = EasyMklParams {
+        lambda,
+        solver: SolverSettings {
+            tol: 1e-8,
+            ..Default::default()
+        },
+    };
+    let machine = easymkl::fit_binary(&family, &x, &y, &params).unwrap();
+    for (r, (g, e)) in machine.weights.iter().zip(&expected).enumerate() {
+        assert!((g - e).abs() < 1e-5, "kernel {r}: {g} vs {e}");
+    }
+    // The KOMD solution itself, through the library's solver.
+    let bank = KernelBank::new(&family, &x).unwrap();
+    let avg = bank.combined(&vec![1.0 / m as f64; m]).unwrap();
+    let (g_lib, _, _) = easymkl::komd(&avg, &y, lambda, &params.solver).unwrap();
+    for (a, b) in g_lib.iter().zip(&gamma) {
+        assert!((a - b).abs() < 1e-5, "γ {a} vs {b}");
+    }
+}
