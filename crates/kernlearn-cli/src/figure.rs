@@ -209,9 +209,24 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
     Ok(())
 }
 
+/// Fewest sample points `figure` accepts.
+const MIN_POINTS: usize = 20;
+
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
+    // Each method selects its parameters by 5-fold CV: at least two points per fold and
+    // class.
+    if args.n < MIN_POINTS {
+        return Err(Error::param(
+            "n",
+            format!(
+                "the figure's methods choose σ and C by 5-fold cross-validation on the \
+                 sample; give --n {MIN_POINTS} or more, got {}",
+                args.n
+            ),
+        ));
+    }
     Outputs::new(&[], args.force).plan(&args.out)?;
     if let Some(method) = &args.gates {
         return gates_figure(args, method);

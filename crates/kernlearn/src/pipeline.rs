@@ -55,12 +55,17 @@ impl Pipeline {
 
     /// Predictions for raw (unscaled) features.
     pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.model.predict(&self.transform(x)?)
+        let pred = self.model.predict(&self.transform(x)?)?;
+        finite_outputs(pred.iter().map(std::slice::from_ref), "prediction")?;
+        Ok(pred)
     }
 
-    /// Decision values for raw (unscaled) features.
+    /// Decision values for raw (unscaled) features; an error when one is not finite
+    /// (inputs beyond what f64 arithmetic can carry), never a silent NaN.
     pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.model.decision_function(&self.transform(x)?)
+        let dec = self.model.decision_function(&self.transform(x)?)?;
+        finite_outputs(dec.iter().map(Vec::as_slice), "decision value")?;
+        Ok(dec)
     }
 
     /// Writes the model as JSON, atomically ([`crate::output::write_atomic`]: a failed
@@ -117,6 +122,20 @@ impl Pipeline {
     }
 }
 
+/// The first non-finite output, as an error naming its row.
+fn finite_outputs<'a>(rows: impl Iterator<Item = &'a [f64]>, what: &str) -> Result<()> {
+    for (i, row) in rows.enumerate() {
+        if let Some(v) = row.iter().find(|v| !v.is_finite()) {
+            return Err(Error::numerical(format!(
+                "the {what} of row {} is {v}: the input is beyond what f64 arithmetic can \
+                 carry (features near ±1e308?)",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// What [`Pipeline::fit`] returns: the pipeline and what its fit reported.
 #[derive(Clone, Debug)]
 pub struct FittedPipeline {
@@ -154,6 +173,15 @@ impl Pipeline {
         let scaler = Scaler::fit(scale, &train.x);
         let x = scaler.transform(&train.x)?;
         let fitted = method.fit(&x, &train.y, seed, progress)?;
+        if let Some(objective) = fitted.model.summary().objective {
+            if !objective.is_finite() {
+                return Err(Error::numerical(format!(
+                    "the fit's objective is {objective}: the features or targets are too \
+                     large for f64 arithmetic; rescale them (e.g. --scale standard, or \
+                     targets in smaller units)"
+                )));
+            }
+        }
         Ok(FittedPipeline {
             pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
             trace: fitted.trace,

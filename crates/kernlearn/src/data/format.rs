@@ -30,6 +30,12 @@ impl Format {
     /// Guesses the format from the extension of `path`: `.csv` → CSV;
     /// `.libsvm`, `.svm`, `.svmlight`, `.txt`, `.scale`, `.t` → LIBSVM; `.dat` → KEEL.
     pub fn from_path(path: &Path) -> Result<Format> {
+        if path.is_dir() {
+            return Err(Error::data(format!(
+                "`{}` is a directory; give a data file",
+                path.display()
+            )));
+        }
         let ext = path
             .extension()
             .and_then(|e| e.to_str())

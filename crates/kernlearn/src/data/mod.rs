@@ -251,7 +251,29 @@ impl Dataset {
                 classes[0]
             )));
         }
+        self.check_labels_are_classes(&classes)?;
         Ok(classes)
+    }
+
+    /// Refuses a continuous target given to a classifier: non-integer labels, or more
+    /// than 50 distinct labels with fewer than two samples each on average (a
+    /// classifier would silently learn hundreds of "classes").
+    fn check_labels_are_classes(&self, classes: &[f64]) -> Result<()> {
+        let fractional = classes.iter().find(|c| c.fract() != 0.0);
+        let too_many = classes.len() > 50 && 2 * classes.len() > self.len();
+        if fractional.is_none() && !too_many {
+            return Ok(());
+        }
+        let why = match fractional {
+            Some(c) => format!("non-integer labels such as {c}"),
+            None => format!("{} distinct labels in {} rows", classes.len(), self.len()),
+        };
+        Err(Error::data(format!(
+            "column `{}` looks like a regression target ({why}), not class labels: use a \
+             regression method (--method svr, nu-svr or dank-svr; `svm` chooses svr when the \
+             column is named `target`), or encode the classes as integers",
+            self.target_name_or_default()
+        )))
     }
 
     /// Checks that the data can train a regressor: samples, one finite target per

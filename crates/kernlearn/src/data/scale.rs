@@ -202,11 +202,16 @@ fn fit_min_max(x: &Features, j: usize, width: f64) -> (f64, f64) {
 }
 
 /// `(mean, std)` of column `j` (population std); scale 0 for a constant column.
+/// Computed on the column divided by its largest magnitude, so values near ±1e308 (whose
+/// sum or squares overflow) still get their true mean and deviation instead of a
+/// silently dropped column.
 fn fit_standard(x: &Features, j: usize) -> (f64, f64) {
     let n = x.n_rows() as f64;
-    let mean = x.rows().map(|r| r[j]).sum::<f64>() / n;
-    let var = x.rows().map(|r| (r[j] - mean).powi(2)).sum::<f64>() / n;
-    let std = var.sqrt();
+    let m = x.rows().map(|r| r[j].abs()).fold(0.0, f64::max);
+    let m = if m > 0.0 && m.is_finite() { m } else { 1.0 };
+    let mean = x.rows().map(|r| r[j] / m).sum::<f64>() / n;
+    let var = x.rows().map(|r| (r[j] / m - mean).powi(2)).sum::<f64>() / n;
+    let (mean, std) = (mean * m, var.sqrt() * m);
     if std > 0.0 && std.is_finite() && (1.0 / std).is_finite() {
         (mean, std)
     } else {
@@ -217,6 +222,27 @@ fn fit_standard(x: &Features, j: usize) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns near the limits of f64 are standardised, not dropped (their squares
+    /// overflow), as min-max scaling keeps them.
+    #[test]
+    fn standardising_huge_values_keeps_the_column() {
+        let x = Features::new(4, 1, vec![-3e307, 1e307, 5e307, 9e307]).unwrap();
+        for mode in [ScaleMode::Standard, ScaleMode::ZeroOne] {
+            let s = Scaler::fit(mode, &x);
+            assert!(s.scale[0] > 0.0, "{mode:?}: {s:?}");
+            let t = s.transform(&x).unwrap();
+            assert!(t.as_slice().iter().all(|v| v.is_finite()));
+        }
+        let s = Scaler::fit(ScaleMode::Standard, &x);
+        let t = s.transform(&x).unwrap();
+        let mean: f64 = t.as_slice().iter().sum::<f64>() / 4.0;
+        let var: f64 = t.as_slice().iter().map(|v| v * v).sum::<f64>() / 4.0;
+        assert!(
+            mean.abs() < 1e-12 && (var - 1.0).abs() < 1e-12,
+            "{mean} {var}"
+        );
+    }
 
     fn toy() -> Features {
         // Column 0 varied, column 1 constant, column 2 awkward decimals.

@@ -136,7 +136,9 @@ impl Kernel {
                 let d = x.n_cols().max(1);
                 let sep = if what.is_empty() { "" } else { " " };
                 return Err(Error::data(format!(
-                    "the chi-squared kernel needs non-negative features: {what}{sep}row {}, column {} is {}",
+                    "the chi-squared kernel needs non-negative features: {what}{sep}row {}, \
+                     column {} is {} after scaling (a value below the training minimum \
+                     scales below 0 with --scale 01: use --scale none on non-negative data)",
                     pos / d + 1,
                     pos % d + 1,
                     x.as_slice()[pos]
@@ -288,7 +290,7 @@ impl Kernel {
         }
         self.validate(b.n_cols())?;
         self.check_data(a, "")?;
-        self.check_data(b, "training")?;
+        self.check_data(b, "")?;
         let (na, nb, d) = (a.n_rows(), b.n_rows(), a.n_cols());
         match self.route() {
             Route::Dot { map, scale } => {

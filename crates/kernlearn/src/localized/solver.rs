@@ -37,7 +37,7 @@ impl SvmSolver {
     /// Checks MWU's `ε > 0`.
     pub fn validate(&self) -> Result<()> {
         match *self {
-            SvmSolver::Mwu { epsilon } => positive_finite("mwu-epsilon", epsilon),
+            SvmSolver::Mwu { epsilon } => positive_finite("lkl-epsilon", epsilon),
             SvmSolver::Smo => Ok(()),
         }
     }

@@ -52,8 +52,23 @@ pub(crate) fn family_of(
 ) -> Result<KernelFamily> {
     let family = KernelFamily::from_spec_or_file(options.kernels.as_deref().unwrap_or(default))?;
     family.validate(data.x.n_cols())?;
+    // Per kernel and point the methods hold at most a few f32/f64 values (MWUMKL's O(mn)
+    // state, UNIFORM's kernel table); 16 bytes is an upper bound.
+    let kernels = family.len(data.x.n_cols());
+    crate::check::memory_fits(
+        "kernels",
+        &format!(
+            "the family `{family}` ({kernels} kernels on {} points)",
+            data.len()
+        ),
+        16.0 * kernels as f64 * data.len() as f64,
+    )?;
     Ok(family)
 }
+
+/// Most MWUMKL rounds a fit may take (`⌈4ρ ln n / ε⌉`): beyond it a tiny ε would run
+/// for days; the error says which ε is the smallest that fits.
+const MAX_MWU_ROUNDS: usize = 1_000_000;
 
 /// Catalogue builder of `uniform`, `mwumkl`, `easymkl` and `nystrom-linear`.
 pub(crate) fn build(
@@ -71,11 +86,31 @@ pub(crate) fn build(
         }),
         MethodKind::Mwumkl => {
             let defaults = MwumklParams::default();
-            MklMethod::Mwumkl(MwumklParams {
+            let params = MwumklParams {
                 epsilon: options.mwu_epsilon.unwrap_or(defaults.epsilon),
                 c: Some(base.c),
                 ..defaults
-            })
+            };
+            params.validate()?;
+            let rounds = params.rounds(data.len());
+            if rounds > MAX_MWU_ROUNDS {
+                // Rounds scale as 1/ε: those at ε = 1 give the smallest ε that fits.
+                let at_one = MwumklParams {
+                    epsilon: 1.0,
+                    ..params
+                };
+                let smallest = at_one.rounds(data.len()) as f64 / MAX_MWU_ROUNDS as f64;
+                return Err(crate::Error::param(
+                    "mwu-epsilon",
+                    format!(
+                        "ε = {:e} needs more than {MAX_MWU_ROUNDS} rounds on {} points; \
+                         use ε ≥ {smallest:.2e}",
+                        params.epsilon,
+                        data.len()
+                    ),
+                ));
+            }
+            MklMethod::Mwumkl(params)
         }
         MethodKind::Easymkl => {
             let defaults = EasyMklParams::default();
