@@ -9,6 +9,7 @@ mod out;
 mod progress;
 mod report;
 mod select;
+mod split;
 
 use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
@@ -151,6 +152,14 @@ enum Command {
         #[command(flatten)]
         args: figure::FigureArgs,
     },
+    /// Split a data file into a training and a test file (seeded; stratified by class).
+    Split {
+        #[command(flatten)]
+        args: split::SplitArgs,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the methods: name, family, tasks, what each is and the options it reads.
     Methods {
         /// Print the markdown table of the docs.
@@ -174,6 +183,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => demo::run(false, quiet),
         Some(Command::Demo { json }) => demo::run(json, quiet),
+        Some(Command::Split { args, json }) => split::run(&args, json),
         Some(Command::Methods { markdown, json }) => {
             report::methods(markdown, json);
             Ok(())

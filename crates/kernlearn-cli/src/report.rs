@@ -166,7 +166,10 @@ pub fn human(v: &Value) -> String {
 
 /// A number with four significant digits, without exponent for ordinary magnitudes.
 pub fn format_num(x: f64) -> String {
-    if x == 0.0 || (1e-4..1e6).contains(&x.abs()) {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if (1e-4..1e6).contains(&x.abs()) {
         let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
         format!("{x:.digits$}")
     } else {
@@ -196,6 +199,21 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         s += &line(r.clone());
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_num;
+
+    #[test]
+    fn numbers_are_formatted_without_overflow() {
+        assert_eq!(format_num(0.0), "0");
+        assert_eq!(format_num(-0.0), "0");
+        assert_eq!(format_num(0.5), "0.5000");
+        assert_eq!(format_num(1234.5), "1234");
+        assert_eq!(format_num(1e-9), "1.000e-9");
+        assert_eq!(format_num(f64::NAN), "NaN");
+    }
 }
 
 /// `kernlearn methods`: the library's catalogue as a table, markdown or JSON.

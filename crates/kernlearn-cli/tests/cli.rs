@@ -555,35 +555,6 @@ fn dank_scalable_fits_predicts_and_evaluates() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Splits a README command line into arguments: blanks separate, single quotes group,
-/// `#` starts a comment.
-fn shell_words(line: &str) -> Vec<String> {
-    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
-    for ch in line.chars() {
-        match ch {
-            '\'' => {
-                quoted = !quoted;
-                started = true;
-            }
-            '#' if !quoted => break,
-            c if c.is_whitespace() && !quoted => {
-                if started {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            c => {
-                word.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        words.push(word);
-    }
-    words
-}
-
 /// Every `kernlearn …` line of the README names options the CLI has: clap rejects an
 /// unknown option where it meets it, before the trailing `--help` prints the help.
 #[test]
@@ -591,7 +562,7 @@ fn readme_commands_use_existing_options() {
     let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
     let mut checked = 0;
     for line in readme.lines().map(str::trim) {
-        let words = shell_words(line);
+        let words = common::shell_words(line);
         if words.first().map(String::as_str) != Some("kernlearn") || words.len() < 2 {
             continue;
         }

@@ -193,3 +193,36 @@ fn prediction_matches_columns_by_name() {
     assert!(e.contains("cannot tell the label"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every command of the README's `sh` blocks runs as written, in order, from a copy of
+/// the repository's `data/` (what a fresh clone has), and exits 0.
+#[test]
+fn readme_commands_run_as_written() {
+    let dir = scratch("readme");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    for f in std::fs::read_dir(repo().join("data")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.join("data").join(f.file_name().unwrap())).unwrap();
+    }
+    let commands = common::readme_commands();
+    assert!(
+        commands.len() >= 25,
+        "only {} README commands",
+        commands.len()
+    );
+    for words in commands {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kernlearn"))
+            .args(&words)
+            .arg("--quiet")
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "README `kernlearn {}`: {}",
+            words.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

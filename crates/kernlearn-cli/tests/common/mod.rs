@@ -33,3 +33,50 @@ pub fn stderr_of(out: &Output) -> String {
     assert!(!out.status.success(), "should have failed");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Splits a README command line into arguments: blanks separate, single quotes group,
+/// `#` starts a comment.
+pub fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for ch in line.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                started = true;
+            }
+            '#' if !quoted => break,
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// The `kernlearn …` command lines of the README's ```sh blocks, in order, as words.
+pub fn readme_commands() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut in_sh = false;
+    let mut commands = Vec::new();
+    for line in readme.lines().map(str::trim) {
+        if line.starts_with("```") {
+            in_sh = line == "```sh" && !in_sh;
+            continue;
+        }
+        let words = shell_words(line);
+        if in_sh && words.first().map(String::as_str) == Some("kernlearn") {
+            commands.push(words[1..].to_vec());
+        }
+    }
+    commands
+}
