@@ -201,21 +201,6 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::format_num;
-
-    #[test]
-    fn numbers_are_formatted_without_overflow() {
-        assert_eq!(format_num(0.0), "0");
-        assert_eq!(format_num(-0.0), "0");
-        assert_eq!(format_num(0.5), "0.5000");
-        assert_eq!(format_num(1234.5), "1234");
-        assert_eq!(format_num(1e-9), "1.000e-9");
-        assert_eq!(format_num(f64::NAN), "NaN");
-    }
-}
-
 /// `kernlearn methods`: the library's catalogue as a table, markdown or JSON.
 pub fn methods(markdown: bool, as_json: bool) {
     use kernlearn::method::CATALOGUE;
@@ -257,4 +242,19 @@ pub fn methods(markdown: bool, as_json: bool) {
         table(&["method", "family", "tasks", "what it is"], &rows)
     );
     outln!("\nOptions each method reads: `kernlearn methods --json`; others are refused.");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_num;
+
+    #[test]
+    fn numbers_are_formatted_without_overflow() {
+        assert_eq!(format_num(0.0), "0");
+        assert_eq!(format_num(-0.0), "0");
+        assert_eq!(format_num(0.5), "0.5000");
+        assert_eq!(format_num(1234.5), "1234");
+        assert_eq!(format_num(1e-9), "1.000e-9");
+        assert_eq!(format_num(f64::NAN), "NaN");
+    }
 }
