@@ -302,7 +302,7 @@ def run_kernlearn(split, args):
     res.select_seconds = median(res.select_seconds_runs)
     res.refit_seconds = median(res.refit_seconds_runs)
     sel = out["selected"]
-    res.pick = Pick(float(sel["sigma"]), float(sel["gamma"]), float(sel["c"]), float(sel["cv_score"]))
+    res.pick = Pick(float(sel["sigma"]), float(sel["rbf_gamma"]), float(sel["c"]), float(sel["cv_score"]))
     res.n_tied, res.tie_rule, res.used_gram = out.get("n_tied"), out.get("tie_rule"), out.get("used_gram")
     res.grid = [{"sigma": float(g["sigma"]), "c": float(g["c"]), "score": float(g["score"])} for g in out["grid"]]
     res.deterministic = all(o["selected"] == out["selected"] and o["grid"] == out["grid"] and o["folds"] == out["folds"]

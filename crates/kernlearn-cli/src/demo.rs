@@ -82,7 +82,7 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              single feature (trace-normalised), C by 5-fold CV; MWUMKL ε = 0.2. LD-MKL\n\
              (thesis Algorithm 7): linear, quadratic and Gaussian (γ = 1/d) kernels on all\n\
              features, SVR gates, C by 5-fold CV.\n\
-             Classification: accuracy; regression: relative squared error.\n"
+             Classification: accuracy in %; regression: relative squared error.\n"
         );
         let header = [
             "dataset", "n", "d", "method", "train", "test", "#SV", "select s", "fit s",
@@ -94,9 +94,14 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
 
 fn row(name: &str, data: &Dataset, r: &serde_json::Map<String, Value>) -> Vec<String> {
     let get = |k: &str| r.get(k).and_then(Value::as_f64);
-    let (train, test) = match get("test_accuracy") {
-        Some(t) => (get("train_accuracy"), Some(t)),
-        None => (get("train_rse"), get("test_rse")),
+    // Accuracy in percent, as `experiment` prints it; RSE as a ratio.
+    let (train, test, percent) = match get("test_accuracy") {
+        Some(t) => (get("train_accuracy"), Some(t), true),
+        None => (get("train_rse"), get("test_rse"), false),
+    };
+    let score = |v: Option<f64>| match v {
+        Some(a) if percent => format!("{:.2}", 100.0 * a),
+        other => other.map_or("-".into(), format_num),
     };
     let fmt = |v: Option<f64>| v.map_or("-".into(), format_num);
     vec![
@@ -107,8 +112,8 @@ fn row(name: &str, data: &Dataset, r: &serde_json::Map<String, Value>) -> Vec<St
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_string(),
-        fmt(train),
-        fmt(test),
+        score(train),
+        score(test),
         r.get("n_support").map_or("-".into(), |v| v.to_string()),
         fmt(get("select_seconds")),
         fmt(get("fit_seconds")),

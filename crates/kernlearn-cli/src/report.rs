@@ -39,8 +39,12 @@ pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
     out.insert("iterations".into(), json!(s.iterations));
     out.insert("params".into(), model.params_json());
     let mut details = s.extra;
+    let names = kernel_names(model);
     if let Some(w) = details.get_mut("weights") {
-        *w = summarise_weights(w);
+        *w = summarise_weights(w, names.as_deref());
+    }
+    if let Some(names) = names.filter(|n| n.len() <= WHOLE_WEIGHTS_UP_TO) {
+        details["kernels"] = json!(names);
     }
     out.insert("details".into(), details);
     let warnings = model.warnings();
@@ -56,9 +60,26 @@ pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
 /// million kernels) as a summary, the full vector staying in the model file.
 const WHOLE_WEIGHTS_UP_TO: usize = 20;
 
+/// Most kernels named one by one (each name is its spec, e.g. `rbf(gamma=1)@[3]`).
+const NAMED_KERNELS_UP_TO: usize = 200_000;
+
+/// The spec of each base kernel of a multiple-kernel model, in weight order (from the
+/// kernel family its parameters record), when there are not too many.
+fn kernel_names(model: &dyn Estimator) -> Option<Vec<String>> {
+    let spec = model.params_json().get("kernels")?.as_str()?.to_string();
+    let family: kernlearn::mkl::KernelFamily = spec.parse().ok()?;
+    let d = model.n_features();
+    if family.len(d) > NAMED_KERNELS_UP_TO {
+        return None;
+    }
+    let kernels = family.expand(d).ok()?;
+    Some(kernels.iter().map(ToString::to_string).collect())
+}
+
 /// Each class pair's kernel weights, or for a long vector its count, the number above
-/// zero, the effective number of kernels `1/Σμ²` and the largest 20 as `[index, weight]`.
-fn summarise_weights(pairs: &Value) -> Value {
+/// zero, the effective number of kernels `1/Σμ²` and the largest 20 as
+/// `{index, kernel, weight}`.
+fn summarise_weights(pairs: &Value, names: Option<&[String]>) -> Value {
     let Some(pairs) = pairs.as_array() else {
         return pairs.clone();
     };
@@ -74,7 +95,7 @@ fn summarise_weights(pairs: &Value) -> Value {
         }
         let largest: Vec<Value> = largest(&v, WHOLE_WEIGHTS_UP_TO)
             .into_iter()
-            .map(|i| json!([i, v[i]]))
+            .map(|i| json!({"index": i, "kernel": names.and_then(|n| n.get(i)), "weight": v[i]}))
             .collect();
         json!({
             "count": v.len(),
@@ -120,19 +141,25 @@ pub fn render(out: &Map<String, Value>) -> String {
                 1 => "weights".to_string(),
                 _ => format!("weights[{p}]"),
             };
-            s += &format!("{key:<width$}  {}\n", top_weights(w, 5));
+            let names = out["details"].get("kernels").and_then(Value::as_array);
+            s += &format!("{key:<width$}  {}\n", top_weights(w, names, 5));
         }
     }
     s
 }
 
-/// `m kernels, s > 0: #i w_i, …` for the `top` largest kernel weights (0-based kernel
-/// numbers in the family's order), from a whole weight vector or its summary.
-fn top_weights(w: &Value, top: usize) -> String {
-    let (count, nonzero, pairs): (usize, usize, Vec<(usize, f64)>) = match w.as_array() {
+/// `m kernels, s > 0: #i KERNEL w_i, …` for the `top` largest kernel weights (0-based
+/// kernel numbers in the family's order, with the kernel's spec when known), from a
+/// whole weight vector (`names`: the kernels' specs) or its summary.
+fn top_weights(w: &Value, names: Option<&Vec<Value>>, top: usize) -> String {
+    let name = |i: usize| names.and_then(|n| n.get(i)).cloned().unwrap_or(Value::Null);
+    let (count, nonzero, pairs): (usize, usize, Vec<(usize, Value, f64)>) = match w.as_array() {
         Some(a) => {
             let v: Vec<f64> = a.iter().filter_map(Value::as_f64).collect();
-            let pairs = largest(&v, top).into_iter().map(|i| (i, v[i])).collect();
+            let pairs = largest(&v, top)
+                .into_iter()
+                .map(|i| (i, name(i), v[i]))
+                .collect();
             (v.len(), v.iter().filter(|&&x| x > 0.0).count(), pairs)
         }
         None => {
@@ -142,14 +169,20 @@ fn top_weights(w: &Value, top: usize) -> String {
                 .into_iter()
                 .flatten()
                 .take(top)
-                .filter_map(|p| Some((p[0].as_u64()? as usize, p[1].as_f64()?)))
+                .filter_map(|p| {
+                    let i = p["index"].as_u64()? as usize;
+                    Some((i, p["kernel"].clone(), p["weight"].as_f64()?))
+                })
                 .collect();
             (n("count"), n("nonzero"), pairs)
         }
     };
     let shown: Vec<String> = pairs
         .iter()
-        .map(|&(i, v)| format!("#{i} {}", format_num(v)))
+        .map(|(i, k, v)| match k.as_str() {
+            Some(k) => format!("#{i} {k} {}", format_num(*v)),
+            None => format!("#{i} {}", format_num(*v)),
+        })
         .collect();
     format!("{count} kernels, {nonzero} > 0: {}", shown.join(", "))
 }

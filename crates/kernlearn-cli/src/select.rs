@@ -58,7 +58,7 @@ pub fn selection_fields(sel: &Selection, out: &mut Map<String, Value>, with_grid
         "selected".into(),
         json!({
             "sigma": b.sigma,
-            "gamma": 1.0 / (b.sigma * b.sigma),
+            "rbf_gamma": 1.0 / (b.sigma * b.sigma),
             "c": b.c,
             "epsilon": b.epsilon,
             "cv_score": b.score,

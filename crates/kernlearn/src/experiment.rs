@@ -272,11 +272,17 @@ pub fn summarize(runs: &[RepeatResult]) -> BTreeMap<String, MeanStd> {
 /// `mean ± std` of `key`, ×100 for accuracies (the papers' %), `–` when missing.
 fn cell(report: &ExperimentReport, part: &str) -> String {
     let key = format!("{part}_{}", report.primary_metric);
+    // One repeat has no spread: its value alone, not "± 0.00".
+    let spread = |std: String| match report.repeats {
+        1 => String::new(),
+        _ => format!(" ± {std}"),
+    };
     match report.summary.get(&key) {
         Some(s) if report.primary_metric == "accuracy" => {
-            format!("{:.2} ± {:.2}", 100.0 * s.mean, 100.0 * s.std)
+            let std = spread(format!("{:.2}", 100.0 * s.std));
+            format!("{:.2}{std}", 100.0 * s.mean)
         }
-        Some(s) => format!("{:.3} ± {:.3}", s.mean, s.std),
+        Some(s) => format!("{:.3}{}", s.mean, spread(format!("{:.3}", s.std))),
         None => "–".into(),
     }
 }

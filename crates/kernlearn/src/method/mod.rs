@@ -59,7 +59,9 @@ pub struct ChosenParams {
     pub epsilon: Option<f64>,
     /// Cross-validated score of the chosen point (accuracy or MSE), when selected.
     pub cv_score: Option<f64>,
-    /// Method-specific values (KNPL's γ, DANK's τ and η, …).
+    /// Method-specific values, named `<method>_<paper symbol>`: `knpl_regulariser_gamma`
+    /// (KNPL's γ of γ‖G‖², not the RBF width), `dank_tau`, `dank_eta`, `mwu_epsilon`,
+    /// `easymkl_lambda`, and sizes (`clusters`, `landmarks`, `support_percent`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub other: BTreeMap<String, f64>,
 }

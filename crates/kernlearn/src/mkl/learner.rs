@@ -181,10 +181,10 @@ impl Learner for MklLearner {
             MklMethod::Uniform(p) => chosen.c = Some(p.c),
             MklMethod::Mwumkl(p) => {
                 chosen.c = p.c;
-                chosen.other.insert("eps".into(), p.epsilon);
+                chosen.other.insert("mwu_epsilon".into(), p.epsilon);
             }
             MklMethod::EasyMkl(p) => {
-                chosen.other.insert("lambda".into(), p.lambda);
+                chosen.other.insert("easymkl_lambda".into(), p.lambda);
             }
         }
         let (model, secs) = timed(|| MklModel::fit(params, x, y))?;

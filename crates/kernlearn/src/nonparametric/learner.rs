@@ -173,8 +173,12 @@ impl Learner for KnplLearner {
                 let sel = ks.run_with_svm(x, y, svm.chosen)?;
                 let mut chosen = ChosenParams::of(&sel.params.kernel, sel.params.c, None);
                 chosen.cv_score = Some(sel.best.score);
-                chosen.other.insert("gamma".into(), sel.best.gamma);
-                chosen.other.insert("gamma_scale".into(), sel.best.scale);
+                chosen
+                    .other
+                    .insert("knpl_regulariser_gamma".into(), sel.best.gamma);
+                chosen
+                    .other
+                    .insert("knpl_regulariser_scale".into(), sel.best.scale);
                 Ok((sel.params, chosen, Some(sel.svm)))
             }
             None => {
@@ -183,7 +187,9 @@ impl Learner for KnplLearner {
                     params.gamma = gamma_reference(&params, x, y)?;
                 }
                 let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
-                chosen.other.insert("gamma".into(), params.gamma);
+                chosen
+                    .other
+                    .insert("knpl_regulariser_gamma".into(), params.gamma);
                 Ok((params, chosen, None))
             }
         })?;
@@ -243,10 +249,10 @@ impl Learner for DankLearner {
         let eps = (params.task == Task::Regression).then_some(params.epsilon);
         let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
-        chosen.other.insert("tau".into(), params.settings.tau);
+        chosen.other.insert("dank_tau".into(), params.settings.tau);
         let ((model, traces), secs) = timed(|| DankModel::fit_traced(&params, x, y))?;
         if let Some(info) = model.info.first() {
-            chosen.other.insert("eta".into(), info.eta);
+            chosen.other.insert("dank_eta".into(), info.eta);
         }
         // The trace of the first class pair's (or the regressor's) iterations.
         Ok(FittedMethod::new(AnyModel::Dank(model), chosen, secs)
