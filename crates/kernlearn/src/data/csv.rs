@@ -1,8 +1,9 @@
 //! CSV reader and writer.
 //!
 //! The dialect: a header row naming the columns is required, fields are separated by
-//! commas, surrounding whitespace is ignored, a field may be wrapped in double quotes
-//! (`""` inside quotes is a literal quote; quoted fields cannot span lines), line ends
+//! commas, whitespace around a field is ignored, a field may be wrapped in double quotes
+//! (`""` inside quotes is a literal quote, blanks inside quotes are kept; quoted fields
+//! cannot span lines), line ends
 //! may be `\n` or `\r\n`, blank lines are skipped. Every value must be a finite number;
 //! missing values are rejected (impute or drop them before).
 //!
@@ -164,7 +165,9 @@ fn parse_header(header: &str, line: usize, src: &str) -> Result<Vec<String>> {
             "the first row holds only numbers; a header row naming the columns is required",
         ));
     }
-    Ok(fields.iter().map(|f| f.trim().to_string()).collect())
+    // Unquoted names come trimmed; a quoted name keeps its blanks (the writer quotes
+    // names with leading or trailing blanks so that they read back).
+    Ok(fields.iter().map(|f| f.to_string()).collect())
 }
 
 /// Index of the label column, `None` when there is none.
@@ -230,15 +233,15 @@ fn list_names(names: &[String]) -> String {
     s
 }
 
-/// Splits one line into fields (untrimmed when unquoted). On failure returns the
-/// 1-based field number and a message.
+/// Splits one line into fields: unquoted fields trimmed, quoted ones as written between
+/// the quotes. On failure returns the 1-based field number and a message.
 fn split_fields<'a>(
     line: &'a str,
     out: &mut Vec<Cow<'a, str>>,
 ) -> std::result::Result<(), (usize, String)> {
     out.clear();
     if !line.contains('"') {
-        out.extend(line.split(',').map(Cow::Borrowed));
+        out.extend(line.split(',').map(|f| Cow::Borrowed(f.trim())));
         return Ok(());
     }
     let mut rest = line;
@@ -269,11 +272,11 @@ fn split_fields<'a>(
         } else {
             match rest.find(',') {
                 Some(p) => {
-                    out.push(Cow::Borrowed(&rest[..p]));
+                    out.push(Cow::Borrowed(rest[..p].trim()));
                     rest = &rest[p + 1..];
                 }
                 None => {
-                    out.push(Cow::Borrowed(rest));
+                    out.push(Cow::Borrowed(rest.trim()));
                     return Ok(());
                 }
             }
@@ -514,6 +517,20 @@ mod tests {
         for (a, b) in back.x.as_slice().iter().zip(d.x.as_slice()) {
             assert_eq!(a.to_bits(), b.to_bits());
         }
+    }
+
+    #[test]
+    fn quoted_names_keep_their_blanks() {
+        // Regression (parser property tests): the writer quotes ` a ` so that it reads
+        // back, but the reader trimmed inside the quotes.
+        let d = parse_csv("\" a \", b ,\"l \"\n1,2,3\n", "t.csv", None).unwrap();
+        assert_eq!(d.feature_names, vec![" a ", "b"]);
+        assert_eq!(d.target_name, "l ");
+        let text = to_csv_string(&d).unwrap();
+        assert_eq!(parse_csv(&text, "t.csv", None).unwrap(), d);
+        // Quoted values are still numbers with blanks around them.
+        let d = parse_csv("a,l\n\" 1 \",2\n", "t.csv", None).unwrap();
+        assert_eq!(d.x.as_slice(), &[1.0]);
     }
 
     #[test]

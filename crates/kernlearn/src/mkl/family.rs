@@ -410,30 +410,43 @@ impl KernelFamily {
         }
     }
 
-    /// Number of base kernels on data with `n_features` features.
+    /// Number of base kernels on data with `n_features` features (`usize::MAX` when
+    /// the count overflows, which [`KernelFamily::validate`] rejects).
     pub fn len(&self, n_features: usize) -> usize {
-        self.kernels
-            .iter()
-            .map(|item| {
-                let funcs = match item.kernel {
-                    KernelSet::Family12 => 12,
-                    KernelSet::Kernel(_) => 1,
-                };
-                funcs
-                    * match &item.features {
-                        FeatureSet::All | FeatureSet::Subset(_) => 1,
-                        FeatureSet::Each => n_features,
-                        FeatureSet::Random { subsets, .. } => *subsets,
-                    }
-            })
-            .sum()
+        self.checked_len(n_features).unwrap_or(usize::MAX)
+    }
+
+    /// Number of base kernels, `None` on overflow (e.g. `random(subsets=2^63,...)`).
+    fn checked_len(&self, n_features: usize) -> Option<usize> {
+        self.kernels.iter().try_fold(0usize, |total, item| {
+            let funcs: usize = match item.kernel {
+                KernelSet::Family12 => 12,
+                KernelSet::Kernel(_) => 1,
+            };
+            let copies = match &item.features {
+                FeatureSet::All | FeatureSet::Subset(_) => 1,
+                FeatureSet::Each => n_features,
+                FeatureSet::Random { subsets, .. } => *subsets,
+            };
+            total.checked_add(funcs.checked_mul(copies)?)
+        })
     }
 
     /// Checks the family against data with `n_features` features: not empty, feature
     /// indices in range, random subsets drawable, kernel parameters valid, no
     /// precomputed kernel (a family is evaluated on features).
     pub fn validate(&self, n_features: usize) -> Result<()> {
-        if self.kernels.is_empty() || self.len(n_features) == 0 {
+        let Some(len) = self.checked_len(n_features) else {
+            return Err(Error::param(
+                "kernels",
+                format!(
+                    "the kernel family `{self}` has more kernels on {n_features} features \
+                     than can be counted ({} at most)",
+                    usize::MAX
+                ),
+            ));
+        };
+        if self.kernels.is_empty() || len == 0 {
             return Err(Error::param(
                 "kernels",
                 format!("the kernel family `{self}` has no kernels on {n_features} features"),
@@ -655,5 +668,31 @@ mod tests {
             .to_string()
             .contains("no kernels"));
         assert!(KernelFamily::family12_per_feature().validate(0).is_err());
+    }
+
+    #[test]
+    fn kernel_count_overflow_is_an_error() {
+        // Regression (parser property tests): `len` multiplied 12 × subsets and panicked
+        // with "attempt to multiply with overflow".
+        let f: KernelFamily = "family12@random(subsets=1537228672809129302,size=1)"
+            .parse()
+            .unwrap();
+        assert_eq!(f.len(3), usize::MAX);
+        let e = f.validate(3).unwrap_err().to_string();
+        assert!(
+            e.contains("more kernels on 3 features than can be counted"),
+            "{e}"
+        );
+        // The sum of items overflows too.
+        let half = usize::MAX / 2 + 1;
+        let f: KernelFamily =
+            format!("linear@random(subsets={half},size=1);linear@random(subsets={half},size=1)")
+                .parse()
+                .unwrap();
+        assert_eq!(f.len(3), usize::MAX);
+        assert!(f.validate(3).is_err());
+        let f: KernelFamily = "family12@each".parse().unwrap();
+        assert_eq!(f.len(usize::MAX), usize::MAX);
+        assert_eq!(f.len(2), 24);
     }
 }
