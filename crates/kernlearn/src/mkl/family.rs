@@ -531,7 +531,14 @@ impl KernelFamily {
 
     /// Every base kernel, in order.
     pub fn expand(&self, n_features: usize) -> Result<Vec<KernelOnFeatures>> {
-        let mut out = Vec::with_capacity(self.len(n_features));
+        let n = self.len(n_features);
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| {
+            Error::param(
+                "kernels",
+                format!("the kernel family `{self}` has {n} kernels: too many to list in memory"),
+            )
+        })?;
         self.for_each_kernel(n_features, |k| out.push(k))?;
         Ok(out)
     }
