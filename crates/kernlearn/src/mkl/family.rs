@@ -410,23 +410,23 @@ impl KernelFamily {
         }
     }
 
-    /// Number of base kernels on data with `n_features` features.
+    /// Number of base kernels on data with `n_features` features (saturating at
+    /// `usize::MAX`, which no stored list of weights can match).
     pub fn len(&self, n_features: usize) -> usize {
         self.kernels
             .iter()
             .map(|item| {
-                let funcs = match item.kernel {
+                let funcs: usize = match item.kernel {
                     KernelSet::Family12 => 12,
                     KernelSet::Kernel(_) => 1,
                 };
-                funcs
-                    * match &item.features {
-                        FeatureSet::All | FeatureSet::Subset(_) => 1,
-                        FeatureSet::Each => n_features,
-                        FeatureSet::Random { subsets, .. } => *subsets,
-                    }
+                funcs.saturating_mul(match &item.features {
+                    FeatureSet::All | FeatureSet::Subset(_) => 1,
+                    FeatureSet::Each => n_features,
+                    FeatureSet::Random { subsets, .. } => *subsets,
+                })
             })
-            .sum()
+            .fold(0, usize::saturating_add)
     }
 
     /// Checks the family against data with `n_features` features: not empty, feature
