@@ -71,6 +71,14 @@ pub trait Estimator {
     /// Class labels in the order of the one-vs-one pairs (empty for regression and
     /// novelty detection).
     fn classes(&self) -> Vec<f64>;
+    /// Checks that the fitted model is whole and consistent before it is used: every
+    /// length and count against the others, every number finite, the classes of a
+    /// classifier finite, distinct and at least two, every stored index in range and
+    /// the parameters valid. A model read from a file ([`crate::Pipeline::load`]) is
+    /// checked this way, so an edited or damaged file is an error, never a panic or a
+    /// wrong prediction. Violations are [`Error::InvalidData`] whose message starts with
+    /// the field at fault (`sv_coef[0] has 80 coefficients, …`).
+    fn validate(&self) -> Result<()>;
     /// The prediction from one point's decision values (as returned by
     /// [`Estimator::decision_function`]): the one-vs-one vote, the value, or ±1.
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
@@ -149,6 +157,10 @@ impl Estimator for SvmModel {
 
     fn classes(&self) -> Vec<f64> {
         self.classes.clone()
+    }
+
+    fn validate(&self) -> Result<()> {
+        SvmModel::validate(self)
     }
 
     fn warnings(&self) -> Vec<String> {
@@ -233,6 +245,9 @@ impl Estimator for AnyModel {
     }
     fn classes(&self) -> Vec<f64> {
         self.inner().classes()
+    }
+    fn validate(&self) -> Result<()> {
+        self.inner().validate()
     }
     fn warnings(&self) -> Vec<String> {
         self.inner().warnings()

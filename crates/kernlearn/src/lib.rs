@@ -72,6 +72,7 @@ pub mod pipeline;
 pub mod plot;
 pub mod select;
 pub mod svm;
+mod validate;
 
 pub use error::{Error, Result};
 pub use estimator::{AnyModel, Estimator, Task};

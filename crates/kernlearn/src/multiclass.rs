@@ -97,6 +97,28 @@ pub struct OneVsOne<M> {
     pub machines: Vec<M>,
 }
 
+impl<M> OneVsOne<M> {
+    /// Checks the classes (finite, distinct, at least two) and that there is one machine
+    /// per class pair, `k(k−1)/2`, each passing `machine` (its errors get the path
+    /// `machines[i]`).
+    pub fn validate(&self, machine: impl Fn(&M) -> Result<()>) -> Result<()> {
+        use crate::validate::{classes, ensure, pair_count, within};
+        classes("classes", &self.classes)?;
+        let k = self.classes.len();
+        let want = pair_count(k);
+        ensure(self.machines.len() == want, || {
+            format!(
+                "machines has {} machines, {k} classes need {want} (one per class pair)",
+                self.machines.len()
+            )
+        })?;
+        for (i, m) in self.machines.iter().enumerate() {
+            within(format!("machines[{i}]"), machine(m))?;
+        }
+        Ok(())
+    }
+}
+
 impl<M: BinaryMachine> OneVsOne<M> {
     /// Trains `fit_pair(x_pair, y_pair)` for every class pair, with `y_pair = +1` for the
     /// pair's first class and `−1` for its second. Needs at least two classes.

@@ -17,10 +17,46 @@ use serde::{Deserialize, Serialize};
 const BLOCK_BYTES: usize = 64 << 20;
 
 /// The training points of a nearest-neighbour search, with their squared norms.
+/// Reading one back checks at least one point and one finite squared norm per point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawNearestNeighbors")]
 pub(crate) struct NearestNeighbors {
     points: Features,
     sq_norms: Vec<f64>,
+}
+
+/// [`NearestNeighbors`] as stored, before it is checked.
+#[derive(Deserialize)]
+struct RawNearestNeighbors {
+    points: Features,
+    sq_norms: Vec<f64>,
+}
+
+impl TryFrom<RawNearestNeighbors> for NearestNeighbors {
+    type Error = String;
+
+    fn try_from(raw: RawNearestNeighbors) -> std::result::Result<Self, String> {
+        let n = raw.points.n_rows();
+        if n == 0 {
+            return Err("nearest-neighbour `points` has no rows".to_string());
+        }
+        if raw.sq_norms.len() != n {
+            return Err(format!(
+                "nearest-neighbour `sq_norms` has {} values, `points` has {n} rows",
+                raw.sq_norms.len()
+            ));
+        }
+        if let Some(i) = raw.sq_norms.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "nearest-neighbour `sq_norms[{i}]` is not finite ({})",
+                raw.sq_norms[i]
+            ));
+        }
+        Ok(Self {
+            points: raw.points,
+            sq_norms: raw.sq_norms,
+        })
+    }
 }
 
 impl NearestNeighbors {

@@ -80,7 +80,9 @@ impl Pipeline {
     }
 
     /// Reads a model written by [`Pipeline::save`]; a truncated, foreign or newer file
-    /// gets an error saying which.
+    /// gets an error saying which, and a file whose contents are inconsistent (edited
+    /// lengths, counts, classes, parameters: see [`Pipeline::validate`]) a
+    /// `malformed model file: …` error naming the field.
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Self::from_json(&text, &path.display().to_string())
@@ -118,7 +120,75 @@ impl Pipeline {
                 "format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})"
             )));
         }
-        serde_json::from_value(value).map_err(|e| err(format!("malformed model: {e}")))
+        let pipeline = match Pipeline::deserialize(&value) {
+            Ok(p) => p,
+            Err(e) => {
+                // A matrix that does not read back is reported with its path (the
+                // model's own fields relative to the model, as validation reports them).
+                let reason = match bad_matrix(&value, "") {
+                    Some(m) => m.strip_prefix("model.fitted.").unwrap_or(&m).to_string(),
+                    None => e.to_string(),
+                };
+                return Err(err(format!("malformed model file: {reason}")));
+            }
+        };
+        pipeline.validate().map_err(|e| {
+            err(format!(
+                "malformed model file: {}",
+                crate::validate::message(e)
+            ))
+        })?;
+        Ok(pipeline)
+    }
+
+    /// Checks the model ([`Estimator::validate`]), that the scaler has the model's
+    /// feature count ([`Scaler::validate`]) and that `feature_names`, when given, has one
+    /// name per feature. [`Pipeline::load`] runs this on every file it reads.
+    pub fn validate(&self) -> Result<()> {
+        self.model.validate()?;
+        let d = self.model.n_features();
+        crate::validate::within("scaler", self.scaler.validate(d))?;
+        crate::validate::ensure(
+            self.feature_names.is_empty() || self.feature_names.len() == d,
+            || {
+                format!(
+                    "feature_names has {} names, the model has {d} features",
+                    self.feature_names.len()
+                )
+            },
+        )
+    }
+}
+
+/// The first matrix ([`Features`]: an object with `n_rows`, `n_cols` and `values`) in
+/// `v` that does not read back, as `path: why` (`path` is `v`'s own path, fields joined
+/// by `.`, list elements as `[i]`).
+fn bad_matrix(v: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            if ["n_rows", "n_cols", "values"]
+                .iter()
+                .all(|k| map.contains_key(*k))
+            {
+                return Features::deserialize(v)
+                    .err()
+                    .map(|e| format!("{path}: {e}"));
+            }
+            map.iter().find_map(|(k, x)| {
+                let sub = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                bad_matrix(x, &sub)
+            })
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| bad_matrix(x, &format!("{path}[{i}]"))),
+        _ => None,
     }
 }
 

@@ -28,24 +28,67 @@ pub use split::{
 ///
 /// Row-major because every kernel evaluation reads whole samples. A sparse store can be
 /// added beside it later: the solver only sees kernel rows (see [`crate::kernel::KernelSource`]).
+///
+/// Serialised as `{"n_rows": r, "n_cols": c, "values": [...]}`; reading one back checks
+/// that `values` holds exactly `r × c` finite numbers (a model file cannot carry an
+/// inconsistent matrix).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFeatures")]
 pub struct Features {
     n_rows: usize,
     n_cols: usize,
     values: Vec<f64>,
 }
 
+/// [`Features`] as stored, before its shape and values are checked.
+#[derive(Deserialize)]
+struct RawFeatures {
+    n_rows: usize,
+    n_cols: usize,
+    values: Vec<f64>,
+}
+
+impl TryFrom<RawFeatures> for Features {
+    type Error = String;
+
+    fn try_from(raw: RawFeatures) -> std::result::Result<Self, String> {
+        if let Some(e) = shape_error(raw.n_rows, raw.n_cols, raw.values.len()) {
+            return Err(e);
+        }
+        if let Some(p) = raw.values.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "matrix `values[{p}]` is not finite ({})",
+                raw.values[p]
+            ));
+        }
+        Ok(Self {
+            n_rows: raw.n_rows,
+            n_cols: raw.n_cols,
+            values: raw.values,
+        })
+    }
+}
+
+/// Why `len` values cannot form an `n_rows × n_cols` matrix (`None` when they can).
+fn shape_error(n_rows: usize, n_cols: usize, len: usize) -> Option<String> {
+    match n_rows.checked_mul(n_cols) {
+        Some(want) if want == len => None,
+        Some(want) => Some(format!(
+            "matrix of n_rows = {n_rows} × n_cols = {n_cols} needs {want} values, \
+             `values` has {len}"
+        )),
+        None => Some(format!(
+            "matrix of n_rows = {n_rows} × n_cols = {n_cols} is too large ({len} values given)"
+        )),
+    }
+}
+
 impl Features {
-    /// Wraps row-major `values`; fails when `values.len() != n_rows * n_cols`.
+    /// Wraps row-major `values`; fails when `values.len() != n_rows * n_cols` (or that
+    /// product overflows).
     pub fn new(n_rows: usize, n_cols: usize, values: Vec<f64>) -> Result<Self> {
-        if values.len() != n_rows * n_cols {
-            return Err(Error::data(format!(
-                "feature buffer has {} values, expected {} rows × {} columns = {}",
-                values.len(),
-                n_rows,
-                n_cols,
-                n_rows * n_cols
-            )));
+        if let Some(e) = shape_error(n_rows, n_cols, values.len()) {
+            return Err(Error::data(e));
         }
         Ok(Self {
             n_rows,
@@ -337,6 +380,33 @@ mod tests {
             feature_names: vec![],
             target_name: String::new(),
         }
+    }
+
+    #[test]
+    fn features_read_back_are_checked() {
+        let x = Features::new(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        let text = serde_json::to_string(&x).unwrap();
+        assert_eq!(serde_json::from_str::<Features>(&text).unwrap(), x);
+        let bad = |json: &str| {
+            serde_json::from_str::<Features>(json)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = bad(r#"{"n_rows": 3, "n_cols": 3, "values": [1, 2, 3, 4, 5, 6]}"#);
+        assert!(
+            e.contains("n_rows = 3 × n_cols = 3 needs 9 values, `values` has 6"),
+            "{e}"
+        );
+        let huge = format!(r#"{{"n_rows": {}, "n_cols": 2, "values": []}}"#, usize::MAX);
+        assert!(bad(&huge).contains("too large"));
+        assert!(Features::new(usize::MAX, 2, vec![]).is_err());
+        // Non-finite values cannot be written as JSON numbers; other formats are checked.
+        let raw = RawFeatures {
+            n_rows: 1,
+            n_cols: 1,
+            values: vec![f64::NAN],
+        };
+        assert!(Features::try_from(raw).unwrap_err().contains("values[0]"));
     }
 
     #[test]

@@ -128,6 +128,29 @@ impl Scaler {
         self.offset.len()
     }
 
+    /// Checks a scaler read back for a model of `n_features` features: one finite
+    /// `offset` and one finite, non-negative `scale` per feature (0 marks a constant
+    /// column). Violations name the field (`offset has 12 values, …`).
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        use crate::validate::{ensure, finite};
+        for (field, values) in [("offset", &self.offset), ("scale", &self.scale)] {
+            ensure(values.len() == n_features, || {
+                format!(
+                    "{field} has {} values, the model has {n_features} features",
+                    values.len()
+                )
+            })?;
+            finite(field, values)?;
+        }
+        match self.scale.iter().position(|&s| s < 0.0) {
+            Some(j) => Err(Error::data(format!(
+                "scale[{j}] is negative ({})",
+                self.scale[j]
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Scales one value of feature `j`.
     #[inline]
     pub fn scale_value(&self, j: usize, v: f64) -> f64 {

@@ -265,6 +265,57 @@ impl SoftClusters {
         self.mean_norms.len()
     }
 
+    /// Checks clusters read back for `n_features` features: a sample with
+    /// `n_features` columns, a valid family ([`KernelFamily::validate`]) with one finite
+    /// trace factor per base kernel, at least one cluster with a finite mean norm, one
+    /// cluster label (below the number of clusters) per sample point, a finite positive
+    /// temperature.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        use crate::validate::{ensure, finite, indices_below, within};
+        ensure(self.sample.n_cols() == n_features, || {
+            format!(
+                "sample has {} columns, n_features is {n_features}",
+                self.sample.n_cols()
+            )
+        })?;
+        within("family", self.family.validate(n_features))?;
+        let m = self.family.len(n_features);
+        ensure(self.trace_factors.len() == m, || {
+            format!(
+                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
+                self.trace_factors.len()
+            )
+        })?;
+        finite("trace_factors", &self.trace_factors)?;
+        let k = self.n_clusters();
+        ensure(k >= 1, || {
+            "mean_norms is empty: there must be at least one cluster".to_string()
+        })?;
+        finite("mean_norms", &self.mean_norms)?;
+        ensure(self.labels.len() == self.sample.n_rows(), || {
+            format!(
+                "labels has {} entries, sample has {} rows",
+                self.labels.len(),
+                self.sample.n_rows()
+            )
+        })?;
+        indices_below(
+            "labels",
+            &self.labels,
+            k,
+            format_args!("there are {k} clusters (mean_norms)"),
+        )?;
+        ensure(
+            self.temperature.is_finite() && self.temperature > 0.0,
+            || {
+                format!(
+                    "temperature is {}, it must be finite and > 0",
+                    self.temperature
+                )
+            },
+        )
+    }
+
     /// `c_r(x)` for every row of `x`, row-major `n × ℓ` (rows sum to one).
     pub fn memberships(&self, x: &Features) -> Result<Vec<f64>> {
         x.check_input(self.sample.n_cols())?;
@@ -437,6 +488,37 @@ impl ClmklMachine {
             solves,
             iterations,
         })
+    }
+
+    /// Checks a machine read back for `n_features` features, `n_train` training points
+    /// and `m` base kernels: valid clusters ([`SoftClusters::validate`]), one finite,
+    /// non-negative `β` per base kernel and cluster, and an SVM on separable gates, one
+    /// per base kernel and cluster ([`GatedMachine::validate`]).
+    pub(crate) fn validate(&self, n_features: usize, n_train: usize, m: usize) -> Result<()> {
+        use crate::validate::{ensure, finite, within};
+        within("clusters", self.clusters.validate(n_features))?;
+        let l = self.clusters.n_clusters();
+        let want = m.checked_mul(l);
+        ensure(want == Some(self.beta.len()), || {
+            format!(
+                "beta has {} weights, {m} base kernels × {l} clusters need {}",
+                self.beta.len(),
+                want.map_or("more".to_string(), |w| w.to_string())
+            )
+        })?;
+        finite("beta", &self.beta)?;
+        if let Some(j) = self.beta.iter().position(|&b| b < 0.0) {
+            return Err(Error::data(format!(
+                "beta[{j}] is negative ({})",
+                self.beta[j]
+            )));
+        }
+        let kernel_of: Vec<usize> = (0..m * l).map(|j| j / l).collect();
+        within(
+            "machine",
+            self.machine
+                .validate(n_features, n_train, GateKind::Separable, &kernel_of),
+        )
     }
 
     /// Support vectors of the final SVM.

@@ -24,13 +24,30 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Per-point gate values: `values[t·q + j] = η_j(x_t)` for `q` gates, each attached to
-/// one base kernel (`kernel_of[j]`).
+/// one base kernel (`kernel_of[j]`). Reading one back checks at least one gate and
+/// whole rows of finite values ([`GateMatrix::new`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawGateMatrix")]
 pub(crate) struct GateMatrix {
     /// Base kernel each gate multiplies.
     pub kernel_of: Vec<usize>,
     /// Row-major `n × q` gate values.
     pub values: Vec<f64>,
+}
+
+/// [`GateMatrix`] as stored, before it is checked.
+#[derive(Deserialize)]
+struct RawGateMatrix {
+    kernel_of: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl TryFrom<RawGateMatrix> for GateMatrix {
+    type Error = String;
+
+    fn try_from(raw: RawGateMatrix) -> std::result::Result<Self, String> {
+        GateMatrix::new(raw.kernel_of, raw.values).map_err(crate::validate::message)
+    }
 }
 
 impl GateMatrix {
@@ -112,6 +129,16 @@ pub(crate) enum GateKind {
     Separable,
     /// `γ_i = g_i(x) g_i(x') / Σ_j g_j(x) g_j(x')` (SWMKL; one gate per kernel).
     PairwiseNormalised,
+}
+
+impl GateKind {
+    /// The name in model files: `separable`, `pairwise_normalised`.
+    fn name(self) -> &'static str {
+        match self {
+            GateKind::Separable => "separable",
+            GateKind::PairwiseNormalised => "pairwise_normalised",
+        }
+    }
 }
 
 /// `γ_i(a, b)` for every base kernel `i` from the two points' gate rows (`out` has one
@@ -281,6 +308,95 @@ impl GatedMachine {
     /// Number of support vectors.
     pub fn n_support(&self) -> usize {
         self.coef.len()
+    }
+
+    /// Checks a machine read back for `n_features` features, trained on `n_train`
+    /// points, whose method gates with `kind` and the gates `kernel_of` (the base kernel
+    /// of each gate): support vectors with `n_features` columns, a valid family with one
+    /// finite trace factor per base kernel, one support-vector row, one finite
+    /// coefficient and one row of gates per support vector, training rows (when stored)
+    /// below `n_train`, a finite `rho`.
+    pub(crate) fn validate(
+        &self,
+        n_features: usize,
+        n_train: usize,
+        kind: GateKind,
+        kernel_of: &[usize],
+    ) -> Result<()> {
+        use crate::validate::{ensure, finite, finite_value, indices_below, within};
+        let sv = &self.support_vectors;
+        ensure(sv.n_cols() == n_features, || {
+            format!(
+                "support_vectors has {} columns, n_features is {n_features}",
+                sv.n_cols()
+            )
+        })?;
+        within("family", self.family.validate(n_features))?;
+        let m = self.family.len(n_features);
+        ensure(self.trace_factors.len() == m, || {
+            format!(
+                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
+                self.trace_factors.len()
+            )
+        })?;
+        finite("trace_factors", &self.trace_factors)?;
+        ensure(self.kind == kind, || {
+            format!(
+                "kind is {}, this method's gates are {}",
+                self.kind.name(),
+                kind.name()
+            )
+        })?;
+        let n_sv = self.coef.len();
+        finite("coef", &self.coef)?;
+        ensure(sv.n_rows() == n_sv, || {
+            format!(
+                "support_vectors has {} rows, the machine has {n_sv} support vectors (coef)",
+                sv.n_rows()
+            )
+        })?;
+        // Files of release 0.1.0 have no `sv_indices`.
+        if !self.sv_indices.is_empty() {
+            ensure(self.sv_indices.len() == n_sv, || {
+                format!(
+                    "sv_indices has {} entries, the machine has {n_sv} support vectors (coef)",
+                    self.sv_indices.len()
+                )
+            })?;
+            indices_below(
+                "sv_indices",
+                &self.sv_indices,
+                n_train,
+                format_args!("the model has {n_train} training points (n_train)"),
+            )?;
+        }
+        let gates = &self.sv_gates;
+        ensure(gates.kernel_of.len() == kernel_of.len(), || {
+            format!(
+                "sv_gates.kernel_of has {} gates, the method's gating has {}",
+                gates.n_gates(),
+                kernel_of.len()
+            )
+        })?;
+        if let Some(j) = (0..kernel_of.len()).find(|&j| gates.kernel_of[j] != kernel_of[j]) {
+            return Err(Error::data(format!(
+                "sv_gates.kernel_of[{j}] = {}, the method's gate {j} is on base kernel {}",
+                gates.kernel_of[j], kernel_of[j]
+            )));
+        }
+        indices_below(
+            "sv_gates.kernel_of",
+            &gates.kernel_of,
+            m,
+            format_args!("the family has {m} base kernels"),
+        )?;
+        ensure(gates.n_points() == n_sv, || {
+            format!(
+                "sv_gates has gates for {} points, the machine has {n_sv} support vectors",
+                gates.n_points()
+            )
+        })?;
+        finite_value("rho", self.rho)
     }
 
     /// `f(x)` for every row of `x`, whose gate values are `gates`.

@@ -75,6 +75,46 @@ impl LdmklMachine {
         })
     }
 
+    /// Checks a machine read back for `n_features` features, `n_train` training points
+    /// and `m` base kernels: valid gate regressors ([`RegressionGate::validate`]), one
+    /// valid classifier ([`MklMachine::validate`]) and one list of training rows (one per
+    /// support vector, below `n_train`) per base kernel.
+    pub(crate) fn validate(&self, n_features: usize, n_train: usize, m: usize) -> Result<()> {
+        use crate::validate::{ensure, indices_below, within};
+        within("gate", self.gate.validate(n_features, m))?;
+        ensure(self.classifiers.len() == m, || {
+            format!(
+                "classifiers has {} machines, the family has {m} base kernels",
+                self.classifiers.len()
+            )
+        })?;
+        for (i, c) in self.classifiers.iter().enumerate() {
+            within(format!("classifiers[{i}]"), c.validate(n_features))?;
+        }
+        ensure(self.sv_rows.len() == m, || {
+            format!(
+                "sv_rows has {} lists, the family has {m} base kernels",
+                self.sv_rows.len()
+            )
+        })?;
+        for (i, (rows, c)) in self.sv_rows.iter().zip(&self.classifiers).enumerate() {
+            ensure(rows.len() == c.n_support(), || {
+                format!(
+                    "sv_rows[{i}] has {} rows, classifiers[{i}] has {} support vectors",
+                    rows.len(),
+                    c.n_support()
+                )
+            })?;
+            indices_below(
+                format!("sv_rows[{i}]"),
+                rows,
+                n_train,
+                format_args!("the model has {n_train} training points (n_train)"),
+            )?;
+        }
+        Ok(())
+    }
+
     /// Distinct training points that are support vectors of some classifier.
     pub fn n_support(&self) -> usize {
         let mut all: Vec<usize> = self.sv_rows.concat();

@@ -95,6 +95,40 @@ impl SoftmaxGate {
         }
     }
 
+    /// Checks a gate read back for `n_features` features and `m` base kernels: those
+    /// dimensions, `V` of `n_features × m` and `v0` of `m` finite values.
+    pub fn validate(&self, n_features: usize, m: usize) -> Result<()> {
+        use crate::validate::{ensure, finite};
+        ensure(self.n_features == n_features, || {
+            format!(
+                "n_features is {}, the model has {n_features} features",
+                self.n_features
+            )
+        })?;
+        ensure(self.n_kernels == m, || {
+            format!(
+                "n_kernels is {}, the family has {m} base kernels",
+                self.n_kernels
+            )
+        })?;
+        let want = n_features.checked_mul(m);
+        ensure(want == Some(self.v.len()), || {
+            format!(
+                "v has {} values, n_features × n_kernels = {n_features} × {m} need {}",
+                self.v.len(),
+                want.map_or("more".to_string(), |w| w.to_string())
+            )
+        })?;
+        finite("v", &self.v)?;
+        ensure(self.v0.len() == m, || {
+            format!(
+                "v0 has {} values, the family has {m} base kernels",
+                self.v0.len()
+            )
+        })?;
+        finite("v0", &self.v0)
+    }
+
     /// `η(x)` for every row of `x`; fails when `x` does not have the gate's `d` columns
     /// or a score is not finite.
     pub(crate) fn gates(&self, x: &Features) -> Result<GateMatrix> {
@@ -242,6 +276,20 @@ impl LmklMachine {
             objectives,
             iterations,
         })
+    }
+
+    /// Checks a machine read back for `n_features` features, `n_train` training points
+    /// and `m` base kernels: a valid gate ([`SoftmaxGate::validate`]) and an SVM on
+    /// separable gates, one per base kernel ([`GatedMachine::validate`]).
+    pub(crate) fn validate(&self, n_features: usize, n_train: usize, m: usize) -> Result<()> {
+        use crate::validate::within;
+        within("gate", self.gate.validate(n_features, m))?;
+        let kernel_of: Vec<usize> = (0..m).collect();
+        within(
+            "machine",
+            self.machine
+                .validate(n_features, n_train, GateKind::Separable, &kernel_of),
+        )
     }
 
     /// Support vectors of the final SVM.

@@ -9,6 +9,7 @@ use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::{one_vs_one_estimator_methods, BinaryMachine, OneVsOne};
+use crate::validate::count_sum;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,40 @@ impl LocalizedMachine {
             LocalizedMethod::Swmkl(g) => Ok(Self::Swmkl(SwmklMachine::fit(params, g, x, y)?)),
             LocalizedMethod::Lmkl(s) => Ok(Self::Lmkl(LmklMachine::fit(params, s, x, y)?)),
             LocalizedMethod::Clmkl(s) => Ok(Self::Clmkl(ClmklMachine::fit(params, s, x, y)?)),
+        }
+    }
+
+    /// `ldmkl`, `swmkl`, `lmkl` or `clmkl`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Ldmkl(_) => "ldmkl",
+            Self::Swmkl(_) => "swmkl",
+            Self::Lmkl(_) => "lmkl",
+            Self::Clmkl(_) => "clmkl",
+        }
+    }
+
+    /// Checks a machine read back: fitted by `method`, for `n_features` features,
+    /// `n_train` training points and `m` base kernels (each method's `validate`).
+    fn validate(
+        &self,
+        method: &LocalizedMethod,
+        n_features: usize,
+        n_train: usize,
+        m: usize,
+    ) -> Result<()> {
+        crate::validate::ensure(self.name() == method.name(), || {
+            format!(
+                "method is {}, params.method.method is {}",
+                self.name(),
+                method.name()
+            )
+        })?;
+        match self {
+            Self::Ldmkl(l) => l.validate(n_features, n_train, m),
+            Self::Swmkl(s) => s.validate(n_features, n_train, m),
+            Self::Lmkl(l) => l.validate(n_features, n_train, m),
+            Self::Clmkl(c) => c.validate(n_features, n_train, m),
         }
     }
 
@@ -160,6 +195,28 @@ impl Estimator for LocalizedModel {
         self.params.method.name().to_string()
     }
 
+    /// Valid parameters ([`LocalizedParams::validate`]) and family on `n_features`
+    /// features with at least two base kernels, one-vs-one machines
+    /// ([`OneVsOne::validate`]) of the parameters' method, each valid for the model's
+    /// features, training points and base kernels.
+    fn validate(&self) -> Result<()> {
+        use crate::validate::{ensure, within};
+        let d = self.n_features;
+        within("params", self.params.validate())?;
+        within("params.family", self.params.family.validate(d))?;
+        let m = self.params.family.len(d);
+        ensure(m >= 2, || {
+            format!(
+                "params.family has {m} base kernel(s) on {d} features; a localized method needs at least two"
+            )
+        })?;
+        within(
+            "machines",
+            self.machines
+                .validate(|mach| mach.validate(&self.params.method, d, self.n_train, m)),
+        )
+    }
+
     fn params_json(&self) -> serde_json::Value {
         serde_json::json!({
             "method": self.params.method,
@@ -175,7 +232,7 @@ impl Estimator for LocalizedModel {
         FitSummary {
             n_support: Some(self.n_support()),
             objective: None,
-            iterations: Some(ms.iter().map(|m| m.iterations()).sum()),
+            iterations: Some(count_sum(ms.iter().map(|m| m.iterations()))),
             extra: serde_json::json!({
                 "kernels": self.params.family.to_string(),
                 "solver": self.params.solver.name(),

@@ -99,6 +99,38 @@ impl RegressionGate {
         Ok(scores)
     }
 
+    /// Checks regressors read back for `n_features` features and `m` base kernels: one
+    /// valid ([`SvmModel::validate`]) regression model of `n_features` features per
+    /// kernel.
+    pub fn validate(&self, n_features: usize, m: usize) -> Result<()> {
+        use crate::validate::{ensure, within};
+        ensure(self.regressors.len() == m, || {
+            format!(
+                "regressors has {} models, the family has {m} base kernels",
+                self.regressors.len()
+            )
+        })?;
+        let regressor = |g: &SvmModel| {
+            g.validate()?;
+            ensure(g.params.svm_type.is_regressor(), || {
+                format!(
+                    "params.svm_type is {}, a gate is a regression model",
+                    g.params.svm_type
+                )
+            })?;
+            ensure(g.n_features == n_features, || {
+                format!(
+                    "n_features is {}, the model has {n_features} features",
+                    g.n_features
+                )
+            })
+        };
+        for (i, g) in self.regressors.iter().enumerate() {
+            within(format!("regressors[{i}]"), regressor(g))?;
+        }
+        Ok(())
+    }
+
     /// Support vectors of the regressors (summed over kernels).
     pub fn n_support(&self) -> usize {
         self.regressors.iter().map(SvmModel::n_support).sum()

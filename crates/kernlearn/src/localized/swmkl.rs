@@ -62,6 +62,25 @@ impl SwmklMachine {
         })
     }
 
+    /// Checks a machine read back for `n_features` features, `n_train` training points
+    /// and `m` base kernels: valid gate regressors ([`RegressionGate::validate`]) and a
+    /// final SVM on pairwise-normalised gates, one per base kernel
+    /// ([`GatedMachine::validate`]).
+    pub(crate) fn validate(&self, n_features: usize, n_train: usize, m: usize) -> Result<()> {
+        use crate::validate::within;
+        within("gate", self.gate.validate(n_features, m))?;
+        let kernel_of: Vec<usize> = (0..m).collect();
+        within(
+            "machine",
+            self.machine.validate(
+                n_features,
+                n_train,
+                GateKind::PairwiseNormalised,
+                &kernel_of,
+            ),
+        )
+    }
+
     /// Support vectors of the final SVM.
     pub fn n_support(&self) -> usize {
         self.machine.n_support()

@@ -72,6 +72,50 @@ impl MklMachine {
         self.sv_indices.len()
     }
 
+    /// Checks a machine read back for `n_features` features: support vectors with
+    /// `n_features` columns, a valid family ([`KernelFamily::validate`]) with one finite
+    /// trace factor and one finite weight per base kernel, one index and one finite
+    /// coefficient per support vector, a finite `rho`.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        use crate::validate::{ensure, finite, finite_value, within};
+        let sv = &self.support_vectors;
+        ensure(sv.n_cols() == n_features, || {
+            format!(
+                "support_vectors has {} columns, n_features is {n_features}",
+                sv.n_cols()
+            )
+        })?;
+        within("family", self.family.validate(n_features))?;
+        let m = self.family.len(n_features);
+        for (field, values) in [
+            ("trace_factors", &self.trace_factors),
+            ("weights", &self.weights),
+        ] {
+            ensure(values.len() == m, || {
+                format!(
+                    "{field} has {} values, the family has {m} base kernels on {n_features} features",
+                    values.len()
+                )
+            })?;
+            finite(field, values)?;
+        }
+        let n_sv = sv.n_rows();
+        ensure(self.sv_indices.len() == n_sv, || {
+            format!(
+                "sv_indices has {} entries, support_vectors has {n_sv} rows",
+                self.sv_indices.len()
+            )
+        })?;
+        ensure(self.coef.len() == n_sv, || {
+            format!(
+                "coef has {} values, support_vectors has {n_sv} rows",
+                self.coef.len()
+            )
+        })?;
+        finite("coef", &self.coef)?;
+        finite_value("rho", self.rho)
+    }
+
     /// Number of input features.
     pub fn n_features(&self) -> usize {
         self.support_vectors.n_cols()

@@ -12,6 +12,7 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::{one_vs_one_estimator_methods, OneVsOne};
 use crate::select::Grid;
+use crate::validate::count_sum;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -181,6 +182,21 @@ impl Estimator for MklModel {
         })
     }
 
+    /// Valid method parameters and family on `n_features` features, one-vs-one machines
+    /// ([`OneVsOne::validate`]), each valid ([`MklMachine::validate`]).
+    fn validate(&self) -> Result<()> {
+        use crate::validate::within;
+        within("params.method", self.params.method.validate())?;
+        within(
+            "params.family",
+            self.params.family.validate(self.n_features),
+        )?;
+        within(
+            "machines",
+            self.machines.validate(|m| m.validate(self.n_features)),
+        )
+    }
+
     /// `extra`: per class pair the kernel weights, the number selected (above 1e-6 of
     /// the largest), the effective number of kernels `1/Σμ²`, #SV and `rho`.
     fn summary(&self) -> FitSummary {
@@ -189,7 +205,7 @@ impl Estimator for MklModel {
         FitSummary {
             n_support: Some(self.n_support()),
             objective: Some(ms.iter().map(|m| m.info.objective).sum()),
-            iterations: Some(ms.iter().map(|m| m.info.iterations).sum()),
+            iterations: Some(count_sum(ms.iter().map(|m| m.info.iterations))),
             extra: serde_json::json!({
                 "kernels": self.params.family.to_string(),
                 "n_kernels": ms.first().map_or(0, |m| m.weights.len()),

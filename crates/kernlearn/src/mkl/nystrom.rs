@@ -20,6 +20,7 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary};
 use crate::linalg::symmetric_eigen;
 use crate::multiclass::{one_vs_one_estimator_methods, BinaryMachine, OneVsOne};
+use crate::validate::count_sum;
 use crate::{Error, Result};
 use faer::Mat;
 use rand::SeedableRng;
@@ -132,9 +133,53 @@ impl NystromFeatures {
         })
     }
 
-    /// Total feature dimension `Σ_r rank_r`.
+    /// Total feature dimension `Σ_r rank_r` (saturating).
     pub fn dim(&self) -> usize {
-        self.maps.iter().map(|m| m.rank).sum()
+        self.maps
+            .iter()
+            .fold(0usize, |a, m| a.saturating_add(m.rank))
+    }
+
+    /// Checks maps read back for `n_features` features: landmarks with `n_features`
+    /// columns, a valid family ([`KernelFamily::validate`]) with one finite trace factor
+    /// and one map per base kernel, each map `landmarks × rank` finite values.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        use crate::validate::{ensure, finite, within};
+        ensure(self.landmarks.n_cols() == n_features, || {
+            format!(
+                "landmarks has {} columns, n_features is {n_features}",
+                self.landmarks.n_cols()
+            )
+        })?;
+        within("family", self.family.validate(n_features))?;
+        let m = self.family.len(n_features);
+        ensure(self.trace_factors.len() == m, || {
+            format!(
+                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
+                self.trace_factors.len()
+            )
+        })?;
+        finite("trace_factors", &self.trace_factors)?;
+        ensure(self.maps.len() == m, || {
+            format!(
+                "maps has {} maps, the family has {m} base kernels on {n_features} features",
+                self.maps.len()
+            )
+        })?;
+        let s = self.landmarks.n_rows();
+        for (r, map) in self.maps.iter().enumerate() {
+            let want = s.checked_mul(map.rank);
+            ensure(want == Some(map.values.len()), || {
+                format!(
+                    "maps[{r}].values has {} values, {s} landmarks × rank {} need {}",
+                    map.values.len(),
+                    map.rank,
+                    want.map_or("more".to_string(), |w| w.to_string())
+                )
+            })?;
+            finite(format!("maps[{r}].values"), &map.values)?;
+        }
+        Ok(())
     }
 
     /// Features of every row of `x` (row-major, `x.n_rows() × dim`), in parallel.
@@ -200,6 +245,25 @@ impl NystromLinearMachine {
     }
 }
 
+impl NystromLinearMachine {
+    /// Checks a machine read back for `n_features` features: valid feature maps
+    /// ([`NystromFeatures::validate`]), one finite weight per feature dimension, a
+    /// finite bias.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        use crate::validate::{ensure, finite, finite_value, within};
+        within("features", self.features.validate(n_features))?;
+        let dim = self.features.dim();
+        ensure(self.w.len() == dim, || {
+            format!(
+                "w has {} weights, the feature maps have {dim} dimensions (the sum of their ranks)",
+                self.w.len()
+            )
+        })?;
+        finite("w", &self.w)?;
+        finite_value("b", self.b)
+    }
+}
+
 impl BinaryMachine for NystromLinearMachine {
     fn decision_values(&self, x: &Features) -> Result<Vec<f64>> {
         x.check_finite("input")?;
@@ -250,6 +314,20 @@ impl Estimator for NystromLinearModel {
     fn method(&self) -> String {
         "nystrom-linear".to_string()
     }
+    /// Valid parameters and family on `n_features` features, one-vs-one machines
+    /// ([`OneVsOne::validate`]), each valid ([`NystromLinearMachine::validate`]).
+    fn validate(&self) -> Result<()> {
+        use crate::validate::within;
+        within("params", self.params.validate())?;
+        within(
+            "params.family",
+            self.params.family.validate(self.n_features),
+        )?;
+        within(
+            "machines",
+            self.machines.validate(|m| m.validate(self.n_features)),
+        )
+    }
     fn params_json(&self) -> serde_json::Value {
         serde_json::json!({
             "kernels": self.params.family.to_string(),
@@ -264,7 +342,7 @@ impl Estimator for NystromLinearModel {
         FitSummary {
             n_support: None,
             objective: None,
-            iterations: Some(ms.iter().map(|m| m.iterations).sum()),
+            iterations: Some(count_sum(ms.iter().map(|m| m.iterations))),
             extra: serde_json::json!({
                 "kernels": self.params.family.to_string(),
                 "classes": self.machines.classes,

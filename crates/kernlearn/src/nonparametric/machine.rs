@@ -96,6 +96,42 @@ impl LearnedKernelMachine {
             .collect())
     }
 
+    /// Checks a machine read back: a valid feature kernel for the training points'
+    /// features, one finite coefficient per support vector, support indices below the
+    /// number of training points, `#SV × n` finite learned values and a finite bias.
+    pub fn validate(&self) -> Result<()> {
+        use crate::validate::{ensure, finite, finite_value, indices_below, within};
+        ensure(!self.kernel.is_precomputed(), || {
+            "kernel is precomputed; the nearest-neighbour extension needs a feature kernel"
+                .to_string()
+        })?;
+        within("kernel", self.kernel.validate(self.n_features()))?;
+        let (n, n_sv) = (self.n_train(), self.support.len());
+        ensure(self.coef.len() == n_sv, || {
+            format!(
+                "coef has {} values, the machine has {n_sv} support vectors (support)",
+                self.coef.len()
+            )
+        })?;
+        finite("coef", &self.coef)?;
+        indices_below(
+            "support",
+            &self.support,
+            n,
+            format_args!("the machine has {n} training points (train.points)"),
+        )?;
+        let want = n_sv.checked_mul(n);
+        ensure(want == Some(self.weights.len()), || {
+            format!(
+                "weights has {} values, {n_sv} support vectors × {n} training points need {}",
+                self.weights.len(),
+                want.map_or("more".to_string(), |w| w.to_string())
+            )
+        })?;
+        finite("weights", &self.weights)?;
+        finite_value("bias", self.bias)
+    }
+
     /// Smallest and largest learned value over the kept rows (the papers report the range
     /// of `G` / `F`).
     pub fn weight_range(&self) -> (f64, f64) {
@@ -105,6 +141,18 @@ impl LearnedKernelMachine {
                 (lo.min(v), hi.max(v))
             })
     }
+}
+
+/// [`LearnedKernelMachine::validate`], and its training points have `n_features`
+/// columns (the model's feature count).
+pub(crate) fn learned_machine_on(m: &LearnedKernelMachine, n_features: usize) -> Result<()> {
+    m.validate()?;
+    crate::validate::ensure(m.n_features() == n_features, || {
+        format!(
+            "train.points has {} columns, n_features is {n_features}",
+            m.n_features()
+        )
+    })
 }
 
 impl BinaryMachine for LearnedKernelMachine {

@@ -36,6 +36,7 @@ use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::{Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
 use crate::svm::solve_c_svc;
+use crate::validate::count_sum;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -125,6 +126,20 @@ pub struct ClusterMachine {
     pub majority: f64,
     /// What the subproblem's solver reported.
     pub info: DankFitInfo,
+}
+
+impl ClusterMachine {
+    /// Checks the machine ([`LearnedKernelMachine::validate`]) on `n_features`
+    /// features and a majority class of `+1` or `−1`.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        crate::validate::within(
+            "machine",
+            super::machine::learned_machine_on(&self.machine, n_features),
+        )?;
+        crate::validate::ensure(self.majority == 1.0 || self.majority == -1.0, || {
+            format!("majority is {}, it must be 1 or -1", self.majority)
+        })
+    }
 }
 
 /// A fitted scalable DANK classifier (binary).
@@ -344,12 +359,57 @@ impl Estimator for ScalableDankModel {
         self.classes.clone()
     }
 
+    /// Valid parameters for the stored training points and `n_features` features, two
+    /// finite distinct classes, one routing centre of `n_features` coordinates per
+    /// cluster machine (at most `params.clusters` of them), each machine valid
+    /// ([`ClusterMachine::validate`]).
+    fn validate(&self) -> Result<()> {
+        use crate::validate::{classes, ensure, within};
+        let d = self.n_features;
+        let n_train = self
+            .clusters
+            .iter()
+            .fold(0usize, |a, c| a.saturating_add(c.machine.n_train()));
+        within("params", self.params.validate(n_train, d))?;
+        classes("classes", &self.classes)?;
+        ensure(self.classes.len() == 2, || {
+            format!(
+                "classes has {} labels; scalable DANK is a binary classifier",
+                self.classes.len()
+            )
+        })?;
+        ensure(self.centres.dim() == d, || {
+            format!(
+                "centres have {} coordinates, n_features is {d}",
+                self.centres.dim()
+            )
+        })?;
+        ensure(self.centres.k() == self.clusters.len(), || {
+            format!(
+                "centres has {} centres, the model has {} clusters",
+                self.centres.k(),
+                self.clusters.len()
+            )
+        })?;
+        ensure(self.clusters.len() <= self.params.clusters, || {
+            format!(
+                "clusters has {} machines, more than params.clusters = {}",
+                self.clusters.len(),
+                self.params.clusters
+            )
+        })?;
+        for (i, c) in self.clusters.iter().enumerate() {
+            within(format!("clusters[{i}]"), c.validate(d))?;
+        }
+        Ok(())
+    }
+
     fn summary(&self) -> FitSummary {
         let (f_min, f_max) = self.f_range();
         FitSummary {
             n_support: Some(self.clusters.iter().map(|c| c.machine.support.len()).sum()),
             objective: Some(self.clusters.iter().map(|c| c.info.objective).sum()),
-            iterations: Some(self.clusters.iter().map(|c| c.info.iterations).sum()),
+            iterations: Some(count_sum(self.clusters.iter().map(|c| c.info.iterations))),
             extra: serde_json::json!({
                 "cluster_sizes": self.cluster_sizes(),
                 "cluster_iterations": self.clusters.iter().map(|c| c.info.iterations).collect::<Vec<_>>(),

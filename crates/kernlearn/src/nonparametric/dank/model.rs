@@ -10,9 +10,10 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::{Kernel, PrecomputedKernel};
 use crate::multiclass::OneVsOne;
-use crate::nonparametric::machine::LearnedKernelMachine;
+use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
 use crate::nonparametric::trace::Trace;
 use crate::svm::{solve_c_svc, solve_epsilon_svr};
+use crate::validate::count_sum;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +45,24 @@ impl DankParams {
             epsilon: 0.1,
             settings: DankSettings::default(),
         }
+    }
+
+    /// Checks the parameters for data with `n_features` features: classification or
+    /// regression, the kernel ([`Kernel::validate`]), `C > 0`, `ε ≥ 0` for regression,
+    /// the solver settings ([`DankSettings::validate`]).
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        if self.task == Task::Novelty {
+            return Err(Error::param(
+                "task",
+                "DANK does classification (dank) or regression (dank-svr)",
+            ));
+        }
+        self.kernel.validate(n_features)?;
+        crate::check::positive_finite("C", self.c)?;
+        if self.task == Task::Regression {
+            crate::check::non_negative_finite("epsilon", self.epsilon)?;
+        }
+        self.settings.validate()
     }
 }
 
@@ -283,6 +302,45 @@ impl Estimator for DankModel {
         }
     }
 
+    /// Valid parameters ([`DankParams::validate`]), machines of the parameters' task
+    /// (one-vs-one classifiers, [`OneVsOne::validate`], or one regressor), each valid
+    /// ([`LearnedKernelMachine::validate`]) on `n_features` features, one report per
+    /// machine.
+    fn validate(&self) -> Result<()> {
+        use crate::validate::{ensure, within};
+        within("params", self.params.validate(self.n_features))?;
+        let d = self.n_features;
+        let n_machines = match (&self.machines, self.params.task) {
+            (DankMachines::Classifier(ovo), Task::Classification) => {
+                within(
+                    "machines.classifier",
+                    ovo.validate(|m| learned_machine_on(m, d)),
+                )?;
+                ovo.machines.len()
+            }
+            (DankMachines::Regressor(m), Task::Regression) => {
+                within("machines.regressor", learned_machine_on(m, d))?;
+                1
+            }
+            (machines, task) => {
+                let held = match machines {
+                    DankMachines::Classifier(_) => "a classifier",
+                    DankMachines::Regressor(_) => "a regressor",
+                };
+                return Err(Error::data(format!(
+                    "params.task is {}, but machines holds {held}",
+                    task.name()
+                )));
+            }
+        };
+        ensure(self.info.len() == n_machines, || {
+            format!(
+                "info has {} reports, the model has {n_machines} machines",
+                self.info.len()
+            )
+        })
+    }
+
     fn summary(&self) -> FitSummary {
         let machines: Vec<&LearnedKernelMachine> = match &self.machines {
             DankMachines::Classifier(m) => m.machines.iter().collect(),
@@ -292,7 +350,7 @@ impl Estimator for DankModel {
         FitSummary {
             n_support: Some(machines.iter().map(|m| m.support.len()).sum()),
             objective: Some(self.info.iter().map(|i| i.objective).sum()),
-            iterations: Some(self.info.iter().map(|i| i.iterations).sum()),
+            iterations: Some(count_sum(self.info.iter().map(|i| i.iterations))),
             extra: serde_json::json!({
                 "f_min": f_min,
                 "f_max": f_max,

@@ -7,8 +7,9 @@ use super::params::KnplParams;
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
-use crate::nonparametric::machine::LearnedKernelMachine;
+use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
 use crate::nonparametric::trace::Trace;
+use crate::validate::count_sum;
 use crate::Result;
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
@@ -162,12 +163,37 @@ impl Estimator for KnplModel {
         self.machines.classes.clone()
     }
 
+    /// Valid parameters ([`KnplParams::validate`], the kernel on `n_features`
+    /// features), the one-vs-one machines ([`OneVsOne::validate`]), each valid
+    /// ([`LearnedKernelMachine::validate`]) on `n_features` features, one report per
+    /// class pair.
+    fn validate(&self) -> Result<()> {
+        use crate::validate::{ensure, within};
+        within("params", self.params.validate())?;
+        within(
+            "params.kernel",
+            self.params.kernel.validate(self.n_features),
+        )?;
+        let d = self.n_features;
+        within(
+            "machines",
+            self.machines.validate(|m| learned_machine_on(m, d)),
+        )?;
+        ensure(self.pairs.len() == self.machines.machines.len(), || {
+            format!(
+                "pairs has {} reports, the model has {} class pairs",
+                self.pairs.len(),
+                self.machines.machines.len()
+            )
+        })
+    }
+
     /// `n_support` sums the pairs' support vectors; `objective` sums the pairs' final
     /// `H(α, G)`; `iterations` counts outer rounds (per pair).
     fn summary(&self) -> FitSummary {
         let (g_min, g_max) = self.g_range();
         FitSummary {
-            n_support: Some(self.pairs.iter().map(|p| p.n_support).sum()),
+            n_support: Some(count_sum(self.pairs.iter().map(|p| p.n_support))),
             objective: Some(self.pairs.iter().map(|p| p.objective).sum()),
             iterations: Some(self.params.outer_iters),
             extra: serde_json::json!({
@@ -178,7 +204,7 @@ impl Estimator for KnplModel {
                 "dual_objectives": self.pairs.iter().map(|p| p.dual_objective).collect::<Vec<_>>(),
                 "outer_iterations": self.params.outer_iters,
                 "admm_iterations": self.pairs.iter().map(|p| p.admm_iterations.clone()).collect::<Vec<_>>(),
-                "smo_iterations": self.pairs.iter().map(|p| p.smo_iterations).sum::<usize>(),
+                "smo_iterations": count_sum(self.pairs.iter().map(|p| p.smo_iterations)),
                 "gamma": self.params.gamma,
             }),
         }
