@@ -1304,7 +1304,6 @@ proptest! {
     /// A model whose JSON was edited but still loads predicts or returns an error: it
     /// never panics.
     #[test]
-    #[ignore = "needs the model validator (hardening issue)"]
     fn model_json_mutations_predict_never_panics(which in any::<Index>(), muts in json_mutations()) {
         let (fx, text) = mutate_model(&which, &muts);
         if let Ok(p) = Pipeline::from_json(&text, fx.name) {
