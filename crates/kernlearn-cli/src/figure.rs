@@ -1,7 +1,9 @@
-//! Pictures of the nonparametric methods: the per-iteration trace of a fit as PNG/SVG
-//! (KNPL's Fig. 3, DANK's Fig. 4) and `kernlearn figure`, the decision boundaries of
-//! SVM-CV, KNPL and DANK on a 2-D synthetic set (the papers' Figs. 1–2) with the range of
-//! the learned G / F.
+//! Pictures: the per-iteration trace of a KNPL or DANK fit as PNG (KNPL's Fig. 3, DANK's
+//! Fig. 4; whether it converged in the subtitle), `kernlearn figure`, the decision
+//! boundaries of SVM-CV, KNPL and DANK on a 2-D synthetic set (the papers' Figs. 1–2)
+//! with the range of the learned G / F, and `kernlearn figure --gates`, where a localized
+//! method uses each kernel (the thesis's Fig. 4.1). Every figure has titles in words,
+//! axis labels and a legend; the gate map a labelled colour bar.
 
 use crate::out::outln;
 use crate::progress;
@@ -11,10 +13,12 @@ use kernlearn::data::synthetic::generate;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::method::{Family, GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
+use kernlearn::nonparametric::knpl::{alternation, Alternation};
 use kernlearn::nonparametric::Trace;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
-    decision_boundaries, heatmap, line_plot, HeatPanel, LineKind, Panel, PlaneGrid,
+    decision_boundaries_titled, heatmap_with, line_plot, ColourScale, HeatOptions, HeatPanel,
+    LineKind, Panel, PlaneGrid,
 };
 use kernlearn::{Error, Learner, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
@@ -30,10 +34,25 @@ fn sibling(path: &Path, suffix: &str, ext: &str) -> PathBuf {
 }
 
 /// The plots `fit --trace FILE` writes beside the CSV: `FILE` stem + `.png` (the
-/// residual: KNPL's ADMM `Diff`, DANK's `‖α_t − α_{t−1}‖`, log scale) and stem +
-/// `-objective.png` (KNPL's `H(α, G)` per outer round, DANK's `H(α, F)` per iteration).
+/// residual: KNPL's ADMM `Diff`, DANK's `‖αₜ − αₜ₋₁‖`, log scale) and stem +
+/// `-objective.png` (KNPL's `H(α, G)` per outer round, DANK's `h(α) = H(α, F(α))` per
+/// iteration).
 pub fn trace_plot_paths(csv: &Path) -> [PathBuf; 2] {
     [sibling(csv, "", "png"), sibling(csv, "-objective", "png")]
+}
+
+type Series = Vec<(String, Vec<(f64, f64)>)>;
+
+/// What the two trace plots show: series, titles and axis labels.
+struct TracePlots {
+    residual: Series,
+    residual_title: String,
+    residual_x: &'static str,
+    residual_y: &'static str,
+    objective: Series,
+    objective_title: String,
+    objective_x: &'static str,
+    objective_y: &'static str,
 }
 
 /// Writes the two plots of [`trace_plot_paths`] for a KNPL or DANK trace.
@@ -46,78 +65,135 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
     let [residual_path, objective_path] = trace_plot_paths(csv);
     let diff = col("diff")?;
     let objective = col("objective")?;
-    type Series = Vec<(String, Vec<(f64, f64)>)>;
-    let (residual, objective, x_res, x_obj, what): (Series, Series, &str, &str, &str) =
-        match trace.column("admm_iter") {
-            // KNPL: ADMM rows (admm_iter > 0) carry Diff; outer rows carry the objective.
-            Some(admm) => {
-                let pair = col("pair")?;
-                let outer = col("outer")?;
-                let n_pairs = pair.iter().fold(0.0f64, |m, &p| m.max(p)) as usize + 1;
-                let mut res: Series = (0..n_pairs)
-                    .map(|p| (format!("pair {p}"), vec![]))
-                    .collect();
-                let mut obj = res.clone();
-                for i in 0..admm.len() {
-                    let p = pair[i] as usize;
-                    if admm[i] > 0.0 {
-                        let step = res[p].1.len() as f64 + 1.0;
-                        res[p].1.push((step, diff[i]));
-                    } else {
-                        obj[p].1.push((outer[i], objective[i]));
-                    }
+    let plots = match trace.column("admm_iter") {
+        // KNPL: ADMM rows (admm_iter > 0) carry Diff; outer rows carry the objective.
+        Some(admm) => {
+            let pair = col("pair")?;
+            let outer = col("outer")?;
+            let dual = col("dual_objective")?;
+            let n_pairs = pair.iter().fold(0.0f64, |m, &p| m.max(p)) as usize + 1;
+            let mut res: Series = (0..n_pairs)
+                .map(|p| (format!("class pair {}", p + 1), vec![]))
+                .collect();
+            let mut obj = res.clone();
+            let mut duals = vec![vec![]; n_pairs];
+            for i in 0..admm.len() {
+                let p = pair[i] as usize;
+                if admm[i] > 0.0 {
+                    let step = res[p].1.len() as f64 + 1.0;
+                    res[p].1.push((step, diff[i]));
+                } else {
+                    obj[p].1.push((outer[i], objective[i]));
+                    duals[p].push(dual[i]);
                 }
-                let one = |s: Series| if n_pairs == 1 { rename(s, method) } else { s };
-                (
-                    one(res),
-                    one(obj),
-                    "ADMM iteration (all outer rounds)",
-                    "outer iteration",
-                    "ADMM residual Diff",
-                )
             }
-            // DANK: one row per iteration.
-            None => {
-                let iter = col("iter")?;
-                let zip = |v: &[f64]| iter.iter().copied().zip(v.iter().copied()).collect();
-                (
-                    vec![(method.to_string(), zip(&diff))],
-                    vec![(method.to_string(), zip(&objective))],
-                    "iteration",
-                    "iteration",
-                    "‖α_t − α_{t−1}‖",
-                )
+            let rounds = obj.iter().map(|s| s.1.len()).max().unwrap_or(1) - 1;
+            // Judged on the SVM dual of the α-step, as the model's warning is.
+            let unsettled: Vec<String> = duals
+                .iter()
+                .enumerate()
+                .filter_map(|(p, d)| match alternation(d) {
+                    Alternation::Converged => None,
+                    a => Some((p, matches!(a, Alternation::TwoCycle { .. }))),
+                })
+                .map(|(p, cycle)| {
+                    let which = if n_pairs == 1 {
+                        String::new()
+                    } else {
+                        format!("class pair {}: ", p + 1)
+                    };
+                    let how = if cycle {
+                        "alternates between two levels (a 2-cycle)"
+                    } else {
+                        "still moving in the last round"
+                    };
+                    format!("{which}{how}")
+                })
+                .collect();
+            let note = match unsettled.len() {
+                0 => format!(
+                    "\nconverged: the last of the {rounds} rounds no longer changes the objectives"
+                ),
+                1 | 2 => format!("\nnot converged — {}", unsettled.join("; ")),
+                k => format!("\nnot converged in {k} of {n_pairs} class pairs"),
+            };
+            let one = |s: Series| if n_pairs == 1 { rename(s, method) } else { s };
+            TracePlots {
+                residual: one(res),
+                residual_title: format!(
+                    "{method}: ADMM residual of the G-step\neach of the {rounds} outer rounds \
+                     restarts the ADMM; rounds follow one another along the x axis"
+                ),
+                residual_x: "ADMM iteration k (all outer rounds in sequence)",
+                residual_y: "ADMM residual Diffₖ",
+                objective: one(obj),
+                objective_title: format!("{method}: objective after each outer round{note}"),
+                objective_x: "outer round t (0 = plain SVM, G = 11ᵀ)",
+                objective_y: "objective H(α, G) (max over α, min over G)",
             }
-        };
+        }
+        // DANK: one row per iteration.
+        None => {
+            let iter = col("iter")?;
+            let zip = |v: &[f64]| iter.iter().copied().zip(v.iter().copied()).collect();
+            TracePlots {
+                residual: vec![(method.to_string(), zip(&diff))],
+                residual_title: format!("{method}: change in α per iteration"),
+                residual_x: "iteration t",
+                residual_y: "‖αₜ − αₜ₋₁‖",
+                objective: vec![(method.to_string(), zip(&objective))],
+                objective_title: format!("{method}: objective per iteration"),
+                objective_x: "iteration t",
+                objective_y: "objective h(α) = H(α, F(α)) (maximised)",
+            }
+        }
+    };
     write_atomic_with(&residual_path, |tmp| {
         line_plot(
             tmp,
-            &format!("{method}: {what}"),
-            x_res,
-            what,
-            &residual,
+            &plots.residual_title,
+            plots.residual_x,
+            plots.residual_y,
+            &plots.residual,
             true,
         )
     })?;
     write_atomic_with(&objective_path, |tmp| {
-        let title = format!("{method}: objective");
-        line_plot(tmp, &title, x_obj, "objective", &objective, false)
+        line_plot(
+            tmp,
+            &plots.objective_title,
+            plots.objective_x,
+            plots.objective_y,
+            &plots.objective,
+            false,
+        )
     })
 }
 
-fn rename(mut s: Vec<(String, Vec<(f64, f64)>)>, name: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+fn rename(mut s: Series, name: &str) -> Series {
     if let Some(first) = s.first_mut() {
         first.0 = name.to_string();
     }
     s
 }
 
+/// Default data set of `figure` (decision boundaries) and of `figure --gates`.
+const BOUNDARY_SET: &str = "sandwich";
+const GATES_SET: &str = "clowns";
+/// Default method and base kernels of `figure --gates`.
+const GATES_METHOD: &str = "lmkl";
+const GATES_KERNELS: &str = "linear@all;rbf(sigma=0.5)@all";
+/// A gate map whose every kernel's gate varies by less than this over the plane is
+/// reported as uniform.
+pub const UNIFORM_GATES: f64 = 1e-3;
+
 /// Options of `kernlearn figure`.
 #[derive(Args, Debug, Clone)]
 pub struct FigureArgs {
-    /// The 2-D synthetic set: sandwich (the KNPL paper's Gaussian mixture) or clowns.
-    #[arg(long, default_value = "sandwich")]
-    pub synthetic: String,
+    /// The 2-D synthetic set: sandwich (the KNPL paper's Gaussian mixture) or clowns
+    /// (default: sandwich; with --gates, clowns).
+    #[arg(long)]
+    pub synthetic: Option<String>,
     /// Training points (a test set of the same size is drawn with seed + 1).
     #[arg(long, default_value_t = 200)]
     pub n: usize,
@@ -133,78 +209,186 @@ pub struct FigureArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Instead: the per-kernel gate of a localized method (ldmkl, swmkl, lmkl, clmkl) over
-    /// the plane, one panel per base kernel, support points drawn (thesis Fig. 4.1).
-    #[arg(long)]
+    /// Instead: where a localized method (lmkl, clmkl, ldmkl, swmkl; default lmkl) uses
+    /// each base kernel: its gate per kernel over the plane (one panel per kernel, as the
+    /// thesis's Fig. 4.1), on a diverging colour scale, white at the equal share 1/m and
+    /// spanning the gates' largest departure from it, with the support points and the
+    /// classifier's boundary. The defaults (LMKL; a linear and a Gaussian σ = 0.5
+    /// kernel; the clowns set) were chosen because their gates really differ over the
+    /// plane, for every seed tried: the Gaussian carries the blob of class +1 and the
+    /// linear kernel the smile below it (each gate goes from 0 to 1). With Fig. 4.1's
+    /// quadratic + Gaussian σ = 1 kernels, or σ = 1 with the linear kernel, LMKL puts
+    /// all the weight on the Gaussian everywhere, and LD-MKL's gates stay within 0.04 of
+    /// ½. When every gate varies by less than 0.001 over the plane the command prints a
+    /// warning and the figure's subtitle says that the gates are uniform.
+    #[arg(long, value_name = "METHOD", num_args = 0..=1, default_missing_value = GATES_METHOD)]
     pub gates: Option<String>,
-    /// Base kernels of `--gates` (default: Fig. 4.1's quadratic and Gaussian).
-    #[arg(
-        long,
-        default_value = "poly(degree=2,gamma=1,coef0=1)@all;rbf(sigma=1)@all"
-    )]
+    /// Base kernels of `--gates` (default: linear and Gaussian σ = 0.5; the thesis's
+    /// Fig. 4.1 used `poly(degree=2,gamma=1,coef0=1)@all;rbf(sigma=1)@all`).
+    #[arg(long, default_value = GATES_KERNELS)]
     pub kernels: String,
 }
 
+impl FigureArgs {
+    fn synthetic(&self) -> &str {
+        self.synthetic
+            .as_deref()
+            .unwrap_or(if self.gates.is_some() {
+                GATES_SET
+            } else {
+                BOUNDARY_SET
+            })
+    }
+}
+
+/// `v` with at most three decimals, trailing zeros dropped.
+fn trimmed(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Smallest "nice" number (1, 2, 2.5 or 5 times a power of ten) at least `x > 0`.
+fn nice_ceil(x: f64) -> f64 {
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&v| v >= x * (1.0 - 1e-12))
+        .unwrap_or(10.0 * p)
+}
+
 /// `kernlearn figure --gates METHOD`: fits the localized method (C = 1, SMO) on the 2-D
-/// sample and draws `kernel_gates` of each base kernel on a grid, with the support points.
+/// sample and draws `kernel_gates` of each base kernel on a grid, with the support points
+/// and the classifier's boundary, on a colour scale centred at 1/m and spanning the
+/// gates' largest departure from it.
 fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
-    let train = generate(&args.synthetic, args.n, args.seed)?;
+    let set = args.synthetic();
+    let train = generate(set, args.n, args.seed)?;
+    let test = generate(set, args.n, args.seed.wrapping_add(1))?;
     let mut options = MethodOptions::default();
     options.kernels = Some(args.kernels.clone());
     options.seed = args.seed;
     let kind: MethodKind = method.parse()?;
-    if kind.info().family != Family::Localized {
-        return Err(Error::param(
+    let not_localized = || {
+        Error::param(
             "gates",
-            format!("`{method}` is not a localized method (ldmkl, swmkl, lmkl, clmkl)"),
-        ));
+            format!("`{method}` is not a localized method (lmkl, clmkl, ldmkl, swmkl)"),
+        )
+    };
+    if kind.info().family != Family::Localized {
+        return Err(not_localized());
     }
     let chosen = Method::build(kind, &options, &train, None)?;
     let fitted = chosen.fit(&train.x, &train.y, args.seed, &|_| {})?;
     let AnyModel::Localized(model) = &fitted.model else {
-        return Err(Error::param(
-            "gates",
-            format!("`{method}` is not a localized method (ldmkl, swmkl, lmkl, clmkl)"),
-        ));
+        return Err(not_localized());
     };
     let machine = &model.machines.machines[0];
     let grid = PlaneGrid::around(&train.x, 0.15, 120, 120)?;
-    let gates = machine.kernel_gates(&grid.points())?;
+    let nodes = grid.points();
+    let gates = machine.kernel_gates(&nodes)?;
     let m = gates.len() / grid.len();
     let kernels = model.params.family.expand(2)?;
     let values: Vec<_> = (0..m)
         .map(|i| grid.with_values(gates.iter().skip(i).step_by(m).copied().collect()))
         .collect::<Result<_>>()?;
+    let ranges: Vec<(f64, f64)> = values
+        .iter()
+        .map(|v| v.finite_range().unwrap_or((f64::NAN, f64::NAN)))
+        .collect();
+    let uniform = ranges.iter().all(|(lo, hi)| hi - lo < UNIFORM_GATES);
+    let decision = grid.with_values(first_column(fitted.model.decision_function(&nodes)?))?;
+    let test_acc = accuracy(&fitted.model.predict(&test.x)?, &test.y)?;
     let support = machine.support_rows();
     let sv_x = train.x.select_rows(&support);
     let sv_y: Vec<f64> = support.iter().map(|&t| train.y[t]).collect();
+    // Diverging scale: white at the equal share 1/m, each side out to the gates' largest
+    // departure from it (rounded up; at least 0.01, so that noise is not amplified).
+    let centre = 1.0 / m as f64;
+    let departure = gates
+        .iter()
+        .filter(|g| g.is_finite())
+        .fold(0.0f64, |d, g| d.max((g - centre).abs()));
+    let half = nice_ceil(departure.max(0.01));
+    let range = ((centre - half).max(0.0), (centre + half).min(1.0));
+    let name = chosen.name();
     let titles: Vec<String> = kernels
         .iter()
-        .map(|k| format!("{} gate of {k}", chosen.name()))
+        .zip(&ranges)
+        .enumerate()
+        .map(|(i, (k, (lo, hi)))| {
+            format!(
+                "gate of kernel {}: {k}\nfrom {lo:.3} to {hi:.3} over the plane",
+                i + 1
+            )
+        })
         .collect();
+    let (x_label, y_label) = axis_names(&train.feature_names);
     let panels: Vec<HeatPanel> = values
         .iter()
         .zip(&titles)
-        .map(|(v, t)| HeatPanel::new(t.clone(), v).points(&sv_x, &sv_y))
+        .map(|(v, t)| {
+            HeatPanel::new(t.clone(), v)
+                .points(&sv_x, &sv_y)
+                .contour(format!("{name} decision boundary"), &decision)
+                .axes(x_label.clone(), y_label.clone())
+        })
         .collect();
-    write_atomic_with(&args.out, |tmp| {
-        heatmap(tmp, &panels, "gate", Some((0.0, 1.0)))
-    })?;
+    let uniform_note = format!(
+        "the gates are uniform over the plane for this data (each varies by less than \
+         {UNIFORM_GATES}): every point uses the same kernel combination, so the figure \
+         shows no locality"
+    );
+    let mut title = format!(
+        "Where {name} uses each kernel: its gates on the {set} set\n{} training points \
+         (seed {}), test accuracy {:.1} %; {} support points drawn; white = equal share 1/{m}",
+        train.len(),
+        args.seed,
+        100.0 * test_acc,
+        support.len(),
+    );
+    if uniform {
+        title.push_str(&format!("\n{uniform_note}"));
+    }
+    let heat = HeatOptions::new(format!(
+        "gate: share of the kernel at x (white = 1/{m} = {})",
+        trimmed(centre)
+    ))
+    .range(range.0, range.1)
+    .scale(ColourScale::Diverging { centre })
+    .title(title)
+    .point_names("support point, class +1", "support point, class −1");
+    write_atomic_with(&args.out, |tmp| heatmap_with(tmp, &panels, &heat))?;
+    if uniform {
+        eprintln!("warning: {uniform_note}");
+    }
     let percent = 100.0 * support.len() as f64 / train.len() as f64;
     if args.json {
-        outln!(
-            "{}",
-            json!({"figure": args.out.display().to_string(), "method": chosen.name(),
-                   "n_support": support.len(), "support_percent": percent})
-        );
+        let gate_ranges: Vec<Value> = kernels
+            .iter()
+            .zip(&ranges)
+            .map(|(k, (lo, hi))| json!({"kernel": k.to_string(), "min": lo, "max": hi}))
+            .collect();
+        let mut out = json!({"figure": args.out.display().to_string(), "method": name,
+               "synthetic": set, "n_support": support.len(), "support_percent": percent,
+               "test_accuracy": test_acc, "gates": gate_ranges, "gates_uniform": uniform,
+               "colour_range": [range.0, range.1]});
+        if uniform {
+            out["warnings"] = json!([uniform_note]);
+        }
+        outln!("{out}");
     } else {
         outln!(
-            "wrote {} ({}: {} support points, {percent:.1} % of {})",
+            "wrote {} ({name} on {set}: {} support points, {percent:.1} % of {}; test \
+             accuracy {:.1} %)",
             args.out.display(),
-            chosen.name(),
             support.len(),
-            train.len()
+            train.len(),
+            100.0 * test_acc
         );
+        for (i, (k, (lo, hi))) in kernels.iter().zip(&ranges).enumerate() {
+            outln!("gate of kernel {} ({k}): {lo:.4} … {hi:.4}", i + 1);
+        }
     }
     Ok(())
 }
@@ -231,8 +415,9 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     if let Some(method) = &args.gates {
         return gates_figure(args, method);
     }
-    let train = generate(&args.synthetic, args.n, args.seed)?;
-    let test = generate(&args.synthetic, args.n, args.seed.wrapping_add(1))?;
+    let set = args.synthetic();
+    let train = generate(set, args.n, args.seed)?;
+    let test = generate(set, args.n, args.seed.wrapping_add(1))?;
     let grid = PlaneGrid::around(&train.x, 0.15, 160, 160)?;
     let nodes = grid.points();
     let methods = [MethodKind::Svm, MethodKind::Knpl, MethodKind::Dank];
@@ -251,27 +436,60 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     pb.finish_and_clear();
     let titles: Vec<String> = fits
         .iter()
-        .map(|(name, _, _, acc)| format!("{name} (test {:.1} %)", 100.0 * acc))
+        .map(|(name, fitted, _, acc)| {
+            let what = match name.as_str() {
+                "KNPL" => "KNPL (learned G ⊙ K)".to_string(),
+                "DANK" => "DANK (learned F ⊙ K)".to_string(),
+                "SVM-CV" => "SVM-CV (Gaussian K; σ, C by 5-fold CV)".to_string(),
+                other => other.to_string(),
+            };
+            let range = learned_range(&fitted.model).map_or(String::new(), |(lo, hi)| {
+                format!(
+                    ", {} ∈ [{}, {}]",
+                    if name == "KNPL" { "G" } else { "F" },
+                    report::format_num(lo),
+                    report::format_num(hi)
+                )
+            });
+            format!("{what}\ntest accuracy {:.1} %{range}", 100.0 * acc)
+        })
         .collect();
     let svm_values = &fits[0].2;
+    let (x_label, y_label) = axis_names(&train.feature_names);
     let panels: Vec<Panel> = fits
         .iter()
         .zip(&titles)
         .enumerate()
-        .map(|(i, ((name, _, values, _), title))| {
-            let p =
-                Panel::new(title.clone(), &train.x, &train.y, values).boundary_name(name.clone());
+        .map(|(i, ((_, _, values, _), title))| {
+            let p = Panel::new(title.clone(), &train.x, &train.y, values)
+                .boundary_name("decision boundary of the panel's method")
+                .axes(x_label.clone(), y_label.clone());
             if i == 0 {
                 p
             } else {
-                p.overlay("SVM-CV", svm_values, LineKind::Dashed)
+                p.overlay(
+                    "SVM-CV boundary (for comparison)",
+                    svm_values,
+                    LineKind::Dashed,
+                )
             }
         })
         .collect();
-    write_atomic_with(&args.out, |tmp| decision_boundaries(tmp, &panels))?;
+    let title = format!(
+        "Decision boundaries on the {} set\n{} training points drawn (seed {}); test accuracy \
+         on {} fresh points (seed {})",
+        set.to_ascii_lowercase(),
+        train.len(),
+        args.seed,
+        test.len(),
+        args.seed.wrapping_add(1)
+    );
+    write_atomic_with(&args.out, |tmp| {
+        decision_boundaries_titled(tmp, &title, &panels)
+    })?;
     let mut out = Map::new();
     out.insert("figure".into(), json!(args.out.display().to_string()));
-    out.insert("synthetic".into(), json!(args.synthetic));
+    out.insert("synthetic".into(), json!(set));
     for (name, fitted, _, acc) in &fits {
         let mut r = Map::new();
         r.insert("test_accuracy".into(), json!(acc));
@@ -299,6 +517,27 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Axis labels from the first two feature names, `x1` written `x₁`.
+fn axis_names(names: &[String]) -> (String, String) {
+    let pretty = |j: usize| {
+        let name = names
+            .get(j)
+            .cloned()
+            .unwrap_or_else(|| format!("x{}", j + 1));
+        match name.strip_prefix('x') {
+            Some(digits) if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) => {
+                let sub: String = digits
+                    .chars()
+                    .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
+                    .collect();
+                format!("x{sub}")
+            }
+            _ => name,
+        }
+    };
+    (pretty(0), pretty(1))
 }
 
 /// The binary decision values (the first class pair's column).

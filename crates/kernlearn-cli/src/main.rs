@@ -147,7 +147,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Decision boundaries of SVM-CV, KNPL and DANK on a 2-D synthetic set (PNG/SVG).
+    /// Decision boundaries of SVM-CV, KNPL and DANK on a 2-D synthetic set, or with
+    /// --gates where a localized method uses each kernel (PNG/SVG).
     Figure {
         #[command(flatten)]
         args: figure::FigureArgs,

@@ -360,6 +360,132 @@ fn gate_figure_is_written() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `figure --gates` alone: LMKL with a linear and a Gaussian kernel on clowns, whose
+/// gates span the whole of [0, 1] over the plane; the SVG has the colour bar's label,
+/// the legend and the per-kernel ranges. Gates that do not vary are reported as uniform,
+/// on stderr, in the JSON and in the figure's subtitle.
+#[test]
+fn gate_figure_shows_where_kernels_are_used_or_says_uniform() {
+    let dir = scratch("gates-default");
+    let svg = dir.join("gates.svg");
+    let out = run(&["figure", "--gates", "-o", svg.to_str().unwrap(), "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = json_of(&out);
+    assert_eq!(json["method"], "LMKL", "{json}");
+    assert_eq!(json["synthetic"], "clowns", "{json}");
+    assert_eq!(json["gates_uniform"], false, "{json}");
+    assert!(!stderr.contains("uniform"), "{stderr}");
+    let gates = json["gates"].as_array().unwrap();
+    assert_eq!(gates.len(), 2);
+    assert_eq!(gates[0]["kernel"], "linear");
+    for g in gates {
+        let (lo, hi) = (g["min"].as_f64().unwrap(), g["max"].as_f64().unwrap());
+        assert!(lo < 0.05 && hi > 0.95, "{g}");
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for want in [
+        "Where LMKL uses each kernel",
+        "gate: share of the kernel at x (white = 1/2 = 0.5)",
+        "support point, class +1",
+        "support point, class −1",
+        "LMKL decision boundary",
+        "gate of kernel 1: linear",
+        "x₁",
+    ] {
+        assert!(text.contains(want), "`{want}` missing");
+    }
+    assert!(!text.contains("uniform"));
+
+    let svg = dir.join("uniform.svg");
+    let out = run(&[
+        "figure",
+        "--gates",
+        "ldmkl",
+        "--kernels",
+        "rbf(sigma=0.3)@all;rbf(sigma=3)@all",
+        "-o",
+        svg.to_str().unwrap(),
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = json_of(&out);
+    assert_eq!(json["gates_uniform"], true, "{json}");
+    assert!(
+        stderr.contains("warning: the gates are uniform over the plane for this data"),
+        "{stderr}"
+    );
+    assert!(
+        json["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("no locality"),
+        "{json}"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("the gates are uniform over the plane for this data"));
+    // Without --json, the same warning and one line per kernel on stdout.
+    let out = run(&[
+        "figure",
+        "--gates",
+        "ldmkl",
+        "--kernels",
+        "rbf(sigma=0.3)@all;rbf(sigma=3)@all",
+        "-o",
+        svg.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("gate of kernel 2"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("uniform"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// KNPL's default fit on heart (γ = γ₀) alternates between two states for all 10
+/// rounds: the command line says so, on stderr and in the JSON `warnings`.
+#[test]
+fn knpl_oscillation_is_a_warning() {
+    let dir = scratch("knpl-warn");
+    let out = run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "knpl",
+        "--model-out",
+        dir.join("k.json").to_str().unwrap(),
+        "--trace",
+        dir.join("k.csv").to_str().unwrap(),
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = json_of(&out);
+    assert!(
+        stderr.contains("warning: KNPL's alternation did not converge in 10 outer rounds"),
+        "{stderr}"
+    );
+    let w = json["warnings"].as_array().expect("warnings");
+    assert!(w[0].as_str().unwrap().contains("2-cycle"), "{json}");
+    assert!(dir.join("k-objective.png").exists());
+    // A large γ keeps G at 11ᵀ: no warning.
+    let out = run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "knpl",
+        "--knpl-gamma",
+        "10000",
+        "--model-out",
+        dir.join("k2.json").to_str().unwrap(),
+        "--json",
+    ]);
+    let json = json_of(&out);
+    assert!(json.get("warnings").is_none(), "{json}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("KNPL"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn mkl_bad_input_gets_clear_errors() {
     let data = fixture("heart.train.csv");

@@ -44,6 +44,8 @@ pub(super) struct BinaryFit {
     pub solution: DualSolution,
     /// `H(α_t, G_t)` after round t = 0 (the plain SVM, `G = 11ᵀ`), 1, …, T.
     pub objectives: Vec<f64>,
+    /// The SVM dual `1ᵀα_t − ½ α_tᵀY(G_t⊙K)Yα_t` after each round, as `objectives`.
+    pub dual_objectives: Vec<f64>,
     /// ADMM iterations of each outer round.
     pub admm_iterations: Vec<usize>,
     /// SMO iterations summed over the rounds.
@@ -86,6 +88,7 @@ pub(super) fn fit_binary(
     let mut smo_iterations = sol.iterations;
     let mut admm_seconds = 0.0;
     let mut objectives = Vec::with_capacity(params.outer_iters + 1);
+    let mut dual_objectives = Vec::with_capacity(params.outer_iters + 1);
     let mut admm_iterations = Vec::with_capacity(params.outer_iters);
     let record = |t: usize, g: &Mat<f64>, sol: &DualSolution, trace: &mut Trace| {
         let h = knpl_objective(k, g.as_ref(), &sol.coef, params.gamma);
@@ -101,6 +104,7 @@ pub(super) fn fit_binary(
         h
     };
     objectives.push(record(0, &g, &sol, trace));
+    dual_objectives.push(-sol.objective);
     for t in 1..=params.outer_iters {
         let timer = Instant::now();
         let target = gamma_target(k, &sol.coef, params.gamma);
@@ -125,11 +129,13 @@ pub(super) fn fit_binary(
         smo_seconds += timer.elapsed().as_secs_f64();
         smo_iterations += sol.iterations;
         objectives.push(record(t, &g, &sol, trace));
+        dual_objectives.push(-sol.objective);
     }
     Ok(BinaryFit {
         g,
         solution: sol,
         objectives,
+        dual_objectives,
         admm_iterations,
         smo_iterations,
         admm_seconds,

@@ -40,7 +40,7 @@ mod model;
 mod params;
 mod search;
 
-pub use model::{KnplModel, KnplPairInfo};
+pub use model::{alternation, Alternation, KnplModel, KnplPairInfo, ALTERNATION_TOL};
 pub use params::KnplParams;
 pub(crate) use search::gamma_reference;
 pub use search::{GammaPoint, KnplSearch, KnplSelection};

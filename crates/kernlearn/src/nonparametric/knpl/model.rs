@@ -19,6 +19,14 @@ use serde::{Deserialize, Serialize};
 pub struct KnplPairInfo {
     /// Final `H(α, G)` of (4).
     pub objective: f64,
+    /// `H(α_t, G_t)` after round t = 0 (the plain SVM), 1, …, T (empty in models saved
+    /// before it was recorded).
+    #[serde(default)]
+    pub objectives: Vec<f64>,
+    /// The SVM dual `1ᵀα − ½ αᵀY(G⊙K)Yα` of the α-step after each round, as
+    /// `objectives` (empty in older models).
+    #[serde(default)]
+    pub dual_objectives: Vec<f64>,
     /// Final SVM dual objective on `G ⊙ K` (maximisation form).
     pub dual_objective: f64,
     /// Outer rounds run (T).
@@ -70,6 +78,8 @@ impl KnplModel {
             let (g_min, g_max) = matrix_range(fit.g.as_ref());
             pairs.push(KnplPairInfo {
                 objective: *fit.objectives.last().unwrap_or(&f64::NAN),
+                objectives: fit.objectives.clone(),
+                dual_objectives: fit.dual_objectives.clone(),
                 dual_objective: -fit.solution.objective,
                 outer_iterations: params.outer_iters,
                 admm_iterations: fit.admm_iterations,
@@ -121,6 +131,72 @@ impl KnplModel {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
                 (lo.min(p.g_min), hi.max(p.g_max))
             })
+    }
+}
+
+/// Largest change in the last outer round, relative to `max(1, |value|)`, that still
+/// counts as converged (SMO's tolerance moves the objectives by about this much).
+pub const ALTERNATION_TOL: f64 = 1e-3;
+
+/// How Algorithm 2's alternation ended, judged from a quantity recorded after each outer
+/// round t = 0, …, T: the SVM dual objective of the α-step
+/// ([`KnplPairInfo::dual_objectives`], which [`KnplModel`]'s warnings use: it does not
+/// grow with γ as `H(α, G) ≥ γn²` does, so its relative change shows α moving at every
+/// γ) or `H(α_t, G_t)` itself. Algorithm 2 has no stopping rule: it always runs T
+/// rounds, so "converged" means that the last round no longer moved the quantity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Alternation {
+    /// The last round changed the value by at most [`ALTERNATION_TOL`] (relative), or
+    /// there is no round to judge (T = 0, or nothing recorded).
+    Converged,
+    /// The value alternates between two levels: the last round moved it by `change`
+    /// (relative), but v_T ≈ v_{T−2} and v_{T−1} ≈ v_{T−3} (a 2-cycle of the
+    /// best-response iteration: a large G shrinks α, whose small Γ(α) gives back
+    /// G ≈ 11ᵀ).
+    TwoCycle {
+        /// The two levels, lower first.
+        levels: (f64, f64),
+        /// Relative change in the last round.
+        change: f64,
+    },
+    /// The value still moved by `change` (relative) in the last round, without a
+    /// 2-cycle.
+    NotConverged {
+        /// Relative change in the last round.
+        change: f64,
+    },
+}
+
+/// [`Alternation`] of a sequence `v_0, …, v_T` recorded after each round.
+pub fn alternation(values: &[f64]) -> Alternation {
+    let t = values.len();
+    if t < 2 {
+        return Alternation::Converged;
+    }
+    let h = |k: usize| values[t - 1 - k];
+    let scale = h(0).abs().max(1.0);
+    let rel = |a: f64, b: f64| (a - b).abs() / scale;
+    let change = rel(h(0), h(1));
+    if change.is_nan() || change <= ALTERNATION_TOL {
+        return Alternation::Converged;
+    }
+    // A 2-cycle: every other value repeats (to a tenth of the swing), over the last
+    // four values (three when only three were recorded).
+    let repeats = |k: usize| rel(h(k), h(k + 2)) <= 0.1 * change;
+    if t >= 3 && repeats(0) && (t < 4 || repeats(1)) {
+        let levels = (h(0).min(h(1)), h(0).max(h(1)));
+        return Alternation::TwoCycle { levels, change };
+    }
+    Alternation::NotConverged { change }
+}
+
+/// Four significant digits.
+fn short(v: f64) -> String {
+    let s = format!("{v:.4e}");
+    match s.parse::<f64>() {
+        Ok(r) if r.abs() >= 1e-3 && r.abs() < 1e6 => format!("{r}"),
+        _ => s,
     }
 }
 
@@ -186,6 +262,76 @@ impl Estimator for KnplModel {
                 self.machines.machines.len()
             )
         })
+    }
+
+    /// One sentence when the outer alternation of some class pair did not settle: the
+    /// SVM dual objective of the α-step still changing in the last round, or alternating
+    /// between two levels ([`alternation`]).
+    fn warnings(&self) -> Vec<String> {
+        let classes = &self.machines.classes;
+        let mut pair_names = vec![];
+        for a in 0..classes.len() {
+            for b in a + 1..classes.len() {
+                pair_names.push(format!("classes {} vs {}", classes[a], classes[b]));
+            }
+        }
+        let unsettled: Vec<(usize, String)> = self
+            .pairs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| {
+                let values = if p.dual_objectives.is_empty() {
+                    &p.objectives
+                } else {
+                    &p.dual_objectives
+                };
+                match alternation(values) {
+                    Alternation::TwoCycle { levels, .. } => Some((
+                        k,
+                        format!(
+                            "a 2-cycle between {} and {}",
+                            short(levels.0),
+                            short(levels.1)
+                        ),
+                    )),
+                    Alternation::NotConverged { change } => Some((
+                        k,
+                        format!("a change of {:.2} % in the last round", 100.0 * change),
+                    )),
+                    Alternation::Converged => None,
+                }
+            })
+            .collect();
+        if unsettled.is_empty() {
+            return vec![];
+        }
+        let rounds = self.params.outer_iters;
+        let what = if self.pairs.len() == 1 {
+            format!(
+                "the SVM dual objective of the α-step shows {}",
+                unsettled[0].1
+            )
+        } else {
+            let each: Vec<String> = unsettled
+                .iter()
+                .map(|(k, d)| {
+                    let name = pair_names.get(*k).cloned().unwrap_or_default();
+                    format!("{name}: {d}")
+                })
+                .collect();
+            format!(
+                "in {} of {} class pairs the SVM dual objective of the α-step does not \
+                 settle ({})",
+                unsettled.len(),
+                self.pairs.len(),
+                each.join("; ")
+            )
+        };
+        vec![format!(
+            "KNPL's alternation did not converge in {rounds} outer rounds: {what}; the \
+             model depends on the round at which it stopped, and a larger γ (--knpl-gamma) \
+             keeps G nearer 11ᵀ and lets it settle"
+        )]
     }
 
     /// `n_support` sums the pairs' support vectors; `objective` sums the pairs' final
@@ -310,6 +456,96 @@ mod tests {
         let (lo, hi) = model.g_range();
         assert_eq!(s.extra["g_min"].as_f64(), Some(lo));
         assert_eq!(s.extra["g_max"].as_f64(), Some(hi));
+    }
+
+    #[test]
+    fn alternation_tells_convergence_from_cycles() {
+        assert_eq!(alternation(&[]), Alternation::Converged);
+        assert_eq!(alternation(&[5.0]), Alternation::Converged);
+        // Settled: the last round moves the value by less than 0.1 %.
+        assert_eq!(
+            alternation(&[118.0, 104.7, 106.6, 106.61, 106.6101]),
+            Alternation::Converged
+        );
+        // KNPL on heart at γ₀: the SVM dual of the α-step swings between two levels.
+        let cycle = [117.9, 13.4, 116.6, 13.39, 116.58, 13.388, 116.58];
+        match alternation(&cycle) {
+            Alternation::TwoCycle { levels, change } => {
+                assert_eq!(levels, (13.388, 116.58));
+                assert!((change - (116.58 - 13.388) / 116.58).abs() < 1e-12);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A slow monotone drift is not a cycle but has not converged either.
+        match alternation(&[10.0, 9.0, 8.0, 7.0, 6.0]) {
+            Alternation::NotConverged { change } => assert!((change - 1.0 / 6.0).abs() < 1e-12),
+            other => panic!("{other:?}"),
+        }
+        // Three values: a 2-cycle needs only v_T ≈ v_{T−2}.
+        assert!(matches!(
+            alternation(&[1.0, 50.0, 1.0]),
+            Alternation::TwoCycle { .. }
+        ));
+        assert_eq!(alternation(&[1.0, 1.0 + 1e-9]), Alternation::Converged);
+    }
+
+    /// Algorithm 2 at a small γ falls into the 2-cycle and the model says so (the CLI
+    /// prints every warning on stderr and lists it in `--json`); at a large γ the
+    /// alternation settles next to the SVM and there is no warning; a model saved
+    /// before the per-round objectives were recorded has nothing to judge.
+    #[test]
+    fn an_unsettled_alternation_is_a_warning() {
+        let (x, y) = sine_data(60, 21);
+        let gamma0 = gamma_reference(&params(1.0), &x, &y).unwrap();
+        let (model, _) = KnplModel::fit(&params(gamma0), &x, &y).unwrap();
+        let info = &model.pairs[0];
+        assert_eq!(info.objectives.len(), 11);
+        assert_eq!(info.dual_objectives.len(), 11);
+        assert_eq!(info.objectives.last(), Some(&info.objective));
+        assert_eq!(info.dual_objectives.last(), Some(&info.dual_objective));
+        assert!(
+            matches!(
+                alternation(&info.dual_objectives),
+                Alternation::TwoCycle { .. }
+            ),
+            "{:?}",
+            info.dual_objectives
+        );
+        let w = AnyModel::Knpl(model.clone()).warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("did not converge in 10 outer rounds") && w[0].contains("2-cycle"),
+            "{w:?}"
+        );
+        assert!(w[0].contains("--knpl-gamma"), "{w:?}");
+
+        let (settled, _) = KnplModel::fit(&params(1e4 * gamma0), &x, &y).unwrap();
+        assert_eq!(
+            alternation(&settled.pairs[0].dual_objectives),
+            Alternation::Converged,
+            "{:?}",
+            settled.pairs[0].dual_objectives
+        );
+        assert!(settled.warnings().is_empty());
+
+        let mut old = model.clone();
+        old.pairs[0].objectives.clear();
+        old.pairs[0].dual_objectives.clear();
+        let text = serde_json::to_string(&old).unwrap();
+        let back: KnplModel = serde_json::from_str(&text).unwrap();
+        assert!(back.pairs[0].objectives.is_empty() && back.warnings().is_empty());
+
+        // One-vs-one: one sentence naming the unsettled class pairs.
+        let (x3, y3) = three_classes(60, 22);
+        let g3 = gamma_reference(&params(1.0), &x3, &y3).unwrap();
+        let (multi, _) = KnplModel::fit(&params(g3), &x3, &y3).unwrap();
+        let w = multi.warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("in 3 of 3 class pairs")
+                && w[0].contains("classes 2 vs 1: a 2-cycle between"),
+            "{w:?}"
+        );
     }
 
     fn is_param_error(e: Error, name: &str) -> bool {
