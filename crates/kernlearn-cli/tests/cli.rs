@@ -3,23 +3,12 @@
 
 mod common;
 
-use common::{json_of, repo, run, stderr_of};
+use common::{fixture, json_of, repo, run, stderr_of};
 use std::path::PathBuf;
-
-fn fixture(name: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kernlearn-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch_dir("kernlearn-cli", name)
 }
 
 #[test]

@@ -80,3 +80,20 @@ pub fn readme_commands() -> Vec<Vec<String>> {
     }
     commands
 }
+
+/// A file of `tests/fixtures/`, as a string path.
+pub fn fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A fresh scratch directory for one test (`prefix`-`name`, unique per process).
+pub fn scratch_dir(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -271,22 +271,14 @@ impl SoftClusters {
     /// cluster label (below the number of clusters) per sample point, a finite positive
     /// temperature.
     pub fn validate(&self, n_features: usize) -> Result<()> {
-        use crate::validate::{ensure, finite, indices_below, within};
-        ensure(self.sample.n_cols() == n_features, || {
-            format!(
-                "sample has {} columns, n_features is {n_features}",
-                self.sample.n_cols()
-            )
-        })?;
-        within("family", self.family.validate(n_features))?;
-        let m = self.family.len(n_features);
-        ensure(self.trace_factors.len() == m, || {
-            format!(
-                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
-                self.trace_factors.len()
-            )
-        })?;
-        finite("trace_factors", &self.trace_factors)?;
+        use crate::validate::{ensure, finite, indices_below};
+        crate::validate::family_machine(
+            "sample",
+            &self.sample,
+            &self.family,
+            &self.trace_factors,
+            n_features,
+        )?;
         let k = self.n_clusters();
         ensure(k >= 1, || {
             "mean_norms is empty: there must be at least one cluster".to_string()

@@ -323,23 +323,15 @@ impl GatedMachine {
         kind: GateKind,
         kernel_of: &[usize],
     ) -> Result<()> {
-        use crate::validate::{ensure, finite, finite_value, indices_below, within};
+        use crate::validate::{ensure, finite, finite_value, indices_below};
         let sv = &self.support_vectors;
-        ensure(sv.n_cols() == n_features, || {
-            format!(
-                "support_vectors has {} columns, n_features is {n_features}",
-                sv.n_cols()
-            )
-        })?;
-        within("family", self.family.validate(n_features))?;
-        let m = self.family.len(n_features);
-        ensure(self.trace_factors.len() == m, || {
-            format!(
-                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
-                self.trace_factors.len()
-            )
-        })?;
-        finite("trace_factors", &self.trace_factors)?;
+        let m = crate::validate::family_machine(
+            "support_vectors",
+            sv,
+            &self.family,
+            &self.trace_factors,
+            n_features,
+        )?;
         ensure(self.kind == kind, || {
             format!(
                 "kind is {}, this method's gates are {}",

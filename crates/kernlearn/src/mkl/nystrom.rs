@@ -144,22 +144,14 @@ impl NystromFeatures {
     /// columns, a valid family ([`KernelFamily::validate`]) with one finite trace factor
     /// and one map per base kernel, each map `landmarks × rank` finite values.
     pub fn validate(&self, n_features: usize) -> Result<()> {
-        use crate::validate::{ensure, finite, within};
-        ensure(self.landmarks.n_cols() == n_features, || {
-            format!(
-                "landmarks has {} columns, n_features is {n_features}",
-                self.landmarks.n_cols()
-            )
-        })?;
-        within("family", self.family.validate(n_features))?;
-        let m = self.family.len(n_features);
-        ensure(self.trace_factors.len() == m, || {
-            format!(
-                "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
-                self.trace_factors.len()
-            )
-        })?;
-        finite("trace_factors", &self.trace_factors)?;
+        use crate::validate::{ensure, finite};
+        let m = crate::validate::family_machine(
+            "landmarks",
+            &self.landmarks,
+            &self.family,
+            &self.trace_factors,
+            n_features,
+        )?;
         ensure(self.maps.len() == m, || {
             format!(
                 "maps has {} maps, the family has {m} base kernels on {n_features} features",
