@@ -242,20 +242,7 @@ pub fn methods(markdown: bool, as_json: bool) {
         return;
     }
     if as_json {
-        let list: Vec<Value> = CATALOGUE
-            .iter()
-            .map(|i| {
-                json!({
-                    "name": i.name,
-                    "family": i.family.name(),
-                    "tasks": i.tasks.iter().map(|t| t.name()).collect::<Vec<_>>(),
-                    "summary": i.summary,
-                    "selection": i.selection,
-                    "options": i.options,
-                })
-            })
-            .collect();
-        outln!("{}", json!({ "methods": list }));
+        outln!("{}", kernlearn::MethodKind::catalogue_json());
         return;
     }
     let rows: Vec<Vec<String>> = CATALOGUE

@@ -31,6 +31,20 @@ pub(crate) fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
     (labels, members)
 }
 
+/// [`class_groups`] in the given order: LIBSVM's, or sorted by label value.
+pub(crate) fn ordered_class_groups(
+    y: &[f64],
+    order: crate::svm::ClassOrder,
+) -> (Vec<f64>, Vec<Vec<usize>>) {
+    let (labels, members) = class_groups(y);
+    if order == crate::svm::ClassOrder::FirstSeen {
+        return (labels, members);
+    }
+    let mut pairs: Vec<(f64, Vec<usize>)> = labels.into_iter().zip(members).collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pairs.into_iter().unzip()
+}
+
 /// The class that wins the one-vs-one vote: pair `p` (in order (0,1), (0,2), …, (1,2), …)
 /// votes for its first class when `dec[p] > 0`. Ties go to the earlier class.
 pub(crate) fn vote(classes: &[f64], dec: &[f64]) -> f64 {
@@ -186,6 +200,11 @@ mod tests {
     #[test]
     fn classes_in_libsvm_order() {
         assert_eq!(class_groups(&[-1.0, 1.0, 1.0]).0, vec![1.0, -1.0]);
+        let sorted = ordered_class_groups(&[3.0, -1.0, 3.0, 2.0], crate::svm::ClassOrder::Sorted);
+        assert_eq!(
+            sorted,
+            (vec![-1.0, 2.0, 3.0], vec![vec![1], vec![3], vec![0, 2]])
+        );
         let (c, m) = class_groups(&[3.0, 1.0, 3.0, 2.0]);
         assert_eq!(c, vec![3.0, 1.0, 2.0]);
         assert_eq!(m, vec![vec![0, 2], vec![1], vec![3]]);

@@ -407,6 +407,43 @@ impl MethodKind {
         Ok(())
     }
 
+    /// The catalogue as JSON, `{"methods": [{name, family, tasks, summary, selection,
+    /// options}, …], "options": [{name, value, help}, …]}`: what `kernlearn methods
+    /// --json` prints and what the Python package builds its estimators' checks from.
+    pub fn catalogue_json() -> serde_json::Value {
+        let methods: Vec<serde_json::Value> = CATALOGUE
+            .iter()
+            .map(|i| {
+                serde_json::json!({
+                    "name": i.name,
+                    "family": i.family.name(),
+                    "tasks": i.tasks.iter().map(|t| t.name()).collect::<Vec<_>>(),
+                    "summary": i.summary,
+                    "selection": i.selection,
+                    "options": i.options,
+                })
+            })
+            .collect();
+        let options: Vec<serde_json::Value> = super::options::OPTIONS
+            .iter()
+            .map(|o| {
+                use super::options::OptionValue::*;
+                let (value, choices): (&str, &[&str]) = match o.value {
+                    Number => ("number", &[]),
+                    Count => ("count", &[]),
+                    Text => ("text", &[]),
+                    Flag => ("flag", &[]),
+                    Choice(names) => ("choice", names),
+                    Repeated => ("repeated", &[]),
+                };
+                serde_json::json!({
+                    "name": o.name, "value": value, "choices": choices, "help": o.help,
+                })
+            })
+            .collect();
+        serde_json::json!({ "methods": methods, "options": options })
+    }
+
     /// The method table of the docs (markdown), generated from the catalogue.
     pub fn markdown_table() -> String {
         let mut s = String::from(

@@ -420,6 +420,7 @@ impl MethodOptions {
             probability: self.probability,
             seed: self.seed,
             solver: self.solver_settings()?,
+            ..SvmParams::default()
         };
         p.validate(n_features)?;
         Ok(p)

@@ -18,7 +18,7 @@ mod vector;
 mod wss;
 
 pub use learner::SvmLearner;
-pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
+pub use model::{ClassOrder, SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
     DualSolution, SolverSettings,

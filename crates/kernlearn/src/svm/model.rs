@@ -13,7 +13,7 @@ use super::vector::weighted_sum;
 use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
-use crate::multiclass::{class_groups, vote};
+use crate::multiclass::{ordered_class_groups, vote};
 use crate::validate::within;
 use crate::{Error, Result};
 use rand::seq::SliceRandom;
@@ -106,6 +106,22 @@ pub struct SvmParams {
     /// Solver tolerance, shrinking, cache and iteration cap.
     #[serde(default)]
     pub solver: SolverSettings,
+    /// Order of the classes, hence of the one-vs-one pairs and their signs (LIBSVM's
+    /// order of first appearance by default; scikit-learn's sorted order for the Python
+    /// package, so that its attributes match `sklearn.svm.SVC` exactly).
+    #[serde(default)]
+    pub class_order: ClassOrder,
+}
+
+/// How a classifier orders its classes (see [`SvmParams::class_order`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassOrder {
+    /// LIBSVM: order of first appearance in the training labels (`+1` before `−1`).
+    #[default]
+    FirstSeen,
+    /// scikit-learn: ascending label values.
+    Sorted,
 }
 
 impl Default for SvmParams {
@@ -120,6 +136,7 @@ impl Default for SvmParams {
             probability: false,
             seed: 1,
             solver: SolverSettings::default(),
+            class_order: ClassOrder::FirstSeen,
         }
     }
 }
@@ -376,7 +393,7 @@ impl SvmModel {
         settings: &SolverSettings,
         mut pair_solver: PairSolver<'_, 'a>,
     ) -> Result<()> {
-        let (classes, members) = class_groups(y);
+        let (classes, members) = ordered_class_groups(y, self.params.class_order);
         if classes.len() < 2 {
             return Err(Error::data(format!(
                 "only one class ({}) in the training data; classification needs at least two",

@@ -1,0 +1,161 @@
+"""Shared machinery of the estimators: input validation, label encoding, the one-vs-one
+layout conversion from kernlearn's class order to scikit-learn's, and pickling."""
+
+import json
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+
+
+def as_features(X):
+    """``X`` as the C-contiguous float64 array the extension reads without conversion."""
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def check_fit_data(estimator, X, y, classifier, supervised=True):
+    """Validates ``X, y`` for ``fit`` (sets ``n_features_in_``); for classifiers also sets
+    ``classes_`` and returns the labels as the numbers kernlearn trains on
+    (:func:`label_values`). Unsupervised estimators pass ``supervised=False``."""
+    if not supervised:
+        X = validate_data(estimator, X, dtype=np.float64, order="C")
+        return X, None
+    X, y = validate_data(
+        estimator, X, y, dtype=np.float64, order="C", y_numeric=not classifier
+    )
+    if not classifier:
+        return X, np.ascontiguousarray(y, dtype=np.float64)
+    check_classification_targets(y)
+    estimator.classes_, codes = np.unique(y, return_inverse=True)
+    if len(estimator.classes_) < 2:
+        raise ValueError(
+            f"Classifier can't train when only one class is present (class "
+            f"{estimator.classes_[0]!r}); kernlearn needs at least two classes."
+        )
+    return X, label_values(estimator.classes_)[codes]
+
+
+def label_values(classes):
+    """The numbers kernlearn trains on for ``classes`` (sorted): the labels themselves
+    when they are numbers (so a saved model predicts them, also from the command line),
+    else their codes ``0..k-1``."""
+    if np.issubdtype(classes.dtype, np.number) and np.all(np.isfinite(classes)):
+        return classes.astype(np.float64)
+    return np.arange(len(classes), dtype=np.float64)
+
+
+def check_predict_data(estimator, X):
+    """Validates ``X`` for prediction against the fitted estimator."""
+    check_is_fitted(estimator)
+    return validate_data(estimator, X, dtype=np.float64, order="C", reset=False)
+
+
+def ovr_decision_function(predictions, confidences, n_classes):
+    """One-vs-rest scores from one-vs-one results, as scikit-learn's SVC computes them:
+    votes plus the summed confidences squashed into (-1/3, 1/3) to break ties."""
+    n = predictions.shape[0]
+    votes = np.zeros((n, n_classes))
+    confidence_sums = np.zeros((n, n_classes))
+    k = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            confidence_sums[:, i] -= confidences[:, k]
+            confidence_sums[:, j] += confidences[:, k]
+            votes[predictions[:, k] == 0, i] += 1
+            votes[predictions[:, k] == 1, j] += 1
+            k += 1
+    return votes + confidence_sums / (3 * (np.abs(confidence_sums) + 1))
+
+
+class PairLayout:
+    """How kernlearn's one-vs-one pairs map onto scikit-learn's.
+
+    kernlearn (like LIBSVM) orders classes by first appearance in the training labels;
+    scikit-learn sorts them (``classes_``). The model's classes ``model_classes`` are the
+    label values of ``classes_`` (see :func:`label_values`) in another order.
+    Pair ``(i, j)``, ``i < j`` of sorted classes is the model's pair of the same two
+    classes, with its sign flipped when the model put them in the other order.
+    """
+
+    def __init__(self, model_classes, classes):
+        values = list(label_values(np.asarray(classes)))
+        codes = [values.index(c) for c in model_classes]
+        k = len(codes)
+        self.n_classes = k
+        self.position = {c: r for r, c in enumerate(codes)}  # code -> model class index
+        model_pair = {}
+        p = 0
+        for a in range(k):
+            for b in range(a + 1, k):
+                model_pair[(a, b)] = p
+                p += 1
+        self.columns, self.signs = [], []
+        for i in range(k):
+            for j in range(i + 1, k):
+                ri, rj = self.position[i], self.position[j]
+                self.columns.append(model_pair[(min(ri, rj), max(ri, rj))])
+                self.signs.append(1.0 if ri < rj else -1.0)
+        self.columns = np.asarray(self.columns, dtype=np.intp)
+        self.signs = np.asarray(self.signs)
+        self.codes = codes
+
+    def ovo(self, model_dec):
+        """Decision values per sorted pair (positive: the pair's first class)."""
+        return model_dec[:, self.columns] * self.signs
+
+    def vote(self, ovo_dec):
+        """LIBSVM's vote over sorted pairs (ties to the smaller class): class codes."""
+        k = self.n_classes
+        votes = np.zeros((ovo_dec.shape[0], k), dtype=np.int64)
+        p = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                positive = ovo_dec[:, p] > 0
+                votes[positive, i] += 1
+                votes[~positive, j] += 1
+                p += 1
+        return np.argmax(votes, axis=1)
+
+    def proba_columns(self):
+        """Model probability column of each sorted class."""
+        return np.asarray([self.position[c] for c in range(self.n_classes)], dtype=np.intp)
+
+
+class FittedModelMixin:
+    """Holds the fitted ``kernlearn._core.Model`` in ``model_`` and pickles it through the
+    library's model format (the JSON of ``kernlearn fit --model-out``)."""
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        model = state.pop("model_", None)
+        if model is not None:
+            state["_model_json"] = model.to_json()
+        return state
+
+    def __setstate__(self, state):
+        text = state.pop("_model_json", None)
+        self.__dict__.update(state)
+        if text is not None:
+            self.model_ = _core.Model.from_json(text)
+
+    def save(self, path):
+        """Writes the fitted model as a kernlearn model file (readable by
+        ``kernlearn predict --model``).
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination; an existing file is not overwritten.
+        """
+        check_is_fitted(self)
+        import os
+
+        if os.path.exists(path):
+            raise FileExistsError(f"{path} exists; kernlearn does not overwrite files")
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(self.model_.to_json())
+
+    def _model_info(self):
+        return json.loads(self.model_.info())

@@ -1,0 +1,599 @@
+"""Estimators that learn their kernel: one class per family of the library's method
+catalogue (``kernlearn.methods()``), fitted through the same path as ``kernlearn fit``.
+
+Every parameter left at ``None`` takes the paper's default, as on the command line; with
+``select="grid"`` σ and C (and the method's own parameters where its catalogue entry says
+so) are chosen by k-fold cross-validation on the training data (the papers' SVM-CV).
+"""
+
+import json
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
+
+from . import _core
+from ._base import (
+    FittedModelMixin,
+    PairLayout,
+    as_features,
+    check_fit_data,
+    check_predict_data,
+    label_values,
+    ovr_decision_function,
+)
+from .kernels import family_spec, kernel_spec
+
+# Python parameter -> library option (command-line name). Parameters not listed here
+# (method, select, grid, cv, scale, random_state) steer fitting itself.
+OPTION_OF = {
+    "kernel": "kernel",
+    "sigma": "sigma",
+    "gamma": "gamma",
+    "degree": "degree",
+    "coef0": "coef0",
+    "C": "c",
+    "epsilon": "epsilon",
+    "tol": "tol",
+    "cache_size": "cache-mb",
+    "shrinking": "no-shrinking",
+    "knpl_gamma": "knpl-gamma",
+    "tau": "tau",
+    "eta": "eta",
+    "scheme": "dank-scheme",
+    "step": "dank-step",
+    "clusters": "clusters",
+    "kernels": "kernels",
+    "mwu_epsilon": "mwu-epsilon",
+    "easymkl_lambda": "lambda",
+    "landmarks": "landmarks",
+    "solver": "solver",
+    "lkl_epsilon": "lkl-epsilon",
+}
+
+
+def _option_value(param, value):
+    """The option's text for a parameter value, or ``None`` to leave it unset."""
+    if value is None:
+        return None
+    if param == "shrinking":
+        return None if value else "true"
+    if param == "kernel":
+        return kernel_spec(value)
+    if param == "kernels":
+        return family_spec(value)
+    if isinstance(value, bool):
+        return "true" if value else None
+    return str(value)
+
+
+class _LearnedKernel(FittedModelMixin, BaseEstimator):
+    """Fitting through the library's method catalogue."""
+
+    _regression = False
+
+    def _method_name(self):
+        return self._method
+
+    def _options(self):
+        options = []
+        for param, option in OPTION_OF.items():
+            if param in self.get_params(deep=False):
+                text = _option_value(param, getattr(self, param))
+                if text is not None:
+                    options.append((option, text))
+        return options
+
+    def _grid_json(self):
+        if self.select is None:
+            return None
+        if self.select != "grid":
+            raise ValueError(f"select={self.select!r}: expected None or 'grid'")
+        grid = dict(self.grid or {})
+        unknown = set(grid) - {"sigma", "C", "epsilon"}
+        if unknown:
+            raise ValueError(f"grid has unknown keys {sorted(unknown)}; expected sigma, C, epsilon")
+        two = [2.0**e for e in range(-5, 6)]
+        return json.dumps(
+            {
+                "grid": {
+                    "sigmas": [float(v) for v in grid.get("sigma", two)],
+                    "cs": [float(v) for v in grid.get("C", two)],
+                    "epsilons": [float(v) for v in grid.get("epsilon", [])],
+                },
+                "folds": int(self.cv),
+                "gram_budget_bytes": 1 << 30,
+            }
+        )
+
+    def _seed(self):
+        if self.random_state is None:
+            return 0
+        if isinstance(self.random_state, numbers.Integral):
+            return int(self.random_state)
+        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+
+    def _fit(self, X, y):
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
+        self.model_, chosen = _core.fit_method(
+            self._method_name(), self._options(), self.scale, self._grid_json(),
+            self._seed(), X, y, self._regression,
+        )
+        chosen = json.loads(chosen)
+        self.chosen_ = {k: v for k, v in chosen["chosen"].items() if v is not None}
+        self.selection_ = chosen["selection"]
+        info = self._model_info()
+        self.warnings_ = info["warnings"]
+        self.summary_ = info["summary"]
+        return info
+
+    def learned_kernel(self):
+        """What the method learned, as numpy arrays where it is numeric: kernel weights
+        (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives.
+
+        Returns
+        -------
+        dict
+        """
+        extra = self._model_info()["summary"].get("extra") or {}
+        return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in extra.items()}
+
+
+def _learned_machines(node):
+    """The learned-kernel machines (``support``, ``coef``, ``weights``) of a model's JSON,
+    in the model's order (class pairs, or clusters for scalable DANK)."""
+    if isinstance(node, dict):
+        if {"support", "coef", "weights"} <= node.keys():
+            return [node]
+        return [m for v in node.values() for m in _learned_machines(v)]
+    if isinstance(node, list):
+        return [m for v in node for m in _learned_machines(v)]
+    return []
+
+
+class _LearnedMatrixMixin:
+    """Access to the learned matrix of KNPL (``G``) and DANK (``F``)."""
+
+    def learned_matrix(self, machine=0):
+        """Rows of the learned matrix ``W`` (KNPL's ``G``, DANK's ``F``) that prediction
+        uses: those of the support vectors, against every training point of the machine.
+
+        Parameters
+        ----------
+        machine : int, default=0
+            Class pair (model order) or, for scalable DANK, cluster.
+
+        Returns
+        -------
+        support : ndarray of shape (n_SV,)
+            Indices of the support vectors among the machine's training points.
+        rows : ndarray of shape (n_SV, n_train_machine)
+            ``W[support[s], j]``.
+        """
+        machines = _learned_machines(json.loads(self.model_.to_json())["model"])
+        if not 0 <= machine < len(machines):
+            raise ValueError(f"machine={machine}: the model has {len(machines)} learned machines")
+        m = machines[machine]
+        support = np.asarray(m["support"], dtype=np.intp)
+        rows = np.asarray(m["weights"], dtype=np.float64).reshape(len(support), -1)
+        return support, rows
+
+
+class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
+    def fit(self, X, y):
+        """Learns the kernel and the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = check_fit_data(self, X, y, classifier=True)
+        info = self._fit(X, y)
+        self._layout = PairLayout(info["classes"], self.classes_)
+        self._values = label_values(self.classes_)
+        return self
+
+    def decision_function(self, X):
+        """Decision values, laid out as :meth:`kernlearn.SVC.decision_function`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        X = check_predict_data(self, X)
+        dec = self._layout.ovo(self.model_.decision_function(as_features(X)))
+        k = len(self.classes_)
+        if k == 2:
+            return -dec[:, 0]
+        return ovr_decision_function(dec < 0, -dec, k)
+
+    def predict(self, X):
+        """Predicted class labels: the one-vs-one vote (the library's prediction) for two
+        classes; for more, the largest :meth:`decision_function` score, i.e. the vote with
+        its ties broken by the summed pair confidences (scikit-learn's ``break_ties``),
+        so that ``predict`` and ``decision_function`` always agree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        if len(self.classes_) > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        pred = self.model_.predict(as_features(X))
+        return self.classes_[np.searchsorted(self._values, pred)]
+
+
+class _LearnedRegressor(RegressorMixin, _LearnedKernel):
+    _regression = True
+
+    def fit(self, X, y):
+        """Learns the kernel and the regressor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Real targets.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = check_fit_data(self, X, y, classifier=False)
+        self._fit(X, y)
+        return self
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.predict(as_features(X))
+
+
+_COMMON_DOC = """
+    select : {None, "grid"}, default=None
+        ``"grid"``: choose σ and C (and what the method's catalogue entry lists) by
+        k-fold cross-validation on the training data.
+    grid : dict, default=None
+        Values for the grid search: keys ``"sigma"``, ``"C"`` (and ``"epsilon"``); the
+        papers' ``2^-5 … 2^5`` where absent.
+    cv : int, default=5
+        Folds of the grid search.
+    scale : {"01", "pm1", "standard", "none"}, default="01"
+        Feature scaling fitted on the training data (the papers scale to [0, 1]).
+    random_state : int or None, default=None
+        Seed of every random choice (folds, initialisations, k-means).
+
+    Attributes
+    ----------
+    classes_ : ndarray (classifiers)
+    n_features_in_ : int
+    chosen_ : dict
+        Hyper-parameters used (selected or given).
+    selection_ : dict or None
+        The grid-search record when ``select="grid"``.
+    warnings_ : list of str
+        What the fit reported that a user should know (e.g. an iteration cap).
+    model_ : kernlearn._core.Model
+        The library's fitted model (what :meth:`save` writes).
+"""
+
+
+class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """KNPL (Liu et al., AAAI 2018): an SVM on a learned ``G ⊙ K``, with ``G``
+    learned by alternating SMO and ADMM.
+
+    Parameters
+    ----------
+    kernel : str or kernlearn.kernels.Kernel, default=None
+        Base kernel (``"rbf"``; spec strings as ``--kernel``).
+    sigma : float, default=None
+        Gaussian width σ of the base kernel.
+    C : float, default=None
+        SVM trade-off.
+    knpl_gamma : float, default=None
+        KNPL's regulariser γ of γ‖G − 11ᵀ‖² (not the RBF width).
+    tol : float, default=None
+        SMO tolerance.
+    """ + _COMMON_DOC
+
+    _method = "knpl"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, tol=None,
+                 select=None, grid=None, cv=5, scale="01", random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.knpl_gamma = knpl_gamma
+        self.tol = tol
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+
+class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """DANK-SVM (Liu et al.): an SVM on a learned ``F ⊙ K`` with a nuclear-norm
+    penalty on ``F``.
+
+    Parameters
+    ----------
+    kernel : str or kernlearn.kernels.Kernel, default=None
+        Base kernel.
+    sigma : float, default=None
+        Gaussian width σ.
+    C : float, default=None
+        SVM trade-off.
+    tau : float, default=None
+        Nuclear-norm weight τ.
+    eta : float, default=None
+        Proximity weight η (keeps ``F`` near ``11ᵀ``).
+    scheme : {"ascent", "newton", ...}, default=None
+        Optimisation scheme (``--dank-scheme``).
+    step : str, default=None
+        Step rule (``--dank-step``).
+    """ + _COMMON_DOC
+
+    _method = "dank"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
+                 step=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.tau = tau
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+
+class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
+    __doc__ = """DANK-SVR: ε-SVR on a learned ``F ⊙ K``.
+
+    Parameters
+    ----------
+    kernel, sigma, C, tau, eta, scheme, step
+        As in :class:`DANKClassifier`.
+    epsilon : float, default=None
+        Width of the insensitive tube.
+    """ + _COMMON_DOC
+
+    _method = "dank-svr"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
+                 scheme=None, step=None, select=None, grid=None, cv=5, scale="01",
+                 random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.epsilon = epsilon
+        self.tau = tau
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+
+class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """Scalable DANK: k-means clusters, one τ = 0 DANK machine per cluster, each
+    point routed to its cluster's machine (binary classification).
+
+    Parameters
+    ----------
+    kernel, sigma, C, eta, scheme, step
+        As in :class:`DANKClassifier`.
+    clusters : int, default=None
+        Number of k-means clusters (default ``max(1, round(n / 1000))``).
+    """ + _COMMON_DOC
+
+    _method = "dank-scalable"
+
+    def fit(self, X, y):
+        """Clusters the data and learns one DANK machine per cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes.
+
+        Returns
+        -------
+        self : object
+        """
+        if type_of_target(y, input_name="y", raise_unknown=True) not in ("binary",):
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is "
+                f"{type_of_target(y)}; scalable DANK routes each point to one binary machine."
+            )
+        return super().fit(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, eta=None, scheme=None, step=None,
+                 clusters=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.clusters = clusters
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+
+class MKLClassifier(_LearnedClassifier):
+    __doc__ = """Multiple kernel learning: a classifier on a learned combination of base
+    kernels.
+
+    Parameters
+    ----------
+    method : {"uniform", "mwumkl", "easymkl", "nystrom-linear"}, default="mwumkl"
+        UNIFORM (average kernel), MWUMKL (Moeller 2017, ch. 3), EasyMKL (Aiolli and
+        Donini 2015) or Nyström features + linear SVM.
+    kernels : str, Kernel or list of them, default=None
+        The base kernel family (``--kernels`` spec, e.g. ``"family12@each"``, or
+        :mod:`kernlearn.kernels` objects); default the thesis's 12 kernels.
+    C : float, default=None
+        Trade-off (UNIFORM, MWUMKL, Nyström).
+    mwu_epsilon : float, default=None
+        MWUMKL's approximation error ε.
+    easymkl_lambda : float, default=None
+        EasyMKL's λ in (0, 1].
+    landmarks : int, default=None
+        Nyström landmarks per kernel.
+    """ + _COMMON_DOC
+
+    _methods = ("uniform", "mwumkl", "easymkl", "nystrom-linear")
+
+    def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
+                 easymkl_lambda=None, landmarks=None, select=None, grid=None, cv=5,
+                 scale="01", random_state=None):
+        self.method = method
+        self.kernels = kernels
+        self.C = C
+        self.mwu_epsilon = mwu_epsilon
+        self.easymkl_lambda = easymkl_lambda
+        self.landmarks = landmarks
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+    def _method_name(self):
+        if self.method not in self._methods:
+            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
+        return self.method
+
+    def fit(self, X, y):
+        """Learns the kernel weights and the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        super().fit(X, y)
+        weights = self.learned_kernel().get("weights")
+        if weights is not None:
+            self.weights_ = np.asarray(weights, dtype=np.float64)
+        return self
+
+
+class LocalizedMKLClassifier(_LearnedClassifier):
+    __doc__ = """Localized multiple kernel learning: kernel weights that vary over the input
+    space (gates).
+
+    Parameters
+    ----------
+    method : {"lmkl", "ldmkl", "swmkl", "clmkl"}, default="lmkl"
+        LMKL (softmax gates), LD-MKL, SWMKL or C-LMKL (Moeller 2017, ch. 4).
+    kernels : str, Kernel or list of them, default=None
+        Base kernel family, as in :class:`MKLClassifier`.
+    C : float, default=None
+        Trade-off.
+    solver : {"smo", "mwu"}, default=None
+        Solver of the inner classifiers.
+    lkl_epsilon : float, default=None
+        MWU solver accuracy.
+    clusters : int, default=None
+        C-LMKL's number of soft clusters.
+    """ + _COMMON_DOC
+
+    _methods = ("lmkl", "ldmkl", "swmkl", "clmkl")
+
+    def __init__(self, method="lmkl", *, kernels=None, C=None, solver=None, lkl_epsilon=None,
+                 clusters=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+        self.method = method
+        self.kernels = kernels
+        self.C = C
+        self.solver = solver
+        self.lkl_epsilon = lkl_epsilon
+        self.clusters = clusters
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
+
+    def _method_name(self):
+        if self.method not in self._methods:
+            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
+        return self.method
+
+    def gates(self, X, pair=0):
+        """How much each base kernel is used at each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        pair : int, default=0
+            Class pair (in the model's one-vs-one order; 0 for two classes).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_kernels)
+            Rows sum to one.
+        """
+        X = check_predict_data(self, X)
+        return self.model_.gates(as_features(X), pair)
+
+
+#: Every learned-kernel estimator and the catalogue methods it fits.
+ESTIMATOR_METHODS = {
+    KNPLClassifier: ("knpl",),
+    DANKClassifier: ("dank",),
+    DANKRegressor: ("dank-svr",),
+    ScalableDANKClassifier: ("dank-scalable",),
+    MKLClassifier: MKLClassifier._methods,
+    LocalizedMKLClassifier: LocalizedMKLClassifier._methods,
+}

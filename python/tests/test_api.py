@@ -1,0 +1,189 @@
+"""Working with scikit-learn: pipelines, GridSearchCV, pickling, bad input, the grid
+search, the learned-kernel estimators and their coverage of the method catalogue."""
+
+import inspect
+import os
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse
+from sklearn import svm
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.utils.validation import NotFittedError
+
+import kernlearn
+from conftest import dataset, scaled
+from kernlearn.kernels import RBF, Family12, Polynomial
+from kernlearn.learned import ESTIMATOR_METHODS, OPTION_OF
+
+
+def heart_split():
+    X, y = dataset("heart")
+    return train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
+
+
+def test_pipeline_and_gridsearchcv_round_trip():
+    X_train, X_test, y_train, y_test = heart_split()
+    pipe = make_pipeline(MinMaxScaler(), kernlearn.SVC())
+    grid = {"svc__C": [0.5, 5], "svc__gamma": [0.1, 1.0]}
+    ours = GridSearchCV(pipe, grid, cv=3, n_jobs=2).fit(X_train, y_train)
+    ref = GridSearchCV(make_pipeline(MinMaxScaler(), svm.SVC()), grid, cv=3).fit(X_train, y_train)
+    assert ours.best_params_ == ref.best_params_
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(ours.predict(X_test), ref.predict(X_test))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [kernlearn.SVC(probability=True, random_state=1), kernlearn.NuSVR(), kernlearn.OneClassSVM(),
+     kernlearn.DANKClassifier(), kernlearn.MKLClassifier("mwumkl"), kernlearn.LocalizedMKLClassifier()],
+    ids=lambda e: type(e).__name__,
+)
+def test_pickle_and_joblib_round_trip(estimator, tmp_path):
+    X_train, X_test, y_train, _ = heart_split()
+    fitted = clone(estimator).fit(X_train, y_train)
+    for restored in (pickle.loads(pickle.dumps(fitted)),
+                     joblib.load(joblib.dump(fitted, tmp_path / "m.joblib")[0])):
+        np.testing.assert_array_equal(restored.predict(X_test), fitted.predict(X_test))
+        if hasattr(fitted, "decision_function"):
+            np.testing.assert_array_equal(restored.decision_function(X_test), fitted.decision_function(X_test))
+
+
+def test_saved_model_is_a_kernlearn_model_file(tmp_path):
+    X_train, X_test, y_train, _ = heart_split()
+    model = kernlearn.SVC(C=2).fit(X_train, y_train)
+    path = tmp_path / "model.json"
+    model.save(path)
+    with pytest.raises(FileExistsError):
+        model.save(path)
+    loaded = kernlearn.load(path)
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+
+
+def test_bad_input_raises_what_sklearn_raises():
+    X, y = dataset("heart")
+    nan = X.copy()
+    nan[3, 2] = np.nan
+    for ours, ref in [(kernlearn.SVC(), svm.SVC()), (kernlearn.SVR(), svm.SVR())]:
+        for Xb, yb in [(nan, y), (X[:, 0], y), (X, y[:-1])]:  # NaN, 1-D X, lengths
+            with pytest.raises(Exception) as theirs:
+                clone(ref).fit(Xb, yb)
+            with pytest.raises(type(theirs.value)):
+                clone(ours).fit(Xb, yb)
+        # scikit-learn's SVMs take sparse input; kernlearn's do not, and say so the way
+        # scikit-learn's dense-only estimators do (TypeError naming sparse data).
+        with pytest.raises(TypeError, match="[Ss]parse"):
+            clone(ours).fit(scipy.sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="only one class"):
+        kernlearn.SVC().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        kernlearn.SVC().fit(X, np.linspace(0, 1, len(y)))
+    with pytest.raises(NotFittedError):
+        kernlearn.SVC().predict(X)
+    with pytest.raises(ValueError, match="features"):
+        kernlearn.SVC().fit(X, y).predict(X[:, :5])
+    with pytest.raises(ValueError, match="C"):
+        kernlearn.SVC(C=-1).fit(X, y)
+
+
+def test_library_errors_name_the_option():
+    X, y = dataset("heart")
+    with pytest.raises(ValueError, match="mwu-epsilon"):
+        kernlearn.MKLClassifier("easymkl", mwu_epsilon=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="tau"):
+        kernlearn.DANKClassifier(tau=-1).fit(X, y)
+    with pytest.raises(ValueError, match="method"):
+        kernlearn.MKLClassifier("simplemkl").fit(X, y)
+
+
+def test_grid_search_picks_what_gridsearchcv_picks_on_the_same_folds():
+    X, y = dataset("heart")
+    X = scaled(X)
+    grid = {"C": [2.0**e for e in range(-3, 6, 2)], "gamma": [2.0**e for e in range(-6, 2, 2)]}
+    ours = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=5, random_state=3).fit(X, y)
+    folds = [(np.setdiff1d(np.arange(len(y)), test), test) for test in ours.folds_]
+    ref = GridSearchCV(svm.SVC(), grid, cv=folds).fit(X, y)
+    by_params = {tuple(sorted(p.items())): s for p, s in zip(ref.cv_results_["params"], ref.cv_results_["mean_test_score"])}
+    for params, score in zip(ours.cv_results_["params"], ours.cv_results_["mean_test_score"]):
+        key = tuple(sorted((k, v) for k, v in params.items()))
+        match = [s for p, s in by_params.items() if all(np.isclose(dict(p)[k], v) for k, v in key)]
+        assert len(match) == 1 and abs(match[0] - score) < 1e-12, (params, score, match)
+    assert np.isclose(ours.best_score_, ref.best_score_)
+    assert np.isclose(ours.best_params_["C"], ref.best_params_["C"])
+    assert np.isclose(ours.best_params_["gamma"], ref.best_params_["gamma"])
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_grid_search_regression_and_errors():
+    X, y = dataset("housing")
+    X = scaled(X)
+    gs = kernlearn.GridSearch(kernlearn.SVR(), {"C": [1, 10], "sigma": [0.5, 2], "epsilon": [0.5]}, cv=3).fit(X, y)
+    assert gs.best_score_ <= 0 and set(gs.best_params_) == {"C", "gamma", "epsilon"}
+    with pytest.raises(TypeError):
+        kernlearn.GridSearch(svm.SVC()).fit(X, y)
+    with pytest.raises(ValueError, match="RBF"):
+        kernlearn.GridSearch(kernlearn.SVC(kernel="linear")).fit(X, y > y.mean())
+
+
+def test_every_catalogue_method_is_an_estimator():
+    catalogue = {m["name"]: m for m in kernlearn.methods()}
+    machines = {"svm", "svc", "nu-svc", "one-class", "svr", "nu-svr"}  # sklearn.svm classes
+    covered = set(machines)
+    for estimator, names in ESTIMATOR_METHODS.items():
+        params = set(inspect.signature(estimator.__init__).parameters) - {"self"}
+        options = {OPTION_OF[p] for p in params if p in OPTION_OF}
+        for name in names:
+            assert name in catalogue, name
+            covered.add(name)
+            for option in catalogue[name]["options"]:
+                # every option the method reads is a parameter of its estimator,
+                # except solver knobs the learned estimators take from the library
+                if option not in {"cache-mb", "no-shrinking", "tol", "gamma", "degree", "coef0"}:
+                    assert option in options, f"{estimator.__name__} lacks option {option} of {name}"
+    assert covered == set(catalogue), set(catalogue) - covered
+
+
+def test_learned_kernels_fit_real_data_and_expose_what_they_learned():
+    X_train, X_test, y_train, y_test = heart_split()
+    svm_acc = kernlearn.SVC(gamma=1.0, C=1.0).fit(scaled(X_train), y_train)
+    mkl = kernlearn.MKLClassifier("mwumkl", kernels=[Family12()]).fit(X_train, y_train)
+    assert mkl.weights_.ndim == 2 and np.allclose(mkl.weights_.sum(axis=1), 1.0)
+    assert mkl.score(X_test, y_test) > 0.7
+    lmkl = kernlearn.LocalizedMKLClassifier("lmkl", kernels=[RBF(sigma=0.5), Polynomial(degree=2)]).fit(X_train, y_train)
+    gates = lmkl.gates(X_test)
+    assert gates.shape == (len(X_test), 2) and np.allclose(gates.sum(axis=1), 1.0)
+    dank = kernlearn.DANKClassifier(select="grid", grid={"sigma": [1, 4], "C": [1, 10]}, random_state=0).fit(X_train, y_train)
+    assert set(dank.chosen_) >= {"sigma", "c"} and dank.selection_ is not None
+    assert dank.score(X_test, y_test) > 0.7
+    knpl = kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train)
+    assert knpl.score(X_test, y_test) > 0.7
+    support, rows = knpl.learned_matrix()
+    assert rows.shape == (len(support), len(y_train)) and np.all(np.isfinite(rows))
+    # G is symmetric: the learned values between two support vectors agree both ways
+    position = {int(i): s for s, i in enumerate(support)}
+    a, b = int(support[0]), int(support[-1])
+    assert np.isclose(rows[position[a], b], rows[position[b], a])
+    reg = kernlearn.DANKRegressor(sigma=1.0, C=10.0, epsilon=0.5)
+    Xh, yh = dataset("housing")
+    assert reg.fit(Xh, yh).score(Xh, yh) > 0.5
+    assert svm_acc.score(scaled(X_test), y_test) > 0.7
+
+
+def test_readme_python_quickstart_runs(tmp_path, monkeypatch):
+    """The README's ```python block runs as written (in a scratch copy of data/)."""
+    from conftest import BUNDLED, ROOT
+
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    blocks = readme.split("```python\n")[1:]
+    assert blocks, "README has no python block"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "heart.csv").write_bytes(open(os.path.join(BUNDLED, "heart.csv"), "rb").read())
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block.split("```")[0], "README.md", "exec"), {})
+    assert (tmp_path / "svc.json").exists()
