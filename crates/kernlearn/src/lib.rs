@@ -71,6 +71,7 @@ pub mod pipeline;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod select;
+mod simd;
 pub mod svm;
 mod validate;
 

@@ -66,8 +66,9 @@ impl DotMap {
                 .for_each(|v| *v = (gamma * *v + coef0).tanh()),
             DotMap::Rbf { gamma } => {
                 for (v, &si) in vals.iter_mut().zip(sq) {
-                    *v = (-gamma * (si + sq_j - 2.0 * *v).max(0.0)).exp();
+                    *v = -gamma * (si + sq_j - 2.0 * *v).max(0.0);
                 }
+                crate::simd::exp_in_place(vals);
             }
         }
     }

@@ -5,6 +5,7 @@ use super::functions::{chi2_dist, dot, l1_dist, powi, Kernel};
 use super::matrix::{scale_features, DotMap, Route};
 use super::KernelSource;
 use crate::data::Features;
+use crate::simd::exp_to_f32;
 use crate::{Error, Result};
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
@@ -113,8 +114,8 @@ impl<'a> FeatureKernel<'a> {
 
     /// Sequential kernel of `fill_row`, in blocks of [`BLOCK`] columns: a first pass
     /// computes the argument of the outer function (dot products and distances, no
-    /// calls), a second applies `exp`/`tanh`/the power. Two tight loops beat one loop
-    /// with a libm call in its body.
+    /// calls), a second applies `exp` (vectorised, [`crate::simd`]) / `tanh` / the power.
+    /// Two tight loops beat one loop with a call in its body.
     fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         let data: &[f64] = &self.data;
         let d = self.d;
@@ -130,9 +131,7 @@ impl<'a> FeatureKernel<'a> {
                     for (b, &c) in buf.iter_mut().zip(cs) {
                         *b = -gamma * (si + sq[c] - 2.0 * dot(xi, row(c))).max(0.0);
                     }
-                    for (o, b) in o.iter_mut().zip(buf.iter()) {
-                        *o = b.exp() as f32;
-                    }
+                    exp_to_f32(buf, o);
                 }
                 RowKind::Dot(DotMap::Linear) => {
                     for (o, &c) in o.iter_mut().zip(cs) {
@@ -163,17 +162,13 @@ impl<'a> FeatureKernel<'a> {
                     for (b, &c) in buf.iter_mut().zip(cs) {
                         *b = -gamma * l1_dist(xi, row(c));
                     }
-                    for (o, b) in o.iter_mut().zip(buf.iter()) {
-                        *o = b.exp() as f32;
-                    }
+                    exp_to_f32(buf, o);
                 }
                 RowKind::Chi2(gamma) => {
                     for (b, &c) in buf.iter_mut().zip(cs) {
                         *b = -gamma * chi2_dist(xi, row(c));
                     }
-                    for (o, b) in o.iter_mut().zip(buf.iter()) {
-                        *o = b.exp() as f32;
-                    }
+                    exp_to_f32(buf, o);
                 }
             }
         }

@@ -1,38 +1,8 @@
 //! Vector loops of the solver and of batch prediction: `g += a·row` and weighted sums of
 //! `f32` kernel rows. Plain loops that the compiler vectorises, compiled a second time
-//! with AVX2 enabled and chosen at run time (the default x86-64 target has only SSE2).
-//! Neither version fuses multiply and add, so both give the same results.
+//! with AVX2 enabled and chosen at run time ([`crate::simd`]).
 
-/// Whether the CPU has AVX2 (cached by the standard library after the first call).
-pub(crate) fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Defines `$name` calling the inlined `$body` compiled with AVX2 when the CPU has it.
-macro_rules! with_avx2 {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:ident) => {
-        $(#[$doc])*
-        pub(crate) fn $name($($arg: $ty),*) -> $ret {
-            #[cfg(target_arch = "x86_64")]
-            if avx2() {
-                #[target_feature(enable = "avx2")]
-                fn wide($($arg: $ty),*) -> $ret {
-                    $body($($arg),*)
-                }
-                // SAFETY: the CPU supports AVX2 (checked above).
-                return unsafe { wide($($arg),*) };
-            }
-            $body($($arg),*)
-        }
-    };
-}
+use crate::simd::with_avx2;
 
 with_avx2! {
     /// `g_t += a_t·da + b_t·db` (the gradient update of one SMO step).

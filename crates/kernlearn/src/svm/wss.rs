@@ -9,7 +9,7 @@
 //! overall extreme.
 
 use super::solver::Status;
-use super::vector::avx2;
+use crate::simd::avx2;
 
 /// Replacement for a non-positive curvature `Q_ii + Q_jj − 2 y_i y_j Q_ij` (LIBSVM's TAU).
 pub(crate) const TAU: f64 = 1e-12;
