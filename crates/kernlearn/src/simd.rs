@@ -72,8 +72,9 @@ fn exp_in_place_body(x: &mut [f64]) {
 #[inline(always)]
 pub(crate) fn exp_lanes(x: f64) -> f64 {
     const LOG2E: f64 = std::f64::consts::LOG2_E;
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1; // fdlibm's ln2_hi: 21 trailing zero bits
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    // fdlibm's split of ln 2: the high part has 21 trailing zero bits.
+    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
     const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52: adding it rounds to an integer
     const C: [f64; 14] = [
         1.0,
