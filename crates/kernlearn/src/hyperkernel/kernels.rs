@@ -313,8 +313,8 @@ impl Hyperkernel {
     }
 
     /// Writes the pair values of `(a, b)` into `out` and checks them against the domain:
-    /// the base value `k(a, b)` (times the scale) for (12) and (11), `(a_j − b_j)²/w_j²`
-    /// for (14), `k_t(a, b)` per term for (15).
+    /// the base value `k(a, b)` (times the scale) for (12) and (11), `exp(−(a_j − b_j)²/w_j²)`
+    /// per dimension for (14), `k_t(a, b)` per term for (15).
     pub(crate) fn pair_values(&self, a: &[f64], b: &[f64], out: &mut [f64]) -> Result<()> {
         match self {
             Hyperkernel::Harmonic { base, .. } => {
@@ -343,7 +343,7 @@ impl Hyperkernel {
             Hyperkernel::Ard { widths, .. } => {
                 for j in 0..widths.len() {
                     let d = (a[j] - b[j]) / widths[j];
-                    out[j] = d * d;
+                    out[j] = (-d * d).exp();
                 }
             }
             Hyperkernel::Explicit { terms } => {
@@ -369,11 +369,15 @@ impl Hyperkernel {
             Hyperkernel::Harmonic { lambda_h, .. } => {
                 (1.0 - lambda_h) / (1.0 - lambda_h * p[0] * q[0])
             }
-            Hyperkernel::Ard { lambda_h, .. } => p
-                .iter()
-                .zip(q)
-                .map(|(a, b)| (1.0 - lambda_h) / (1.0 - lambda_h * (-(a + b)).exp()))
-                .product(),
+            // exp(−σ_j(d² + d'²)) = exp(−σ_j d²) · exp(−σ_j d'²): no exp per entry.
+            Hyperkernel::Ard { lambda_h, .. } => {
+                let denominator: f64 = p
+                    .iter()
+                    .zip(q)
+                    .map(|(a, b)| 1.0 - lambda_h * a * b)
+                    .product();
+                (1.0 - lambda_h).powi(p.len() as i32) / denominator
+            }
             Hyperkernel::PowerSeries { series, .. } => {
                 let xi = p[0] * q[0];
                 if xi >= series.radius() {

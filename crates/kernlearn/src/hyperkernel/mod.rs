@@ -22,6 +22,6 @@ pub mod program;
 pub use kernels::{ExplicitTerm, Hyperkernel, HyperkernelKind, Series};
 pub use learned::LearnedKernel;
 pub use model::{
-    hyperkernel_for, HyperkernelInfo, HyperkernelModel, HyperkernelParams, Hypothesis,
+    hyperkernel_for, ConicInputs, HyperkernelInfo, HyperkernelModel, HyperkernelParams, Hypothesis,
 };
 pub use program::Problem;

@@ -280,23 +280,49 @@ const EIG_TOL: f64 = 1e-10;
 /// Recovery error above which the hypothesis is refitted by SMO.
 const RECOVERY_TOL: f64 = 1e-3;
 
-impl HyperkernelModel {
-    /// Fits on training data `x` with labels / targets `y` (ignored for one-class);
-    /// `progress` is called after the factorisation, the conic solve and the hypothesis.
-    pub fn fit(
-        params: &HyperkernelParams,
-        x: &Features,
-        y: &[f64],
-        progress: &(dyn Fn(&str) + Sync),
-    ) -> Result<Self> {
+/// The conic program of a fit before it is solved (exactly what Clarabel receives):
+/// the labels, the kernel basis `Q` (`m × R`), the factors `C_a` (`Qᵀ K_a Q = C_a C_aᵀ`)
+/// per expansion pair and the Cholesky factor of `K̲` on the expansion pairs. Public so
+/// that the same program can be handed to another solver (scripts/bench_hyperkernel.py).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConicInputs {
+    /// The problem.
+    pub problem: Problem,
+    /// `±1` labels (`classes[0]` → +1), targets, or zeros (novelty).
+    pub labels: Vec<f64>,
+    /// Classes of a classifier.
+    pub classes: Vec<f64>,
+    /// Right-hand side of `1ᵀβ = scale`.
+    pub scale: f64,
+    /// The hyperkernel with its widths.
+    pub hyperkernel: Hyperkernel,
+    /// Basis `Q`, `m × R`, orthonormal columns.
+    pub q: Mat<f64>,
+    /// `C_a`, `R × r_a`, per expansion pair.
+    pub factors: Vec<Mat<f64>>,
+    /// Cholesky factor `L` of `K̲` on the expansion pairs (`p × p`, row-major, lower).
+    pub hyper_chol: Vec<f64>,
+    /// The expansion pairs `(i, j)` (training-row indices).
+    pub pairs: Vec<(usize, usize)>,
+    /// Residual trace of the incomplete Cholesky.
+    pub residual_trace: f64,
+    /// Seconds spent building it.
+    pub seconds: f64,
+}
+
+impl ConicInputs {
+    /// Section 7.1 and the basis of the conic program for `params` on `(x, y)`.
+    pub fn prepare(params: &HyperkernelParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.validate()?;
         let start = Instant::now();
         x.check_finite("training features")?;
         let m = x.n_rows();
         if m < 2 {
-            return Err(Error::data(
-                "a hyperkernel fit needs at least two training points",
-            ));
+            return Err(Error::data("a hyperkernel fit needs at least two training points"));
+        }
+        if y.len() != m {
+            return Err(Error::data(format!("{m} training points but {} labels", y.len())));
         }
         let problem = params.problem;
         let (labels, classes, scale) = match problem.task() {
@@ -306,8 +332,7 @@ impl HyperkernelModel {
             }
             Task::Regression => {
                 let mean = y.iter().sum::<f64>() / m as f64;
-                let sd =
-                    (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
+                let sd = (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
                 if !(sd > 0.0 && sd.is_finite()) {
                     return Err(Error::data(
                         "the targets are constant: the scale-breaking constraint 1ᵀβ = stddev(y) \
@@ -322,12 +347,6 @@ impl HyperkernelModel {
         // Section 7.1: low-rank hyperkernel matrix over the training pairs.
         let pairs = Pairs::new(&h, x)?;
         let factor = factor_pairs(&h, &pairs, params.delta, params.max_rank, |_, _| {})?;
-        progress(&format!(
-            "incomplete Cholesky of the {0}×{0} hyperkernel matrix: rank {1}, residual trace {2:.2e}",
-            pairs.len(),
-            factor.rank(),
-            factor.residual_trace
-        ));
         let columns = |a: usize| -> Result<Mat<f64>> {
             let mut col = vec![0.0; pairs.len()];
             pairs.column(&h, a, &mut col)?;
@@ -351,47 +370,87 @@ impl HyperkernelModel {
             .map(|&a| -> Result<Mat<f64>> {
                 let k = columns(a)?;
                 let mut kq = Mat::<f64>::zeros(m, q.ncols());
-                faer::linalg::matmul::matmul(
-                    kq.as_mut(),
-                    Accum::Replace,
-                    k.as_ref(),
-                    q.as_ref(),
-                    1.0,
-                    Par::Seq,
-                );
+                faer::linalg::matmul::matmul(kq.as_mut(), Accum::Replace, k.as_ref(), q.as_ref(), 1.0, Par::Seq);
                 let mut ma = Mat::<f64>::zeros(q.ncols(), q.ncols());
-                faer::linalg::matmul::matmul(
-                    ma.as_mut(),
-                    Accum::Replace,
-                    q.transpose(),
-                    kq.as_ref(),
-                    1.0,
-                    Par::Seq,
-                );
+                faer::linalg::matmul::matmul(ma.as_mut(), Accum::Replace, q.transpose(), kq.as_ref(), 1.0, Par::Seq);
                 let e = crate::linalg::symmetric_eigen(ma.as_ref())?;
                 let top = e.values.last().copied().unwrap_or(0.0);
-                let cols: Vec<usize> = (0..e.values.len())
-                    .filter(|&i| e.values[i] > EIG_TOL * top)
-                    .collect();
+                let cols: Vec<usize> = (0..e.values.len()).filter(|&i| e.values[i] > EIG_TOL * top).collect();
                 Ok(Mat::from_fn(q.ncols(), cols.len(), |r, c| {
                     e.vectors[(r, cols[c])] * e.values[cols[c]].sqrt()
                 }))
             })
             .collect::<Result<_>>()?;
-        let seconds_factor = start.elapsed().as_secs_f64();
-        let hyper_chol = factor.pivot_block();
-        let input = ProgramInput {
+        Ok(Self {
             problem,
-            y: &labels,
-            q: q.as_ref(),
-            factors: &factors,
-            hyper_chol: &hyper_chol,
+            labels,
+            classes,
+            scale,
+            hyperkernel: h,
+            q,
+            factors,
+            hyper_chol: factor.pivot_block(),
+            pairs: factor
+                .pivots
+                .iter()
+                .map(|&a| (pairs.pairs[a].0 as usize, pairs.pairs[a].1 as usize))
+                .collect(),
+            residual_trace: factor.residual_trace,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Rank reached by the incomplete Cholesky (number of expansion pairs).
+    pub fn rank(&self) -> usize {
+        self.pairs.len()
+    }
+
+    fn program<'a>(&'a self, params: &HyperkernelParams) -> ProgramInput<'a> {
+        ProgramInput {
+            problem: self.problem,
+            y: &self.labels,
+            q: self.q.as_ref(),
+            factors: &self.factors,
+            hyper_chol: &self.hyper_chol,
             c: params.c,
             nu: params.nu(),
             lambda_q: params.lambda_q,
-            scale,
+            scale: self.scale,
             max_iter: params.max_iter,
-        };
+        }
+    }
+
+    /// Solves the program with Clarabel: optimal value, β (per expansion pair),
+    /// interior-point iterations and seconds.
+    pub fn solve(&self, params: &HyperkernelParams) -> Result<(f64, Vec<f64>, usize, f64)> {
+        let t = Instant::now();
+        let s = self.program(params).solve()?;
+        Ok((s.objective, s.beta, s.iterations, t.elapsed().as_secs_f64()))
+    }
+}
+
+impl HyperkernelModel {
+    /// Fits on training data `x` with labels / targets `y` (ignored for one-class);
+    /// `progress` is called after the factorisation, the conic solve and the hypothesis.
+    pub fn fit(
+        params: &HyperkernelParams,
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<Self> {
+        let start = Instant::now();
+        let prep = ConicInputs::prepare(params, x, y)?;
+        let m = x.n_rows();
+        let problem = params.problem;
+        progress(&format!(
+            "incomplete Cholesky of the hyperkernel matrix over {} pairs: rank {}, residual trace {:.2e}",
+            m * (m + 1) / 2,
+            prep.rank(),
+            prep.residual_trace
+        ));
+        let labels = &prep.labels;
+        let seconds_factor = prep.seconds;
+        let input = prep.program(params);
         let solve_start = Instant::now();
         let sol = input.solve()?;
         let seconds_solve = solve_start.elapsed().as_secs_f64();
@@ -412,13 +471,17 @@ impl HyperkernelModel {
         let pair_rows = |side: usize| -> Vec<usize> {
             keep.iter()
                 .map(|&t| {
-                    let (i, j) = pairs.pairs[factor.pivots[t]];
-                    (if side == 0 { i } else { j }) as usize
+                    let (i, j) = prep.pairs[t];
+                    if side == 0 {
+                        i
+                    } else {
+                        j
+                    }
                 })
                 .collect()
         };
         let kernel = LearnedKernel::new(
-            h,
+            prep.hyperkernel.clone(),
             x.select_rows(&pair_rows(0)),
             x.select_rows(&pair_rows(1)),
             keep.iter().map(|&t| sol.beta[t]).collect(),
@@ -439,10 +502,10 @@ impl HyperkernelModel {
             let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
             let settings = SolverSettings::default();
             let d = match problem {
-                Problem::NuSvm => solve_nu_svc(&src, &labels, params.nu(), &settings)?,
+                Problem::NuSvm => solve_nu_svc(&src, labels, params.nu(), &settings)?,
                 Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
-                Problem::NuSvr => solve_nu_svr(&src, &labels, params.c, params.nu(), &settings)?,
-                _ => solve_c_svc(&src, &labels, params.c, params.c, &settings, None)?,
+                Problem::NuSvr => solve_nu_svr(&src, labels, params.c, params.nu(), &settings)?,
+                _ => solve_c_svc(&src, labels, params.c, params.c, &settings, None)?,
             };
             (d.coef, -d.rho, Hypothesis::SmoRefit)
         } else {
@@ -457,9 +520,9 @@ impl HyperkernelModel {
         ));
         let sv: Vec<usize> = (0..m).filter(|&i| coef[i] != 0.0).collect();
         let info = HyperkernelInfo {
-            rank: factor.rank(),
-            residual_trace: factor.residual_trace,
-            basis_rank: q.ncols(),
+            rank: prep.rank(),
+            residual_trace: prep.residual_trace,
+            basis_rank: prep.q.ncols(),
             terms: kernel.n_terms(),
             objective: sol.objective,
             regulariser: sol.regulariser,
@@ -477,7 +540,7 @@ impl HyperkernelModel {
             support: x.select_rows(&sv),
             coef: sv.iter().map(|&i| coef[i]).collect(),
             bias,
-            classes,
+            classes: prep.classes.clone(),
             info,
         })
     }
