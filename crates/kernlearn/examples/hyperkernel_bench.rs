@@ -13,7 +13,8 @@
 //! seconds of the factorisation, the conic solve and the whole fit (means), and the
 //! least-squares slope of log(time) against log(n). `--dump DIR` writes, for repeat 0 of
 //! each size, the exact conic program (JSON) that `scripts/bench_hyperkernel.py` hands
-//! to CVXPY.
+//! to CVXPY. `--write-syndata FILE [--n 400]` writes the paper's synthetic set (seed 0)
+//! as CSV instead.
 
 use kernlearn::data::read_csv;
 use kernlearn::hyperkernel::{ConicInputs, HyperkernelModel, HyperkernelParams, Problem};
@@ -51,6 +52,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
         opts.insert(k.trim_start_matches("--").to_string(), it.next().unwrap_or_default());
+    }
+    if let Some(out) = opts.get("write-syndata") {
+        let n: usize = opts.get("n").map_or(Ok(400), |s| s.parse())?;
+        let d = kernlearn::data::synthetic::syndata(n, 0)?;
+        kernlearn::data::write_csv(Path::new(out), &d)?;
+        println!("wrote {n} rows of syndata to {out}");
+        return Ok(());
     }
     let path = opts
         .get("data")

@@ -504,7 +504,7 @@ impl HyperkernelModel {
             let d = match problem {
                 Problem::NuSvm => solve_nu_svc(&src, labels, params.nu(), &settings)?,
                 Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
-                Problem::NuSvr => solve_nu_svr(&src, labels, params.c, params.nu(), &settings)?,
+                Problem::NuSvr => solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?,
                 _ => solve_c_svc(&src, labels, params.c, params.c, &settings, None)?,
             };
             (d.coef, -d.rho, Hypothesis::SmoRefit)
@@ -518,7 +518,10 @@ impl HyperkernelModel {
                 Hypothesis::SmoRefit => "SMO refitted on the learned kernel",
             }
         ));
-        let sv: Vec<usize> = (0..m).filter(|&i| coef[i] != 0.0).collect();
+        // Interior-point duals of non-support points are tiny but not 0: drop those below
+        // 1e-9 of the largest (their share of any decision value is below that).
+        let cmax = coef.iter().fold(0.0f64, |a, c| a.max(c.abs()));
+        let sv: Vec<usize> = (0..m).filter(|&i| coef[i].abs() > 1e-9 * cmax).collect();
         let info = HyperkernelInfo {
             rank: prep.rank(),
             residual_trace: prep.residual_trace,

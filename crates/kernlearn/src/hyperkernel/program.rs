@@ -424,10 +424,12 @@ impl ProgramInput<'_> {
                     })
                     .collect();
                 margin2 = Some(cp.push(Cone::NonNeg, lower));
-                cp.q[eps] = self.c * self.nu;
+                // C per sample, as the classifiers' Vapnik-style C (1/(λm) = C): in LIBSVM's
+                // ν-SVR form C'(νε + (1/m) Σ(ζ + ζ*)) this is C' = C·m.
+                cp.q[eps] = self.c * mf * self.nu;
                 (0..m).for_each(|i| {
-                    cp.q[zeta + i] = self.c / mf;
-                    cp.q[zeta_s + i] = self.c / mf;
+                    cp.q[zeta + i] = self.c;
+                    cp.q[zeta_s + i] = self.c;
                 });
                 let mut rows: Vec<Expr> =
                     (0..2 * m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
