@@ -36,9 +36,9 @@ fn cpu_seconds() -> Option<f64> {
 
 fn slope(points: &[(f64, f64)]) -> f64 {
     let n = points.len() as f64;
-    let (mx, my) = points
-        .iter()
-        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x.ln() / n, b + y.ln() / n));
+    let (mx, my) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| {
+        (a + x.ln() / n, b + y.ln() / n)
+    });
     let (mut sxy, mut sxx) = (0.0, 0.0);
     for (x, y) in points {
         sxy += (x.ln() - mx) * (y.ln() - my);
@@ -51,7 +51,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut opts = BTreeMap::new();
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
-        opts.insert(k.trim_start_matches("--").to_string(), it.next().unwrap_or_default());
+        opts.insert(
+            k.trim_start_matches("--").to_string(),
+            it.next().unwrap_or_default(),
+        );
     }
     if let Some(out) = opts.get("write-syndata") {
         let n: usize = opts.get("n").map_or(Ok(400), |s| s.parse())?;
@@ -73,7 +76,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| s.trim().parse())
         .collect::<Result<_, _>>()?;
     let repeats: u64 = opts.get("repeats").map_or(Ok(3), |s| s.parse())?;
-    let problem: Problem = opts.get("problem").map_or(Ok(Problem::CSvm), |s| s.parse())?;
+    let problem: Problem = opts
+        .get("problem")
+        .map_or(Ok(Problem::CSvm), |s| s.parse())?;
     let dump = opts.get("dump").cloned();
     let mut params = HyperkernelParams::default();
     params.problem = problem;
@@ -105,7 +110,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         "clarabel_objective": obj, "clarabel_seconds": secs, "clarabel_iterations": iters,
                     });
                     std::fs::create_dir_all(dir)?;
-                    std::fs::write(Path::new(dir).join(format!("hk_{n}.json")), json.to_string())?;
+                    std::fs::write(
+                        Path::new(dir).join(format!("hk_{n}.json")),
+                        json.to_string(),
+                    )?;
                 }
             }
             let cols: usize = ConicInputs::prepare(&params, &d.x, &d.y)?

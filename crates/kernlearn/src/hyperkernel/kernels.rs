@@ -56,7 +56,7 @@ impl Series {
         match self {
             Series::Exp => 1.0 / fact(i),
             Series::Sinh if i % 2 == 1 => 1.0 / fact(i),
-            Series::Cosh if i % 2 == 0 => 1.0 / fact(i),
+            Series::Cosh if i.is_multiple_of(2) => 1.0 / fact(i),
             Series::Arctanh if i % 2 == 1 => 1.0 / f64::from(i),
             Series::NegLog if i >= 1 => 1.0 / f64::from(i),
             _ => 0.0,

@@ -319,10 +319,15 @@ impl ConicInputs {
         x.check_finite("training features")?;
         let m = x.n_rows();
         if m < 2 {
-            return Err(Error::data("a hyperkernel fit needs at least two training points"));
+            return Err(Error::data(
+                "a hyperkernel fit needs at least two training points",
+            ));
         }
         if y.len() != m {
-            return Err(Error::data(format!("{m} training points but {} labels", y.len())));
+            return Err(Error::data(format!(
+                "{m} training points but {} labels",
+                y.len()
+            )));
         }
         let problem = params.problem;
         let (labels, classes, scale) = match problem.task() {
@@ -332,7 +337,8 @@ impl ConicInputs {
             }
             Task::Regression => {
                 let mean = y.iter().sum::<f64>() / m as f64;
-                let sd = (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
+                let sd =
+                    (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
                 if !(sd > 0.0 && sd.is_finite()) {
                     return Err(Error::data(
                         "the targets are constant: the scale-breaking constraint 1ᵀβ = stddev(y) \
@@ -370,12 +376,28 @@ impl ConicInputs {
             .map(|&a| -> Result<Mat<f64>> {
                 let k = columns(a)?;
                 let mut kq = Mat::<f64>::zeros(m, q.ncols());
-                faer::linalg::matmul::matmul(kq.as_mut(), Accum::Replace, k.as_ref(), q.as_ref(), 1.0, Par::Seq);
+                faer::linalg::matmul::matmul(
+                    kq.as_mut(),
+                    Accum::Replace,
+                    k.as_ref(),
+                    q.as_ref(),
+                    1.0,
+                    Par::Seq,
+                );
                 let mut ma = Mat::<f64>::zeros(q.ncols(), q.ncols());
-                faer::linalg::matmul::matmul(ma.as_mut(), Accum::Replace, q.transpose(), kq.as_ref(), 1.0, Par::Seq);
+                faer::linalg::matmul::matmul(
+                    ma.as_mut(),
+                    Accum::Replace,
+                    q.transpose(),
+                    kq.as_ref(),
+                    1.0,
+                    Par::Seq,
+                );
                 let e = crate::linalg::symmetric_eigen(ma.as_ref())?;
                 let top = e.values.last().copied().unwrap_or(0.0);
-                let cols: Vec<usize> = (0..e.values.len()).filter(|&i| e.values[i] > EIG_TOL * top).collect();
+                let cols: Vec<usize> = (0..e.values.len())
+                    .filter(|&i| e.values[i] > EIG_TOL * top)
+                    .collect();
                 Ok(Mat::from_fn(q.ncols(), cols.len(), |r, c| {
                     e.vectors[(r, cols[c])] * e.values[cols[c]].sqrt()
                 }))
@@ -497,14 +519,17 @@ impl HyperkernelModel {
             .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
             / fmax.max(1e-300);
         let (coef, bias, hypothesis) = if problem == Problem::Kta
-            || !(recovery_error <= RECOVERY_TOL)
+            || recovery_error.is_nan()
+            || recovery_error > RECOVERY_TOL
         {
             let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
             let settings = SolverSettings::default();
             let d = match problem {
                 Problem::NuSvm => solve_nu_svc(&src, labels, params.nu(), &settings)?,
                 Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
-                Problem::NuSvr => solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?,
+                Problem::NuSvr => {
+                    solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?
+                }
                 _ => solve_c_svc(&src, labels, params.c, params.c, &settings, None)?,
             };
             (d.coef, -d.rho, Hypothesis::SmoRefit)
