@@ -525,7 +525,17 @@ impl HyperkernelModel {
             let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
             let settings = SolverSettings::default();
             let d = match problem {
-                Problem::NuSvm => solve_nu_svc(&src, labels, params.nu(), &settings)?,
+                Problem::NuSvm => {
+                    // LIBSVM's ν-SVC divides α and ρ by the margin r; on a degenerate
+                    // learned kernel r can be ≤ 0 and the division flips the machine. The
+                    // unscaled α y, b (r > 0: same signs) is the ν-SVM primal's solution.
+                    let mut d = solve_nu_svc(&src, labels, params.nu(), &settings)?;
+                    if d.derived.is_some_and(|inv_r| inv_r < 0.0) {
+                        d.coef.iter_mut().for_each(|c| *c = -*c);
+                        d.rho = -d.rho;
+                    }
+                    d
+                }
                 Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
                 Problem::NuSvr => {
                     solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?
