@@ -84,8 +84,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (r, picks) in rows.iter().enumerate() {
             for (c, &i) in picks.iter().enumerate() {
                 let px = d.x.row(i);
-                for p in 0..64 {
-                    let v = (255.0 - px[p].clamp(0.0, 16.0) * 255.0 / 16.0) as u8;
+                for (p, &value) in px.iter().enumerate().take(64) {
+                    let v = (255.0 - value.clamp(0.0, 16.0) * 255.0 / 16.0) as u8;
                     for dy in 0..ZOOM {
                         for dx in 0..ZOOM {
                             img.put_pixel(
