@@ -325,6 +325,46 @@ fn localized_methods_fit_save_load_predict() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--method hyperkernel` fits, saves the learned kernel with the model, reloads and
+/// predicts as `evaluate` does; bad λ_h names the option.
+#[test]
+fn hyperkernel_fits_saves_and_predicts() {
+    let dir = scratch("hyperkernel");
+    for problem in ["c-svm", "kta"] {
+        let model = dir.join(format!("hk-{problem}.json")).display().to_string();
+        let common = ["--method", "hyperkernel", "--problem", problem];
+        let fit = json_of(&run(&[
+            &[
+                "fit",
+                "--data",
+                &fixture("heart.train.csv"),
+                "--model-out",
+                &model,
+                "--json",
+            ][..],
+            &common[..],
+        ]
+        .concat()));
+        assert_eq!(fit["method"], "hyperkernel");
+        let saved = std::fs::read_to_string(&model).unwrap();
+        assert!(saved.contains("\"beta\"") && saved.contains("\"hyperkernel\""));
+        let acc = saved_model_matches_evaluate(&model, &common, problem);
+        assert!(acc > 0.7, "{problem}: test accuracy {acc}");
+    }
+    let data = fixture("heart.train.csv");
+    let e = stderr_of(&run(&[
+        "evaluate",
+        "--data",
+        &data,
+        "--method",
+        "hyperkernel",
+        "--lambda-h",
+        "1",
+    ]));
+    assert!(e.contains("lambda-h") && e.contains("(0, 1)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn gate_figure_is_written() {
     let dir = scratch("gates");

@@ -6,6 +6,7 @@
 //! training data and is what model files store.
 
 use crate::data::Features;
+use crate::hyperkernel::HyperkernelModel;
 use crate::localized::LocalizedModel;
 use crate::mkl::{MklModel, NystromLinearModel};
 use crate::nonparametric::DankModel;
@@ -205,6 +206,8 @@ pub enum AnyModel {
     DankScalable(ScalableDankModel),
     /// A localized multiple-kernel classifier (LMKL, C-LMKL, SWMKL, LD-MKL).
     Localized(LocalizedModel),
+    /// A hyperkernel machine on its learned kernel (`hyperkernel`).
+    Hyperkernel(HyperkernelModel),
 }
 
 impl AnyModel {
@@ -217,6 +220,7 @@ impl AnyModel {
             AnyModel::NystromLinear(m) => m,
             AnyModel::DankScalable(m) => m,
             AnyModel::Localized(m) => m,
+            AnyModel::Hyperkernel(m) => m,
         }
     }
 }

@@ -57,6 +57,7 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod experiment;
+pub mod hyperkernel;
 pub mod kernel;
 pub mod linalg;
 pub mod localized;

@@ -579,7 +579,8 @@ fn fresh_models_of_every_method_validate_and_survive_mutations() {
     let mut panics = Vec::new();
     for kind in MethodKind::all() {
         let name = kind.name();
-        let train = if kind == MethodKind::DankScalable {
+        // Scalable DANK and the hyperkernel machines are binary.
+        let train = if kind == MethodKind::DankScalable || kind == MethodKind::Hyperkernel {
             &heart
         } else if kind.supports(Task::Classification) {
             &wine

@@ -56,6 +56,8 @@ pub enum MethodKind {
     Lmkl,
     /// C-LMKL (localized, clustered).
     Clmkl,
+    /// Hyperkernels (Ong, Smola and Williamson 2005).
+    Hyperkernel,
 }
 
 /// The family a method belongs to (one library module each).
@@ -71,6 +73,8 @@ pub enum Family {
     Mkl,
     /// Localized multiple kernel learning ([`crate::localized`]).
     Localized,
+    /// Hyperkernels ([`crate::hyperkernel`]).
+    Hyperkernel,
 }
 
 impl Family {
@@ -81,6 +85,7 @@ impl Family {
             Family::Nonparametric => "nonparametric",
             Family::Mkl => "multiple kernel learning",
             Family::Localized => "localized MKL",
+            Family::Hyperkernel => "hyperkernel",
         }
     }
 }
@@ -338,6 +343,17 @@ pub static CATALOGUE: &[MethodInfo] = &[
         options: family_options!("solver", "lkl-epsilon", "clusters"),
         in_demo: false,
         build: crate::localized::learner::build,
+    },
+    MethodInfo {
+        kind: MethodKind::Hyperkernel,
+        name: "hyperkernel",
+        family: Family::Hyperkernel,
+        tasks: &[Task::Classification, Task::Regression, Task::Novelty],
+        summary: "hyperkernels: kernel learned in a hyper-RKHS by conic programming (Ong et al., JMLR 2005)",
+        selection: "none (the paper's untuned defaults, section 7)",
+        options: &["problem", "hyperkernel", "lambda-h", "lambda-q", "c", "nu", "hk-width-factor", "hk-delta", "hk-rank"],
+        in_demo: false,
+        build: crate::hyperkernel::learner::build,
     },
 ];
 

@@ -22,6 +22,7 @@ pub use selection::select_candidate;
 
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
+use crate::hyperkernel::learner::HyperkernelLearner;
 use crate::kernel::Kernel;
 use crate::localized::learner::LocalizedLearner;
 use crate::mkl::learner::{MklLearner, NystromLinearLearner};
@@ -180,6 +181,8 @@ pub enum Method {
     DankScalable(ScalableDankLearner),
     /// Localized MKL: LMKL, C-LMKL, SWMKL or LD-MKL.
     Localized(LocalizedLearner),
+    /// Hyperkernels: a kernel learned in a hyper-RKHS by conic programming.
+    Hyperkernel(HyperkernelLearner),
 }
 
 impl Method {
@@ -193,6 +196,7 @@ impl Method {
             Method::NystromLinear(l) => l,
             Method::DankScalable(l) => l,
             Method::Localized(l) => l,
+            Method::Hyperkernel(l) => l,
         }
     }
 

@@ -2,6 +2,7 @@
 //! the library fills in the papers' defaults and can tell which ones were given) and
 //! [`GridSettings`] (the grid and folds of a cross-validated selection).
 
+use crate::hyperkernel::{HyperkernelKind, Problem};
 use crate::kernel::Kernel;
 use crate::nonparametric::dank::{Scheme, StepRule};
 use crate::select::{Grid, GridSearch};
@@ -177,6 +178,20 @@ pub struct MethodOptions {
     pub landmarks: Option<usize>,
     /// Scalable DANK: clusters (default n/1000); C-LMKL: soft clusters (default 3).
     pub clusters: Option<usize>,
+    /// Hyperkernel: the problem of section 6 (default C-SVM).
+    pub problem: Option<Problem>,
+    /// Hyperkernel: which hyperkernel (default ARD (14)).
+    pub hyperkernel: Option<HyperkernelKind>,
+    /// Hyperkernel: λ_h (default 0.6).
+    pub lambda_h: Option<f64>,
+    /// Hyperkernel: λ_Q (default 1).
+    pub lambda_q: Option<f64>,
+    /// Hyperkernel: width factor on the 90 % distance quantile (default 50).
+    pub hk_width_factor: Option<f64>,
+    /// Hyperkernel: incomplete-Cholesky tolerance δ (default 1e-6).
+    pub hk_delta: Option<f64>,
+    /// Hyperkernel: rank cap of the factorisation (default 100).
+    pub hk_rank: Option<usize>,
 }
 
 /// What kind of value an option takes on the command line.
@@ -236,8 +251,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("sigma", Number, "Gaussian width σ as in the papers: exp(−‖x−x'‖²/σ²), i.e. γ = 1/σ²"),
     spec("degree", Count, "Polynomial degree (default 3)"),
     spec("coef0", Number, "coef0 of polynomial and sigmoid kernels (default 0)"),
-    short('c', spec("c", Number, "Trade-off C (default 1)")),
-    spec("nu", Number, "ν of nu-svc, one-class and nu-svr (default 0.5)"),
+    short('c', spec("c", Number, "Trade-off C (default 1; hyperkernel: 100, the paper's 1/(λm))")),
+    spec("nu", Number, "ν of nu-svc, one-class and nu-svr (default 0.5; hyperkernel: 0.3, or 0.1 for --problem one-class)"),
     spec("epsilon", Number, "ε of the SVR insensitive tube (LIBSVM -p; default 0.1)"),
     spec("tol", Number, "SMO stopping tolerance (LIBSVM -e; default 1e-3)"),
     spec("cache-mb", Number, "Kernel cache in MiB (default 200)"),
@@ -255,6 +270,13 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("mwu-epsilon", Number, "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)"),
     spec("lambda", Number, "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)"),
     spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's)"),
+    spec("problem", OptionValue::Choice(&crate::hyperkernel::program::PROBLEM_NAMES), "hyperkernel: the quality functional, c-svm (Example 7; default), nu-svm (8), lsvm (Lagrangian SVM, 9), one-class (novelty, 10), nu-svr (regression, 11) or kta (kernel-target alignment, 12; hypothesis by a C-SVM on the learned kernel)"),
+    spec("hyperkernel", OptionValue::Choice(&crate::hyperkernel::kernels::KIND_NAMES), "hyperkernel: harmonic (12)-(13) on one Gaussian, ard (14; default, the paper's), a power series of Table 2 (exp, sinh, cosh, arctanh, neglog = -ln(1-x)) on a Gaussian, or explicit (16: even polynomial + Gaussian)"),
+    spec("lambda-h", Number, "hyperkernel: λ_h ∈ (0, 1) of the harmonic and ARD hyperkernels (default 0.6)"),
+    spec("lambda-q", Number, "hyperkernel: regularisation λ_Q of the kernel in the hyper-RKHS (default 1)"),
+    spec("hk-width-factor", Number, "hyperkernel: base-kernel widths are this factor times the 90% quantile of pairwise distances (per dimension for ard) on a 20% sample (default 50, the paper's)"),
+    spec("hk-delta", Number, "hyperkernel: tolerance δ of the incomplete Cholesky of the hyperkernel matrix, on the residual trace (default 1e-6, the paper's)"),
+    spec("hk-rank", Count, "hyperkernel: rank cap of that factorisation, i.e. most expansion pairs (default 100)"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -306,6 +328,13 @@ impl MethodOptions {
             "lambda" => self.lambda = Some(number()?),
             "landmarks" => self.landmarks = Some(count()?),
             "clusters" => self.clusters = Some(count()?),
+            "problem" => self.problem = Some(value.parse()?),
+            "hyperkernel" => self.hyperkernel = Some(value.parse()?),
+            "lambda-h" => self.lambda_h = Some(number()?),
+            "lambda-q" => self.lambda_q = Some(number()?),
+            "hk-width-factor" => self.hk_width_factor = Some(number()?),
+            "hk-delta" => self.hk_delta = Some(number()?),
+            "hk-rank" => self.hk_rank = Some(count()?),
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -340,6 +369,13 @@ impl MethodOptions {
             ("lambda", self.lambda.is_some()),
             ("landmarks", self.landmarks.is_some()),
             ("clusters", self.clusters.is_some()),
+            ("problem", self.problem.is_some()),
+            ("hyperkernel", self.hyperkernel.is_some()),
+            ("lambda-h", self.lambda_h.is_some()),
+            ("lambda-q", self.lambda_q.is_some()),
+            ("hk-width-factor", self.hk_width_factor.is_some()),
+            ("hk-delta", self.hk_delta.is_some()),
+            ("hk-rank", self.hk_rank.is_some()),
         ];
         flags
             .iter()

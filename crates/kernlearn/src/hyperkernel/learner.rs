@@ -1,0 +1,113 @@
+//! The hyperkernel method as a [`Learner`]: the untuned defaults of section 7, no
+//! selection.
+
+use super::model::{HyperkernelModel, HyperkernelParams};
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::method::timed;
+use crate::method::{
+    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
+    ProgressFn,
+};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A hyperkernel machine ([`HyperkernelModel`]) with the given parameters.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HyperkernelLearner {
+    /// Problem, hyperkernel and settings.
+    pub params: HyperkernelParams,
+}
+
+/// Catalogue builder of `hyperkernel`.
+pub(crate) fn build(
+    _kind: MethodKind,
+    options: &MethodOptions,
+    data: &Dataset,
+    search: Option<GridSettings>,
+) -> Result<Method> {
+    if search.is_some() {
+        return Err(Error::param(
+            "select",
+            "hyperkernel has no grid search: the paper fits its untuned defaults (section 7)",
+        ));
+    }
+    let mut p = HyperkernelParams {
+        seed: options.seed,
+        ..HyperkernelParams::default()
+    };
+    if let Some(v) = options.problem {
+        p.problem = v;
+    }
+    if let Some(v) = options.hyperkernel {
+        p.hyperkernel = v;
+    }
+    if let Some(v) = options.lambda_h {
+        p.lambda_h = v;
+    }
+    if let Some(v) = options.lambda_q {
+        p.lambda_q = v;
+    }
+    if let Some(v) = options.c {
+        p.c = v;
+    }
+    p.nu = options.nu;
+    if let Some(v) = options.hk_width_factor {
+        p.width_factor = v;
+    }
+    if let Some(v) = options.hk_delta {
+        p.delta = v;
+    }
+    if let Some(v) = options.hk_rank {
+        p.max_rank = v;
+    }
+    p.validate()?;
+    let _ = data;
+    Ok(Method::Hyperkernel(HyperkernelLearner { params: p }))
+}
+
+impl Learner for HyperkernelLearner {
+    fn name(&self) -> String {
+        format!("hyperkernel ({})", self.params.problem)
+    }
+
+    fn task(&self) -> Task {
+        self.params.problem.task()
+    }
+
+    fn steps(&self) -> u64 {
+        3
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let mut params = self.params.clone();
+        params.seed = seed;
+        let report = |_: &str| progress(Progress::Step);
+        let (model, secs) = timed(|| HyperkernelModel::fit(&params, x, y, &report))?;
+        let mut chosen = ChosenParams {
+            c: Some(params.c),
+            ..ChosenParams::default()
+        };
+        chosen
+            .other
+            .insert("hyperkernel_lambda_h".into(), params.lambda_h);
+        chosen
+            .other
+            .insert("hyperkernel_lambda_q".into(), params.lambda_q);
+        chosen.other.insert("hyperkernel_nu".into(), params.nu());
+        chosen
+            .other
+            .insert("hyperkernel_rank".into(), model.info.rank as f64);
+        Ok(FittedMethod::new(
+            AnyModel::Hyperkernel(model),
+            chosen,
+            secs,
+        ))
+    }
+}

@@ -1,0 +1,913 @@
+//! Fitting a hyperkernel machine (sections 5–7) and the fitted model.
+
+use super::kernels::{ExplicitTerm, Hyperkernel, HyperkernelKind};
+use super::learned::LearnedKernel;
+use super::lowrank::{factor_pairs, Pairs};
+use super::program::{Problem, ProgramInput};
+use crate::data::Features;
+use crate::estimator::{Estimator, FitSummary, Task};
+use crate::kernel::Kernel;
+use crate::svm::{solve_c_svc, solve_nu_svc, solve_nu_svr, solve_one_class, SolverSettings};
+use crate::{Error, Result};
+use faer::{Accum, Mat, Par};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// Parameters of a hyperkernel fit. Defaults are the untuned settings of section 7.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct HyperkernelParams {
+    /// The quality functional (default C-SVM, Example 7).
+    pub problem: Problem,
+    /// The hyperkernel (default ARD (14), the paper's choice).
+    pub hyperkernel: HyperkernelKind,
+    /// `λ_h` of the harmonic / ARD hyperkernels (default 0.6).
+    pub lambda_h: f64,
+    /// Hyperkernel regularisation `λ_Q` (default 1).
+    pub lambda_q: f64,
+    /// Vapnik-style `C` on the summed slacks, `1/(λm)` in the paper (default 100).
+    pub c: f64,
+    /// `ν`; default 0.3, or 0.1 for novelty detection.
+    pub nu: Option<f64>,
+    /// Base-kernel widths are this factor times the 90 % quantile of the pairwise
+    /// distances (per dimension for ARD) on a 20 % sample of the training data (default 50).
+    pub width_factor: f64,
+    /// Tolerance `δ` of the incomplete Cholesky of the hyperkernel matrix on the residual
+    /// trace (default 1e-6, section 7.1).
+    pub delta: f64,
+    /// Largest number of expansion pairs (rank of the factorisation; default 100).
+    pub max_rank: usize,
+    /// Iteration cap of the conic solver (default 200).
+    pub max_iter: u32,
+    /// Seed of the 20 % sample of the width rule.
+    pub seed: u64,
+}
+
+impl Default for HyperkernelParams {
+    fn default() -> Self {
+        Self {
+            problem: Problem::CSvm,
+            hyperkernel: HyperkernelKind::Ard,
+            lambda_h: 0.6,
+            lambda_q: 1.0,
+            c: 100.0,
+            nu: None,
+            width_factor: 50.0,
+            delta: 1e-6,
+            max_rank: 100,
+            max_iter: 200,
+            seed: 0,
+        }
+    }
+}
+
+impl HyperkernelParams {
+    /// `ν` in use.
+    pub fn nu(&self) -> f64 {
+        self.nu.unwrap_or(if self.problem == Problem::OneClass {
+            0.1
+        } else {
+            0.3
+        })
+    }
+
+    /// Checks every parameter's domain.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.lambda_h > 0.0 && self.lambda_h < 1.0) {
+            return Err(Error::param(
+                "lambda-h",
+                format!(
+                    "λ_h must lie in (0, 1) (harmonic series (12)), got {}",
+                    self.lambda_h
+                ),
+            ));
+        }
+        crate::check::positive_finite("lambda-q", self.lambda_q)?;
+        crate::check::positive_finite("c", self.c)?;
+        let nu = self.nu();
+        if !(nu > 0.0 && nu <= 1.0) {
+            return Err(Error::param(
+                "nu",
+                format!("ν must lie in (0, 1], got {nu}"),
+            ));
+        }
+        crate::check::positive_finite("hk-width-factor", self.width_factor)?;
+        crate::check::non_negative_finite("hk-delta", self.delta)?;
+        if self.max_rank == 0 {
+            return Err(Error::param("hk-rank", "the rank cap must be at least 1"));
+        }
+        if self.max_iter == 0 {
+            return Err(Error::param(
+                "max-iter",
+                "the conic solver needs at least one iteration",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where the hypothesis came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Hypothesis {
+    /// From the conic program's variables (the dual variables of the margin constraints
+    /// and the offset), as the paper does.
+    Conic,
+    /// Our SMO refitted on the learned kernel (the paper's remedy when the recovery is
+    /// numerically poor; always for kernel-target alignment).
+    SmoRefit,
+}
+
+/// What the fit reported.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HyperkernelInfo {
+    /// Rank reached by the incomplete Cholesky (expansion pairs offered to the program).
+    pub rank: usize,
+    /// Residual trace of the factorisation when it stopped.
+    pub residual_trace: f64,
+    /// Dimension of the kernel basis `Q` of the conic program.
+    pub basis_rank: usize,
+    /// Expansion pairs with `β > 0` kept in the learned kernel.
+    pub terms: usize,
+    /// Optimal value of the conic program.
+    pub objective: f64,
+    /// The hyperkernel regulariser's share of the objective.
+    pub regulariser: f64,
+    /// Interior-point iterations.
+    pub iterations: usize,
+    /// Clarabel's status.
+    pub status: String,
+    /// Largest difference between the recovered hypothesis (exact learned kernel) and the
+    /// program's own outputs on the training points, relative to the largest output.
+    pub recovery_error: f64,
+    /// Which hypothesis the model uses.
+    pub hypothesis: Option<Hypothesis>,
+    /// Seconds: factorisation (pairs, incomplete Cholesky, basis), conic solve, total.
+    pub seconds_factor: f64,
+    pub seconds_solve: f64,
+    pub seconds_total: f64,
+}
+
+/// A fitted hyperkernel machine `f(x) = Σ_s coef_s k(sv_s, x) + bias` on the learned
+/// kernel `k` ([`LearnedKernel`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HyperkernelModel {
+    /// The parameters.
+    pub params: HyperkernelParams,
+    /// The learned kernel (saved with the model; usable by any estimator).
+    pub kernel: LearnedKernel,
+    /// Support points (training points with non-zero coefficient).
+    pub support: Features,
+    /// Coefficients per support point.
+    pub coef: Vec<f64>,
+    /// Offset.
+    pub bias: f64,
+    /// Classes (classification): `classes[0]` is the `+1` side.
+    pub classes: Vec<f64>,
+    /// What the fit reported.
+    pub info: HyperkernelInfo,
+}
+
+/// The 90 % quantile of `values` (sorted in place).
+fn quantile90(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * 0.9).round() as usize]
+}
+
+/// The hyperkernel of `params` on the training data `x`: widths from the 90 % quantile
+/// of pairwise distances on a 20 % sample (section 7), times the width factor.
+pub fn hyperkernel_for(params: &HyperkernelParams, x: &Features) -> Result<Hyperkernel> {
+    let (m, d) = (x.n_rows(), x.n_cols());
+    let mut idx: Vec<usize> = (0..m).collect();
+    idx.shuffle(&mut ChaCha8Rng::seed_from_u64(params.seed));
+    idx.truncate(((m as f64 * 0.2).ceil() as usize).max(m.min(10)));
+    let pairs: Vec<(usize, usize)> = (0..idx.len())
+        .flat_map(|a| (a + 1..idx.len()).map(move |b| (a, b)))
+        .collect();
+    let mut all: Vec<f64> = pairs
+        .iter()
+        .map(|&(a, b)| crate::kernel::sq_dist(x.row(idx[a]), x.row(idx[b])).sqrt())
+        .collect();
+    let overall = quantile90(&mut all);
+    let fallback = if overall > 0.0 { overall } else { 1.0 };
+    let sigma = params.width_factor * fallback;
+    let lh = params.lambda_h;
+    let h = match params.hyperkernel {
+        HyperkernelKind::Harmonic => Hyperkernel::Harmonic {
+            lambda_h: lh,
+            base: Kernel::rbf_sigma(sigma)?,
+        },
+        HyperkernelKind::Ard => {
+            let widths = (0..d)
+                .map(|j| {
+                    let mut v: Vec<f64> = pairs
+                        .iter()
+                        .map(|&(a, b)| (x.row(idx[a])[j] - x.row(idx[b])[j]).abs())
+                        .collect();
+                    let q = quantile90(&mut v);
+                    params.width_factor * if q > 0.0 { q } else { fallback }
+                })
+                .collect();
+            Hyperkernel::Ard {
+                lambda_h: lh,
+                widths,
+            }
+        }
+        HyperkernelKind::Series(series) => Hyperkernel::PowerSeries {
+            series,
+            base: Kernel::rbf_sigma(sigma)?,
+            scale: if series.radius().is_finite() {
+                0.9
+            } else {
+                1.0
+            },
+        },
+        HyperkernelKind::Explicit => Hyperkernel::Explicit {
+            terms: vec![
+                ExplicitTerm {
+                    weight: 0.5,
+                    kernel: Kernel::polynomial(2, 1.0 / (sigma * sigma), 1.0)?,
+                },
+                ExplicitTerm {
+                    weight: 0.5,
+                    kernel: Kernel::rbf_sigma(sigma)?,
+                },
+            ],
+        },
+    };
+    h.validate(d)?;
+    Ok(h)
+}
+
+/// Labels `±1` (`classes[0]` → +1) of a binary problem.
+fn binary_labels(y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (classes, _) = crate::multiclass::class_groups(y);
+    if classes.len() != 2 {
+        return Err(Error::data(format!(
+            "hyperkernel classification is binary (the paper's problems (27)–(29), (32)); the \
+             data have {} classes",
+            classes.len()
+        )));
+    }
+    let s = y
+        .iter()
+        .map(|&v| if v == classes[0] { 1.0 } else { -1.0 })
+        .collect();
+    Ok((s, classes))
+}
+
+/// `out[p, q] = column[b]` for the pair `b = (p, q)` (and its mirror).
+fn reshape(pairs: &Pairs, column: &[f64], m: usize) -> Mat<f64> {
+    let mut k = Mat::<f64>::zeros(m, m);
+    for (b, &(p, q)) in pairs.pairs.iter().enumerate() {
+        k[(p as usize, q as usize)] = column[b];
+        k[(q as usize, p as usize)] = column[b];
+    }
+    k
+}
+
+/// Largest basis dimension of the conic program.
+const BASIS_CAP: usize = 200;
+/// Relative eigenvalue below which a basis direction or factor column is dropped.
+const EIG_TOL: f64 = 1e-10;
+/// Recovery error above which the hypothesis is refitted by SMO.
+const RECOVERY_TOL: f64 = 1e-3;
+
+/// The conic program of a fit before it is solved (exactly what Clarabel receives):
+/// the labels, the kernel basis `Q` (`m × R`), the factors `C_a` (`Qᵀ K_a Q = C_a C_aᵀ`)
+/// per expansion pair and the Cholesky factor of `K̲` on the expansion pairs. Public so
+/// that the same program can be handed to another solver (scripts/bench_hyperkernel.py).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConicInputs {
+    /// The problem.
+    pub problem: Problem,
+    /// `±1` labels (`classes[0]` → +1), targets, or zeros (novelty).
+    pub labels: Vec<f64>,
+    /// Classes of a classifier.
+    pub classes: Vec<f64>,
+    /// Right-hand side of `1ᵀβ = scale`.
+    pub scale: f64,
+    /// The hyperkernel with its widths.
+    pub hyperkernel: Hyperkernel,
+    /// Basis `Q`, `m × R`, orthonormal columns.
+    pub q: Mat<f64>,
+    /// `C_a`, `R × r_a`, per expansion pair.
+    pub factors: Vec<Mat<f64>>,
+    /// Cholesky factor `L` of `K̲` on the expansion pairs (`p × p`, row-major, lower).
+    pub hyper_chol: Vec<f64>,
+    /// The expansion pairs `(i, j)` (training-row indices).
+    pub pairs: Vec<(usize, usize)>,
+    /// Residual trace of the incomplete Cholesky.
+    pub residual_trace: f64,
+    /// Seconds spent building it.
+    pub seconds: f64,
+}
+
+impl ConicInputs {
+    /// Section 7.1 and the basis of the conic program for `params` on `(x, y)`.
+    pub fn prepare(params: &HyperkernelParams, x: &Features, y: &[f64]) -> Result<Self> {
+        params.validate()?;
+        let start = Instant::now();
+        x.check_finite("training features")?;
+        let m = x.n_rows();
+        if m < 2 {
+            return Err(Error::data(
+                "a hyperkernel fit needs at least two training points",
+            ));
+        }
+        if y.len() != m {
+            return Err(Error::data(format!(
+                "{m} training points but {} labels",
+                y.len()
+            )));
+        }
+        let problem = params.problem;
+        let (labels, classes, scale) = match problem.task() {
+            Task::Classification => {
+                let (s, c) = binary_labels(y)?;
+                (s, c, 1.0)
+            }
+            Task::Regression => {
+                let mean = y.iter().sum::<f64>() / m as f64;
+                let sd =
+                    (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
+                if !(sd > 0.0 && sd.is_finite()) {
+                    return Err(Error::data(
+                        "the targets are constant: the scale-breaking constraint 1ᵀβ = stddev(y) \
+                         needs a positive standard deviation",
+                    ));
+                }
+                (y.to_vec(), Vec::new(), sd)
+            }
+            Task::Novelty => (vec![0.0; m], Vec::new(), 1.0),
+        };
+        let h = hyperkernel_for(params, x)?;
+        // Section 7.1: low-rank hyperkernel matrix over the training pairs.
+        let pairs = Pairs::new(&h, x)?;
+        let factor = factor_pairs(&h, &pairs, params.delta, params.max_rank, |_, _| {})?;
+        let columns = |a: usize| -> Result<Mat<f64>> {
+            let mut col = vec![0.0; pairs.len()];
+            pairs.column(&h, a, &mut col)?;
+            Ok(reshape(&pairs, &col, m))
+        };
+        let mut sum = Mat::<f64>::zeros(m, m);
+        for &a in &factor.pivots {
+            sum += columns(a)?;
+        }
+        let eig = crate::linalg::symmetric_eigen(sum.as_ref())?;
+        let top = eig.values.last().copied().unwrap_or(0.0);
+        let kept: Vec<usize> = (0..m)
+            .rev()
+            .filter(|&i| eig.values[i] > EIG_TOL * top)
+            .take(BASIS_CAP)
+            .collect();
+        let q = Mat::<f64>::from_fn(m, kept.len(), |i, k| eig.vectors[(i, kept[k])]);
+        let factors: Vec<Mat<f64>> = factor
+            .pivots
+            .par_iter()
+            .map(|&a| -> Result<Mat<f64>> {
+                let k = columns(a)?;
+                let mut kq = Mat::<f64>::zeros(m, q.ncols());
+                faer::linalg::matmul::matmul(
+                    kq.as_mut(),
+                    Accum::Replace,
+                    k.as_ref(),
+                    q.as_ref(),
+                    1.0,
+                    Par::Seq,
+                );
+                let mut ma = Mat::<f64>::zeros(q.ncols(), q.ncols());
+                faer::linalg::matmul::matmul(
+                    ma.as_mut(),
+                    Accum::Replace,
+                    q.transpose(),
+                    kq.as_ref(),
+                    1.0,
+                    Par::Seq,
+                );
+                let e = crate::linalg::symmetric_eigen(ma.as_ref())?;
+                let top = e.values.last().copied().unwrap_or(0.0);
+                let cols: Vec<usize> = (0..e.values.len())
+                    .filter(|&i| e.values[i] > EIG_TOL * top)
+                    .collect();
+                Ok(Mat::from_fn(q.ncols(), cols.len(), |r, c| {
+                    e.vectors[(r, cols[c])] * e.values[cols[c]].sqrt()
+                }))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Self {
+            problem,
+            labels,
+            classes,
+            scale,
+            hyperkernel: h,
+            q,
+            factors,
+            hyper_chol: factor.pivot_block(),
+            pairs: factor
+                .pivots
+                .iter()
+                .map(|&a| (pairs.pairs[a].0 as usize, pairs.pairs[a].1 as usize))
+                .collect(),
+            residual_trace: factor.residual_trace,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Rank reached by the incomplete Cholesky (number of expansion pairs).
+    pub fn rank(&self) -> usize {
+        self.pairs.len()
+    }
+
+    fn program<'a>(&'a self, params: &HyperkernelParams) -> ProgramInput<'a> {
+        ProgramInput {
+            problem: self.problem,
+            y: &self.labels,
+            q: self.q.as_ref(),
+            factors: &self.factors,
+            hyper_chol: &self.hyper_chol,
+            c: params.c,
+            nu: params.nu(),
+            lambda_q: params.lambda_q,
+            scale: self.scale,
+            max_iter: params.max_iter,
+        }
+    }
+
+    /// Solves the program with Clarabel: optimal value, β (per expansion pair),
+    /// interior-point iterations and seconds.
+    pub fn solve(&self, params: &HyperkernelParams) -> Result<(f64, Vec<f64>, usize, f64)> {
+        let t = Instant::now();
+        let s = self.program(params).solve()?;
+        Ok((s.objective, s.beta, s.iterations, t.elapsed().as_secs_f64()))
+    }
+}
+
+impl HyperkernelModel {
+    /// Fits on training data `x` with labels / targets `y` (ignored for one-class);
+    /// `progress` is called after the factorisation, the conic solve and the hypothesis.
+    pub fn fit(
+        params: &HyperkernelParams,
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<Self> {
+        let start = Instant::now();
+        let prep = ConicInputs::prepare(params, x, y)?;
+        let m = x.n_rows();
+        let problem = params.problem;
+        progress(&format!(
+            "incomplete Cholesky of the hyperkernel matrix over {} pairs: rank {}, residual trace {:.2e}",
+            m * (m + 1) / 2,
+            prep.rank(),
+            prep.residual_trace
+        ));
+        let labels = &prep.labels;
+        let seconds_factor = prep.seconds;
+        let input = prep.program(params);
+        let solve_start = Instant::now();
+        let sol = input.solve()?;
+        let seconds_solve = solve_start.elapsed().as_secs_f64();
+        progress(&format!(
+            "conic program ({}) solved by Clarabel: {} iterations, objective {:.6}",
+            problem, sol.iterations, sol.objective
+        ));
+        // The learned kernel: the expansion pairs with β > 0 (relative 1e-9 dropped).
+        let bmax = sol.beta.iter().cloned().fold(0.0, f64::max);
+        let keep: Vec<usize> = (0..sol.beta.len())
+            .filter(|&a| sol.beta[a] > 1e-9 * bmax)
+            .collect();
+        if keep.is_empty() {
+            return Err(Error::numerical(
+                "the conic program returned β = 0: no learned kernel",
+            ));
+        }
+        let pair_rows = |side: usize| -> Vec<usize> {
+            keep.iter()
+                .map(|&t| {
+                    let (i, j) = prep.pairs[t];
+                    if side == 0 {
+                        i
+                    } else {
+                        j
+                    }
+                })
+                .collect()
+        };
+        let kernel = LearnedKernel::new(
+            prep.hyperkernel.clone(),
+            x.select_rows(&pair_rows(0)),
+            x.select_rows(&pair_rows(1)),
+            keep.iter().map(|&t| sol.beta[t]).collect(),
+        )?;
+        let gram = kernel.gram(x)?;
+        let f_rec: Vec<f64> = (0..m)
+            .map(|i| (0..m).map(|j| gram[(i, j)] * sol.coef[j]).sum::<f64>() + sol.bias)
+            .collect();
+        let fmax = sol.f_train.iter().fold(0.0f64, |a, f| a.max(f.abs()));
+        let recovery_error = f_rec
+            .iter()
+            .zip(&sol.f_train)
+            .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
+            / fmax.max(1e-300);
+        let (coef, bias, hypothesis) = if problem == Problem::Kta
+            || recovery_error.is_nan()
+            || recovery_error > RECOVERY_TOL
+        {
+            let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
+            let settings = SolverSettings::default();
+            let d = match problem {
+                Problem::NuSvm => {
+                    // LIBSVM's ν-SVC divides α and ρ by the margin r; on a degenerate
+                    // learned kernel r can be ≤ 0 and the division flips the machine. The
+                    // unscaled α y, b (r > 0: same signs) is the ν-SVM primal's solution.
+                    let mut d = solve_nu_svc(&src, labels, params.nu(), &settings)?;
+                    if d.derived.is_some_and(|inv_r| inv_r < 0.0) {
+                        d.coef.iter_mut().for_each(|c| *c = -*c);
+                        d.rho = -d.rho;
+                    }
+                    d
+                }
+                Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
+                Problem::NuSvr => {
+                    solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?
+                }
+                _ => solve_c_svc(&src, labels, params.c, params.c, &settings, None)?,
+            };
+            (d.coef, -d.rho, Hypothesis::SmoRefit)
+        } else {
+            (sol.coef.clone(), sol.bias, Hypothesis::Conic)
+        };
+        progress(&format!(
+            "hypothesis: {} (recovery error {recovery_error:.2e})",
+            match hypothesis {
+                Hypothesis::Conic => "from the conic program",
+                Hypothesis::SmoRefit => "SMO refitted on the learned kernel",
+            }
+        ));
+        // Interior-point duals of non-support points are tiny but not 0: drop those below
+        // 1e-9 of the largest (their share of any decision value is below that).
+        let cmax = coef.iter().fold(0.0f64, |a, c| a.max(c.abs()));
+        let sv: Vec<usize> = (0..m).filter(|&i| coef[i].abs() > 1e-9 * cmax).collect();
+        let info = HyperkernelInfo {
+            rank: prep.rank(),
+            residual_trace: prep.residual_trace,
+            basis_rank: prep.q.ncols(),
+            terms: kernel.n_terms(),
+            objective: sol.objective,
+            regulariser: sol.regulariser,
+            iterations: sol.iterations,
+            status: sol.status,
+            recovery_error,
+            hypothesis: Some(hypothesis),
+            seconds_factor,
+            seconds_solve,
+            seconds_total: start.elapsed().as_secs_f64(),
+        };
+        Ok(Self {
+            params: params.clone(),
+            kernel,
+            support: x.select_rows(&sv),
+            coef: sv.iter().map(|&i| coef[i]).collect(),
+            bias,
+            classes: prep.classes.clone(),
+            info,
+        })
+    }
+
+    /// `f(x)` per row of `x`.
+    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+        x.check_input(self.kernel.n_features())?;
+        if self.coef.is_empty() {
+            return Ok(vec![self.bias; x.n_rows()]);
+        }
+        let k = self.kernel.cross(&self.support, x)?;
+        Ok((0..x.n_rows())
+            .map(|r| {
+                (0..self.coef.len())
+                    .map(|s| self.coef[s] * k[(s, r)])
+                    .sum::<f64>()
+                    + self.bias
+            })
+            .collect())
+    }
+}
+
+impl Estimator for HyperkernelModel {
+    fn method(&self) -> String {
+        "hyperkernel".into()
+    }
+
+    fn task(&self) -> Task {
+        self.params.problem.task()
+    }
+
+    fn n_features(&self) -> usize {
+        self.kernel.n_features()
+    }
+
+    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        Ok(self
+            .decision(x)?
+            .into_iter()
+            .map(|f| self.predict_from_decision(&[f]))
+            .collect())
+    }
+
+    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        Ok(self.decision(x)?.into_iter().map(|f| vec![f]).collect())
+    }
+
+    fn params_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "params": self.params,
+            "hyperkernel": self.kernel.hyperkernel,
+        })
+    }
+
+    fn summary(&self) -> FitSummary {
+        FitSummary {
+            n_support: Some(self.coef.len()),
+            objective: Some(self.info.objective),
+            iterations: Some(self.info.iterations),
+            extra: serde_json::json!({
+                "problem": self.params.problem,
+                "hyperkernel": self.kernel.hyperkernel.name(),
+                "rank": self.info.rank,
+                "residual_trace": self.info.residual_trace,
+                "basis_rank": self.info.basis_rank,
+                "terms": self.info.terms,
+                "regulariser": self.info.regulariser,
+                "status": self.info.status,
+                "recovery_error": self.info.recovery_error,
+                "hypothesis": self.info.hypothesis,
+                "seconds_factor": self.info.seconds_factor,
+                "seconds_solve": self.info.seconds_solve,
+                "seconds_total": self.info.seconds_total,
+            }),
+        }
+    }
+
+    fn classes(&self) -> Vec<f64> {
+        self.classes.clone()
+    }
+
+    fn validate(&self) -> Result<()> {
+        use crate::validate::{ensure, finite, finite_value, within};
+        within("params", self.params.validate())?;
+        within("kernel", self.kernel.validate())?;
+        ensure(self.support.n_rows() == self.coef.len(), || {
+            format!(
+                "support has {} rows, coef {} values",
+                self.support.n_rows(),
+                self.coef.len()
+            )
+        })?;
+        ensure(self.support.n_cols() == self.kernel.n_features(), || {
+            format!(
+                "support has {} columns, the kernel takes {}",
+                self.support.n_cols(),
+                self.kernel.n_features()
+            )
+        })?;
+        finite("coef", &self.coef)?;
+        finite_value("bias", self.bias)?;
+        if self.task() == Task::Classification {
+            crate::validate::classes("classes", &self.classes)?;
+            ensure(self.classes.len() == 2, || {
+                format!(
+                    "classes has {} values, a binary machine needs 2",
+                    self.classes.len()
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        match self.task() {
+            Task::Classification => {
+                if dec[0] > 0.0 {
+                    self.classes[0]
+                } else {
+                    self.classes[1]
+                }
+            }
+            Task::Regression => dec[0],
+            Task::Novelty => {
+                if dec[0] > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::generate;
+    use crate::kernel::PrecomputedKernel;
+    use rand::Rng;
+
+    fn quiet(_: &str) {}
+
+    /// The SVM part (C-SVC optimum by SMO at a tight tolerance) plus the hyperkernel
+    /// regulariser `λ_Q/2 ‖K̲^{½}β‖`, both computed from the hyperkernel directly.
+    fn brute_objective(model: &HyperkernelModel, x: &Features, y: &[f64], beta: &[f64]) -> f64 {
+        let k = &model.kernel;
+        let h = &k.hyperkernel;
+        let p = beta.len();
+        let m = x.n_rows();
+        let mut gram = Mat::<f64>::zeros(m, m);
+        for a in 0..p {
+            for i in 0..m {
+                for j in 0..m {
+                    gram[(i, j)] += beta[a]
+                        * h.eval(k.left.row(a), k.right.row(a), x.row(i), x.row(j))
+                            .unwrap();
+                }
+            }
+        }
+        let mut quad = 0.0;
+        for a in 0..p {
+            for b in 0..p {
+                quad += beta[a]
+                    * beta[b]
+                    * h.eval(k.left.row(a), k.right.row(a), k.left.row(b), k.right.row(b))
+                        .unwrap();
+            }
+        }
+        let settings = SolverSettings {
+            tol: 1e-7,
+            ..SolverSettings::default()
+        };
+        let src = PrecomputedKernel::new(gram.as_ref()).unwrap();
+        let d = solve_c_svc(&src, y, model.params.c, model.params.c, &settings, None).unwrap();
+        -d.objective + model.params.lambda_q / 2.0 * quad.sqrt()
+    }
+
+    #[test]
+    fn tiny_c_svm_matches_the_brute_force_objective_and_is_optimal() {
+        let d = generate("sandwich", 24, 5).unwrap();
+        let params = HyperkernelParams {
+            hyperkernel: HyperkernelKind::Harmonic,
+            width_factor: 1.0,
+            c: 10.0,
+            ..HyperkernelParams::default()
+        };
+        let model = HyperkernelModel::fit(&params, &d.x, &d.y, &quiet).unwrap();
+        assert_eq!(
+            model.info.hypothesis,
+            Some(Hypothesis::Conic),
+            "{:?}",
+            model.info
+        );
+        let (s, _) = binary_labels(&d.y).unwrap();
+        let at_opt = brute_objective(&model, &d.x, &s, &model.kernel.beta);
+        let rel = (at_opt - model.info.objective).abs() / model.info.objective.abs();
+        assert!(
+            rel < 1e-4,
+            "conic {} vs brute force {at_opt}",
+            model.info.objective
+        );
+        // No other point of the simplex over the same expansion pairs does better.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..5 {
+            let mut b: Vec<f64> = model
+                .kernel
+                .beta
+                .iter()
+                .map(|_| rng.random::<f64>())
+                .collect();
+            let s_b: f64 = b.iter().sum();
+            b.iter_mut().for_each(|v| *v /= s_b);
+            assert!(brute_objective(&model, &d.x, &s, &b) >= at_opt - 1e-6 * at_opt.abs());
+        }
+        // The recovered hypothesis is the SVM on the learned kernel: same training outputs.
+        let dec = model.decision(&d.x).unwrap();
+        let src = model.kernel.source(&d.x).unwrap();
+        let settings = SolverSettings {
+            tol: 1e-7,
+            ..SolverSettings::default()
+        };
+        let smo = solve_c_svc(&src, &s, params.c, params.c, &settings, None).unwrap();
+        let gram = model.kernel.gram(&d.x).unwrap();
+        for i in 0..24 {
+            let f: f64 = (0..24).map(|j| gram[(i, j)] * smo.coef[j]).sum::<f64>() - smo.rho;
+            if f.abs() > 1e-2 {
+                assert_eq!(f.signum(), dec[i].signum(), "point {i}: {f} vs {}", dec[i]);
+            }
+        }
+        // Saved and read back, it predicts the same.
+        let json = serde_json::to_string(&model).unwrap();
+        let back: HyperkernelModel = serde_json::from_str(&json).unwrap();
+        back.validate().unwrap();
+        assert_eq!(back.predict(&d.x).unwrap(), model.predict(&d.x).unwrap());
+    }
+
+    #[test]
+    fn every_problem_fits() {
+        let d = generate("sandwich", 40, 9).unwrap();
+        for (problem, kind) in [
+            (Problem::NuSvm, HyperkernelKind::Ard),
+            (
+                Problem::Lsvm,
+                HyperkernelKind::Series(super::super::Series::Exp),
+            ),
+            (Problem::Kta, HyperkernelKind::Harmonic),
+            (Problem::OneClass, HyperkernelKind::Explicit),
+            (Problem::NuSvr, HyperkernelKind::Ard),
+            (
+                Problem::CSvm,
+                HyperkernelKind::Series(super::super::Series::Arctanh),
+            ),
+        ] {
+            let params = HyperkernelParams {
+                problem,
+                hyperkernel: kind,
+                width_factor: 1.0,
+                ..HyperkernelParams::default()
+            };
+            let y: Vec<f64> = match problem {
+                Problem::NuSvr => (0..40)
+                    .map(|i| d.x.row(i)[0] + 0.5 * d.x.row(i)[1])
+                    .collect(),
+                _ => d.y.clone(),
+            };
+            let model = HyperkernelModel::fit(&params, &d.x, &y, &quiet)
+                .unwrap_or_else(|e| panic!("{problem}: {e}"));
+            model.validate().unwrap();
+            let pred = model.predict(&d.x).unwrap();
+            match problem {
+                Problem::NuSvr => {
+                    let mse = crate::metrics::mse(&pred, &y).unwrap();
+                    let var = y.iter().map(|v| v * v).sum::<f64>() / 40.0;
+                    assert!(mse < 0.2 * var, "{problem}: mse {mse} var {var}");
+                }
+                Problem::OneClass => {
+                    let out = pred.iter().filter(|&&p| p < 0.0).count();
+                    assert!(out <= 20, "{problem}: {out} outliers of 40 at ν = 0.1");
+                }
+                _ => {
+                    let acc = crate::metrics::accuracy(&pred, &d.y).unwrap();
+                    assert!(acc > 0.75, "{problem} ({kind}): training accuracy {acc}");
+                }
+            }
+            if problem == Problem::Kta {
+                assert_eq!(model.info.hypothesis, Some(Hypothesis::SmoRefit));
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_names_the_cause() {
+        let d = generate("sandwich", 20, 1).unwrap();
+        for lh in [0.0, 1.0, 1.5] {
+            let p = HyperkernelParams {
+                lambda_h: lh,
+                ..HyperkernelParams::default()
+            };
+            let e = HyperkernelModel::fit(&p, &d.x, &d.y, &quiet)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("lambda-h"), "{e}");
+        }
+        let three: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
+        let e = HyperkernelModel::fit(&HyperkernelParams::default(), &d.x, &three, &quiet)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("binary"), "{e}");
+        let p = HyperkernelParams {
+            problem: Problem::NuSvr,
+            ..HyperkernelParams::default()
+        };
+        let e = HyperkernelModel::fit(&p, &d.x, &[1.0; 20], &quiet)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("constant"), "{e}");
+        let p = HyperkernelParams {
+            max_iter: 2,
+            ..HyperkernelParams::default()
+        };
+        let e = HyperkernelModel::fit(&p, &d.x, &d.y, &quiet)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("without converging"), "{e}");
+        let p = HyperkernelParams {
+            nu: Some(1.5),
+            ..HyperkernelParams::default()
+        };
+        assert!(p.validate().unwrap_err().to_string().contains("`nu`"));
+    }
+}

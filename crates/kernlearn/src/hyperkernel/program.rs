@@ -1,0 +1,534 @@
+//! The optimisation problems of section 6 (Examples 7–12) as conic programs solved by
+//! Clarabel.
+//!
+//! The learned kernel matrix is `K(β) = Σ_a β_a K_a` over the expansion pairs `a`
+//! (`K_a[p, q] = k̲(x̲_a, (x_p, x_q))`, each PSD, β ≥ 0: Proposition 8). The paper's LMI
+//! `[G(β) z; zᵀ t₁] ⪰ 0` (Schur complement, `t₁ ≥ zᵀ G(β)† z`) is written here as its
+//! exact second-order-cone form, which has the same optimum: in an orthonormal basis
+//! `Q` (`m × R`) of the range of `Σ_a K_a`, `K_a = Q M_a Qᵀ` with `M_a = C_a C_aᵀ`, and
+//!
+//! `wᵀ (Σ_a β_a M_a)† w = min { Σ_a ‖u_a‖² / β_a : Σ_a C_a u_a = w }`,
+//!
+//! each `‖u_a‖² ≤ β_a s_a` a rotated second-order cone. The machine's output on the
+//! training points is `f = Q w (+ b)` and `½ Σ_a s_a` is `½‖f‖²` in the RKHS of `K(β)`
+//! (the paper's `½ t₁`); the hyperkernel regulariser `‖K̲^{½} β‖ ≤ t₂` is one more
+//! second-order cone with the exact Cholesky factor of `K̲` on the expansion pairs. The
+//! dual variables of the margin constraints are the SVM's `α` (the paper's `G(β)† z`),
+//! from which the hypothesis `f(x) = Σ_i c_i k(x_i, x) + b` is recovered.
+
+use crate::{Error, Result};
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{
+    DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, SecondOrderConeT, SolverStatus,
+    SupportedConeT, ZeroConeT,
+};
+use faer::{Mat, MatRef};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The quality functional optimised over the hyperkernel expansion (section 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Problem {
+    /// C-SVM, Example 7, SDP (27).
+    CSvm,
+    /// ν-SVM, Example 8, SDP (28).
+    NuSvm,
+    /// Lagrangian (ℓ₂-loss) SVM with regularised offset, Example 9, SDP (29).
+    Lsvm,
+    /// Single-class SVM (novelty detection), Example 10, SDP (30).
+    OneClass,
+    /// ν-regression, Example 11, SDP (31).
+    NuSvr,
+    /// Kernel-target alignment, Example 12, SDP (32); the hypothesis is a C-SVM on the
+    /// learned kernel, as the paper prescribes.
+    Kta,
+}
+
+/// Command-line names of [`Problem`].
+pub(crate) const PROBLEM_NAMES: [&str; 6] =
+    ["c-svm", "nu-svm", "lsvm", "one-class", "nu-svr", "kta"];
+
+impl Problem {
+    const ALL: [Problem; 6] = [
+        Problem::CSvm,
+        Problem::NuSvm,
+        Problem::Lsvm,
+        Problem::OneClass,
+        Problem::NuSvr,
+        Problem::Kta,
+    ];
+
+    /// Name as on the command line.
+    pub fn name(self) -> &'static str {
+        PROBLEM_NAMES[Self::ALL.iter().position(|p| *p == self).expect("listed")]
+    }
+
+    /// What it fits.
+    pub fn task(self) -> crate::Task {
+        match self {
+            Problem::OneClass => crate::Task::Novelty,
+            Problem::NuSvr => crate::Task::Regression,
+            _ => crate::Task::Classification,
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Problem {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        PROBLEM_NAMES
+            .iter()
+            .position(|n| *n == s)
+            .map(|i| Self::ALL[i])
+            .ok_or_else(|| {
+                Error::param(
+                    "problem",
+                    format!("`{s}` is not one of {}", PROBLEM_NAMES.join(", ")),
+                )
+            })
+    }
+}
+
+/// A conic program `min ½xᵀPx + qᵀx` s.t. `b − Ax ∈ K`, built row block by row block
+/// as affine expressions `Σ coef·x + const` that must lie in a cone.
+#[derive(Default)]
+pub(crate) struct Conic {
+    pub n: usize,
+    pub q: Vec<f64>,
+    p: (Vec<usize>, Vec<usize>, Vec<f64>),
+    a: (Vec<usize>, Vec<usize>, Vec<f64>),
+    b: Vec<f64>,
+    cones: Vec<SupportedConeT<f64>>,
+}
+
+/// An affine expression: terms `(variable, coefficient)` and a constant.
+pub(crate) type Expr = (Vec<(usize, f64)>, f64);
+
+/// What a cone block is.
+#[derive(Clone, Copy)]
+pub(crate) enum Cone {
+    Zero,
+    NonNeg,
+    Soc,
+}
+
+impl Conic {
+    /// `k` new variables; the index of the first.
+    pub(crate) fn vars(&mut self, k: usize) -> usize {
+        let start = self.n;
+        self.n += k;
+        self.q.resize(self.n, 0.0);
+        start
+    }
+
+    /// `½ weight · x_j²` added to the objective.
+    pub(crate) fn square(&mut self, j: usize, weight: f64) {
+        self.p.0.push(j);
+        self.p.1.push(j);
+        self.p.2.push(weight);
+    }
+
+    /// The expressions, in order, must lie in one cone of kind `cone`; returns the index of
+    /// the block's first row.
+    pub(crate) fn push(&mut self, cone: Cone, exprs: Vec<Expr>) -> usize {
+        let start = self.b.len();
+        if exprs.is_empty() {
+            return start;
+        }
+        for (r, (terms, constant)) in exprs.iter().enumerate() {
+            for &(j, c) in terms {
+                self.a.0.push(start + r);
+                self.a.1.push(j);
+                self.a.2.push(-c);
+            }
+            self.b.push(*constant);
+        }
+        let k = exprs.len();
+        self.cones.push(match cone {
+            Cone::Zero => ZeroConeT(k),
+            Cone::NonNeg => NonnegativeConeT(k),
+            Cone::Soc => SecondOrderConeT(k),
+        });
+        start
+    }
+
+    /// Solves the program; an infeasible, unbounded or unconverged program is an error
+    /// naming the cause.
+    pub(crate) fn solve(self, max_iter: u32) -> Result<ConicSolution> {
+        let m = self.b.len();
+        let p = CscMatrix::new_from_triplets(self.n, self.n, self.p.0, self.p.1, self.p.2);
+        let a = CscMatrix::new_from_triplets(m, self.n, self.a.0, self.a.1, self.a.2);
+        let settings = DefaultSettings {
+            verbose: false,
+            max_iter,
+            ..DefaultSettings::default()
+        };
+        let mut solver = DefaultSolver::new(&p, &self.q, &a, &self.b, &self.cones, settings)
+            .map_err(|e| {
+                Error::numerical(format!(
+                    "conic solver (Clarabel) refused the program: {e:?}"
+                ))
+            })?;
+        solver.solve();
+        let s = &solver.solution;
+        match s.status {
+            SolverStatus::Solved | SolverStatus::AlmostSolved => {}
+            SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
+                return Err(Error::numerical(
+                    "the hyperkernel conic program is infeasible (Clarabel found a certificate of \
+                     primal infeasibility)",
+                ))
+            }
+            SolverStatus::DualInfeasible | SolverStatus::AlmostDualInfeasible => {
+                return Err(Error::numerical(
+                    "the hyperkernel conic program is unbounded (Clarabel found a certificate of \
+                     dual infeasibility)",
+                ))
+            }
+            other => {
+                return Err(Error::numerical(format!(
+                    "the conic solver (Clarabel) stopped without converging: {other:?} after {} \
+                     iterations (primal residual {:.2e}, dual residual {:.2e})",
+                    s.iterations, s.r_prim, s.r_dual
+                )))
+            }
+        }
+        if s.x.iter().chain(&s.z).any(|v| !v.is_finite()) {
+            return Err(Error::numerical(
+                "the conic solver returned a non-finite point",
+            ));
+        }
+        Ok(ConicSolution {
+            x: s.x.clone(),
+            z: s.z.clone(),
+            objective: s.obj_val,
+            iterations: s.iterations as usize,
+            status: format!("{:?}", s.status),
+        })
+    }
+}
+
+/// What Clarabel returned.
+#[derive(Debug)]
+pub(crate) struct ConicSolution {
+    pub x: Vec<f64>,
+    pub z: Vec<f64>,
+    pub objective: f64,
+    pub iterations: usize,
+    pub status: String,
+}
+
+/// Inputs of one hyperkernel program.
+pub(crate) struct ProgramInput<'a> {
+    pub problem: Problem,
+    /// Labels `±1` (classification), targets (regression), unused for one-class.
+    pub y: &'a [f64],
+    /// Orthonormal basis `Q`, `m × R`.
+    pub q: MatRef<'a, f64>,
+    /// `C_a` (`R × r_a`) per expansion pair: `Qᵀ K_a Q = C_a C_aᵀ`.
+    pub factors: &'a [Mat<f64>],
+    /// Cholesky factor of `K̲` on the expansion pairs, `p × p` row-major.
+    pub hyper_chol: &'a [f64],
+    pub c: f64,
+    pub nu: f64,
+    pub lambda_q: f64,
+    /// Right-hand side of the scale-breaking constraint `1ᵀβ = scale`.
+    pub scale: f64,
+    pub max_iter: u32,
+}
+
+/// The solved program, in the terms of the paper.
+#[derive(Clone, Debug)]
+pub(crate) struct ProgramSolution {
+    /// Hyperkernel coefficients β (clamped at 0).
+    pub beta: Vec<f64>,
+    /// Coefficients `c_i` of `f(x) = Σ_i c_i k(x_i, x) + bias`, from the dual variables.
+    pub coef: Vec<f64>,
+    pub bias: f64,
+    /// `f` on the training points as the program sees it (`Q w + b`).
+    pub f_train: Vec<f64>,
+    /// Optimal value.
+    pub objective: f64,
+    /// The hyperkernel regulariser's share of it (`λ_Q/2 · t₂`, scaled per problem).
+    pub regulariser: f64,
+    pub iterations: usize,
+    pub status: String,
+}
+
+impl ProgramInput<'_> {
+    /// Builds and solves the program of `self.problem`.
+    pub(crate) fn solve(&self) -> Result<ProgramSolution> {
+        let (m, rdim) = (self.q.nrows(), self.q.ncols());
+        let p = self.factors.len();
+        if p == 0 || rdim == 0 {
+            return Err(Error::numerical(
+                "the hyperkernel expansion is empty (rank 0): the data give a zero kernel",
+            ));
+        }
+        let mut cp = Conic::default();
+        let beta = cp.vars(p);
+        let s = cp.vars(p);
+        let t2 = cp.vars(1);
+        let w = cp.vars(rdim);
+        let u: Vec<usize> = self.factors.iter().map(|c| cp.vars(c.ncols())).collect();
+        for a in 0..p {
+            cp.q[s + a] = 0.5;
+        }
+        // ‖u_a‖² ≤ β_a s_a  ⇔  ‖(2u_a, β_a − s_a)‖ ≤ β_a + s_a.
+        for a in 0..p {
+            let mut rows: Vec<Expr> = vec![(vec![(beta + a, 1.0), (s + a, 1.0)], 0.0)];
+            rows.extend((0..self.factors[a].ncols()).map(|k| (vec![(u[a] + k, 2.0)], 0.0)));
+            rows.push((vec![(beta + a, 1.0), (s + a, -1.0)], 0.0));
+            cp.push(Cone::Soc, rows);
+        }
+        // Σ_a C_a u_a = w.
+        let eq: Vec<Expr> = (0..rdim)
+            .map(|k| {
+                let mut t: Vec<(usize, f64)> = vec![(w + k, -1.0)];
+                for (a, c) in self.factors.iter().enumerate() {
+                    t.extend((0..c.ncols()).map(|l| (u[a] + l, c[(k, l)])));
+                }
+                (t, 0.0)
+            })
+            .collect();
+        cp.push(Cone::Zero, eq);
+        cp.push(
+            Cone::NonNeg,
+            (0..p).map(|a| (vec![(beta + a, 1.0)], 0.0)).collect(),
+        );
+        cp.push(
+            Cone::Zero,
+            vec![((0..p).map(|a| (beta + a, 1.0)).collect(), -self.scale)],
+        );
+        // ‖K̲^{½} β‖ = ‖Lᵀβ‖ ≤ t₂.
+        let mut reg: Vec<Expr> = vec![(vec![(t2, 1.0)], 0.0)];
+        reg.extend((0..p).map(|k| {
+            (
+                (0..p)
+                    .filter(|&i| self.hyper_chol[i * p + k] != 0.0)
+                    .map(|i| (beta + i, self.hyper_chol[i * p + k]))
+                    .collect(),
+                0.0,
+            )
+        }));
+        cp.push(Cone::Soc, reg);
+        let reg_weight = match self.problem {
+            Problem::OneClass => self.lambda_q / (2.0 * self.nu),
+            _ => self.lambda_q / 2.0,
+        };
+        cp.q[t2] = reg_weight;
+        // f_i = Q_i w: terms of row i.
+        let f_terms = |i: usize| -> Vec<(usize, f64)> {
+            (0..rdim).map(|k| (w + k, self.q[(i, k)])).collect()
+        };
+        let y = self.y;
+        let mf = m as f64;
+        let (margin, margin2, b, rho);
+        match self.problem {
+            Problem::CSvm | Problem::NuSvm | Problem::Lsvm => {
+                b = Some(cp.vars(1));
+                let zeta = cp.vars(m);
+                rho = (self.problem == Problem::NuSvm).then(|| cp.vars(1));
+                let rows = (0..m)
+                    .map(|i| {
+                        let mut t: Vec<(usize, f64)> =
+                            f_terms(i).into_iter().map(|(j, v)| (j, y[i] * v)).collect();
+                        t.push((b.expect("set"), y[i]));
+                        t.push((zeta + i, 1.0));
+                        match rho {
+                            Some(r) => {
+                                t.push((r, -1.0));
+                                (t, 0.0)
+                            }
+                            None => (t, -1.0),
+                        }
+                    })
+                    .collect();
+                margin = cp.push(Cone::NonNeg, rows);
+                margin2 = None;
+                match self.problem {
+                    Problem::CSvm => {
+                        (0..m).for_each(|i| cp.q[zeta + i] = self.c);
+                        cp.push(
+                            Cone::NonNeg,
+                            (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect(),
+                        );
+                    }
+                    Problem::NuSvm => {
+                        (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / mf);
+                        let r = rho.expect("ν-SVM has ρ");
+                        cp.q[r] = -self.nu;
+                        let mut rows: Vec<Expr> =
+                            (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+                        rows.push((vec![(r, 1.0)], 0.0));
+                        cp.push(Cone::NonNeg, rows);
+                    }
+                    _ => {
+                        // ℓ₂ loss C/2 Σ ζ² and ½ b² (Mangasarian and Musicant 2001).
+                        (0..m).for_each(|i| cp.square(zeta + i, self.c));
+                        cp.square(b.expect("set"), 1.0);
+                    }
+                }
+            }
+            Problem::OneClass => {
+                b = None;
+                let zeta = cp.vars(m);
+                let r = cp.vars(1);
+                rho = Some(r);
+                let rows = (0..m)
+                    .map(|i| {
+                        let mut t = f_terms(i);
+                        t.push((zeta + i, 1.0));
+                        t.push((r, -1.0));
+                        (t, 0.0)
+                    })
+                    .collect();
+                margin = cp.push(Cone::NonNeg, rows);
+                margin2 = None;
+                (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / (self.nu * mf));
+                cp.q[r] = -1.0;
+                let mut rows: Vec<Expr> = (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+                rows.push((vec![(r, 1.0)], 0.0));
+                cp.push(Cone::NonNeg, rows);
+            }
+            Problem::NuSvr => {
+                let bv = cp.vars(1);
+                b = Some(bv);
+                let eps = cp.vars(1);
+                let zeta = cp.vars(m);
+                let zeta_s = cp.vars(m);
+                rho = None;
+                // f_i + b − y_i ≤ ε + ζ_i  and  y_i − f_i − b ≤ ε + ζ*_i.
+                let upper = (0..m)
+                    .map(|i| {
+                        let mut t: Vec<(usize, f64)> =
+                            f_terms(i).into_iter().map(|(j, v)| (j, -v)).collect();
+                        t.extend([(bv, -1.0), (eps, 1.0), (zeta + i, 1.0)]);
+                        (t, y[i])
+                    })
+                    .collect();
+                margin = cp.push(Cone::NonNeg, upper);
+                let lower = (0..m)
+                    .map(|i| {
+                        let mut t = f_terms(i);
+                        t.extend([(bv, 1.0), (eps, 1.0), (zeta_s + i, 1.0)]);
+                        (t, -y[i])
+                    })
+                    .collect();
+                margin2 = Some(cp.push(Cone::NonNeg, lower));
+                // C per sample, as the classifiers' Vapnik-style C (1/(λm) = C): in LIBSVM's
+                // ν-SVR form C'(νε + (1/m) Σ(ζ + ζ*)) this is C' = C·m.
+                cp.q[eps] = self.c * mf * self.nu;
+                (0..m).for_each(|i| {
+                    cp.q[zeta + i] = self.c;
+                    cp.q[zeta_s + i] = self.c;
+                });
+                let mut rows: Vec<Expr> =
+                    (0..2 * m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+                rows.push((vec![(eps, 1.0)], 0.0));
+                cp.push(Cone::NonNeg, rows);
+            }
+            Problem::Kta => {
+                // ½ yᵀK(β)†y: w is the projection Qᵀy of the labels.
+                b = None;
+                rho = None;
+                margin = usize::MAX;
+                margin2 = None;
+                let rows = (0..rdim)
+                    .map(|k| {
+                        let qy: f64 = (0..m).map(|i| self.q[(i, k)] * y[i]).sum();
+                        (vec![(w + k, 1.0)], -qy)
+                    })
+                    .collect();
+                cp.push(Cone::Zero, rows);
+            }
+        }
+        let sol = cp.solve(self.max_iter)?;
+        let x = &sol.x;
+        let f_w: Vec<f64> = (0..m)
+            .map(|i| (0..rdim).map(|k| self.q[(i, k)] * x[w + k]).sum())
+            .collect();
+        let (coef, bias) = match self.problem {
+            Problem::CSvm | Problem::NuSvm | Problem::Lsvm => (
+                (0..m).map(|i| y[i] * sol.z[margin + i]).collect(),
+                x[b.expect("set")],
+            ),
+            Problem::OneClass => (
+                (0..m).map(|i| sol.z[margin + i]).collect(),
+                -x[rho.expect("set")],
+            ),
+            Problem::NuSvr => {
+                let m2 = margin2.expect("set");
+                (
+                    (0..m).map(|i| sol.z[m2 + i] - sol.z[margin + i]).collect(),
+                    x[b.expect("set")],
+                )
+            }
+            Problem::Kta => (vec![0.0; m], 0.0),
+        };
+        let f_train = f_w.iter().map(|f| f + bias).collect();
+        Ok(ProgramSolution {
+            beta: (0..p).map(|a| x[beta + a].max(0.0)).collect(),
+            coef,
+            bias,
+            f_train,
+            objective: sol.objective,
+            regulariser: reg_weight * x[t2],
+            iterations: sol.iterations,
+            status: sol.status,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infeasible_unbounded_and_unconverged_programs_are_named() {
+        // x ≥ 0 and x = −1: infeasible.
+        let mut c = Conic::default();
+        let x = c.vars(1);
+        c.push(Cone::NonNeg, vec![(vec![(x, 1.0)], 0.0)]);
+        c.push(Cone::Zero, vec![(vec![(x, 1.0)], 1.0)]);
+        let e = c.solve(100).unwrap_err().to_string();
+        assert!(e.contains("infeasible"), "{e}");
+        // min −x, x ≥ 0: unbounded.
+        let mut c = Conic::default();
+        let x = c.vars(1);
+        c.q[x] = -1.0;
+        c.push(Cone::NonNeg, vec![(vec![(x, 1.0)], 0.0)]);
+        let e = c.solve(100).unwrap_err().to_string();
+        assert!(e.contains("unbounded"), "{e}");
+        // A solver stopped after one iteration.
+        let mut c = Conic::default();
+        let x = c.vars(2);
+        c.q[x] = 1.0;
+        c.q[x + 1] = 1.0;
+        c.push(
+            Cone::Soc,
+            vec![(vec![(x, 1.0)], 0.0), (vec![(x + 1, 1.0)], -3.0)],
+        );
+        let e = c.solve(1).unwrap_err().to_string();
+        assert!(
+            e.contains("without converging") && e.contains("MaxIterations"),
+            "{e}"
+        );
+        assert!("bogus"
+            .parse::<Problem>()
+            .unwrap_err()
+            .to_string()
+            .contains("c-svm"));
+        for n in PROBLEM_NAMES {
+            assert_eq!(n.parse::<Problem>().unwrap().name(), n);
+        }
+    }
+}
