@@ -13,6 +13,9 @@ from . import _core
 from .learned import (
     DANKClassifier,
     DANKRegressor,
+    HyperkernelClassifier,
+    HyperkernelNovelty,
+    HyperkernelRegressor,
     KNPLClassifier,
     LocalizedMKLClassifier,
     MKLClassifier,
@@ -36,6 +39,9 @@ __all__ = [
     "ScalableDANKClassifier",
     "MKLClassifier",
     "LocalizedMKLClassifier",
+    "HyperkernelClassifier",
+    "HyperkernelRegressor",
+    "HyperkernelNovelty",
     "methods",
     "load",
 ]

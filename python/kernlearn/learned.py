@@ -10,7 +10,7 @@ import json
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
@@ -51,6 +51,14 @@ OPTION_OF = {
     "landmarks": "landmarks",
     "solver": "solver",
     "lkl_epsilon": "lkl-epsilon",
+    "problem": "problem",
+    "hyperkernel": "hyperkernel",
+    "lambda_h": "lambda-h",
+    "lambda_q": "lambda-q",
+    "nu": "nu",
+    "width_factor": "hk-width-factor",
+    "delta": "hk-delta",
+    "rank": "hk-rank",
 }
 
 
@@ -78,7 +86,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         return self._method
 
     def _options(self):
-        options = []
+        options = [("problem", self._problem)] if getattr(self, "_problem", None) else []
         for param, option in OPTION_OF.items():
             if param in self.get_params(deep=False):
                 text = _option_value(param, getattr(self, param))
@@ -87,7 +95,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         return options
 
     def _grid_json(self):
-        if self.select is None:
+        if getattr(self, "select", None) is None:  # the hyperkernel estimators have none
             return None
         if self.select != "grid":
             raise ValueError(f"select={self.select!r}: expected None or 'grid'")
@@ -140,6 +148,15 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         """
         extra = self._model_info()["summary"].get("extra") or {}
         return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in extra.items()}
+
+
+def _require_binary(y, why):
+    """scikit-learn's error for a binary-only classifier given other targets."""
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    if kind != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {kind}; {why}."
+        )
 
 
 def _learned_machines(node):
@@ -438,11 +455,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         -------
         self : object
         """
-        if type_of_target(y, input_name="y", raise_unknown=True) not in ("binary",):
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"{type_of_target(y)}; scalable DANK routes each point to one binary machine."
-            )
+        _require_binary(y, "scalable DANK routes each point to one binary machine")
         return super().fit(X, y)
 
     def __sklearn_tags__(self):
@@ -588,6 +601,199 @@ class LocalizedMKLClassifier(_LearnedClassifier):
         return self.model_.gates(as_features(X), pair)
 
 
+_HYPERKERNEL_DOC = """
+    hyperkernel : {"ard", "harmonic", "exp", "sinh", "cosh", "arctanh", "neglog", "explicit"}, default=None
+        The hyperkernel (paper: ARD (14), harmonic (12)-(13), the power series of Table 2,
+        the explicit expansion (16)).
+    lambda_h : float, default=None
+        λ_h in (0, 1) of the harmonic and ARD hyperkernels (paper: 0.6).
+    lambda_q : float, default=None
+        Regularisation λ_Q of the kernel in the hyper-RKHS (paper: 1).
+    width_factor : float, default=None
+        Base-kernel widths = this factor × the 90 % quantile of pairwise distances on a
+        20 % sample (paper: 50).
+    delta : float, default=None
+        Tolerance of the incomplete Cholesky of the hyperkernel matrix (paper: 1e-6).
+    rank : int, default=None
+        Rank cap of that factorisation (default 100).
+    scale : {"01", "pm1", "standard", "none"}, default="01"
+        Feature scaling fitted on the training data.
+    random_state : int or None, default=None
+        Seed (the width sample).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    chosen_ : dict
+    model_ : kernlearn._core.Model
+    offset_ : float
+        (novelty detection) 0: ``decision_function = score_samples - offset_``.
+"""
+
+
+class _HyperkernelParams:
+    def _init_hyperkernel(self, hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
+                          scale, random_state):
+        self.hyperkernel = hyperkernel
+        self.lambda_h = lambda_h
+        self.lambda_q = lambda_q
+        self.width_factor = width_factor
+        self.delta = delta
+        self.rank = rank
+        self.scale = scale
+        self.random_state = random_state
+
+
+class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
+    __doc__ = """Hyperkernel classifier (Ong, Smola and Williamson, JMLR 2005): the kernel
+    is learned in a hyper-RKHS by a conic program, jointly with the machine.
+
+    Parameters
+    ----------
+    problem : {"c-svm", "nu-svm", "lsvm", "kta"}, default="c-svm"
+        Quality functional: C-SVM (27), ν-SVM (28), Lagrangian SVM (29) or kernel-target
+        alignment (32, hypothesis by a C-SVM on the learned kernel).
+    C : float, default=None
+        Trade-off (paper: 100).
+    nu : float, default=None
+        ν of the ν-SVM (paper: 0.3).
+    """ + _HYPERKERNEL_DOC
+
+    _method = "hyperkernel"
+    _problems = ("c-svm", "nu-svm", "lsvm", "kta")
+
+    def __init__(self, problem="c-svm", *, C=None, nu=None, hyperkernel=None, lambda_h=None,
+                 lambda_q=None, width_factor=None, delta=None, rank=None, scale="01",
+                 random_state=None):
+        self.problem = problem
+        self.C = C
+        self.nu = nu
+        self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
+                               scale, random_state)
+
+    def fit(self, X, y):
+        """Learns the kernel and the classifier (two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        if self.problem not in self._problems:
+            raise ValueError(f"problem={self.problem!r} is not one of {', '.join(self._problems)}")
+        _require_binary(y, "the hyperkernel programs are binary")
+        return super().fit(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class HyperkernelRegressor(_HyperkernelParams, _LearnedRegressor):
+    __doc__ = """Hyperkernel ν-regression (Ong et al. 2005, Example 11, problem (31)).
+
+    Parameters
+    ----------
+    C : float, default=None
+        Trade-off (paper: 100).
+    nu : float, default=None
+        ν (paper: 0.3).
+    """ + _HYPERKERNEL_DOC
+
+    _method = "hyperkernel"
+    _problem = "nu-svr"
+
+    def __init__(self, *, C=None, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
+                 width_factor=None, delta=None, rank=None, scale="01", random_state=None):
+        self.C = C
+        self.nu = nu
+        self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
+                               scale, random_state)
+
+
+class HyperkernelNovelty(_HyperkernelParams, OutlierMixin, _LearnedKernel):
+    __doc__ = """Hyperkernel novelty detection (Ong et al. 2005, Example 10, problem (30)):
+    a one-class machine on a learned kernel.
+
+    Parameters
+    ----------
+    nu : float, default=None
+        Fraction of outliers (paper: 0.1 for novelty detection).
+    """ + _HYPERKERNEL_DOC
+
+    _method = "hyperkernel"
+    _problem = "one-class"
+
+    def __init__(self, *, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
+                 width_factor=None, delta=None, rank=None, scale="01", random_state=None):
+        self.nu = nu
+        self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
+                               scale, random_state)
+
+    def fit(self, X, y=None):
+        """Learns the kernel and the support of the training distribution.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : object
+        """
+        X, _ = check_fit_data(self, X, None, classifier=False, supervised=False)
+        self._fit(X, np.zeros(X.shape[0]))
+        self.offset_ = 0.0
+        return self
+
+    def score_samples(self, X):
+        """Raw scores (the decision function; ``offset_`` is 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.decision_function(X) + self.offset_
+
+    def decision_function(self, X):
+        """Positive for inliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.decision_function(as_features(X))[:, 0]
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.predict(as_features(X)).astype(np.int64)
+
+
 #: Every learned-kernel estimator and the catalogue methods it fits.
 ESTIMATOR_METHODS = {
     KNPLClassifier: ("knpl",),
@@ -596,4 +802,7 @@ ESTIMATOR_METHODS = {
     ScalableDANKClassifier: ("dank-scalable",),
     MKLClassifier: MKLClassifier._methods,
     LocalizedMKLClassifier: LocalizedMKLClassifier._methods,
+    HyperkernelClassifier: ("hyperkernel",),
+    HyperkernelRegressor: ("hyperkernel",),
+    HyperkernelNovelty: ("hyperkernel",),
 }

@@ -26,6 +26,9 @@ ESTIMATORS = [
     kernlearn.LocalizedMKLClassifier("ldmkl"),
     kernlearn.LocalizedMKLClassifier("swmkl"),
     kernlearn.LocalizedMKLClassifier("clmkl"),
+    kernlearn.HyperkernelClassifier(rank=30),
+    kernlearn.HyperkernelRegressor(rank=30),
+    kernlearn.HyperkernelNovelty(rank=30),
 ]
 
 # Checks each estimator is expected to fail, with the reason.
