@@ -177,6 +177,11 @@ pub struct MethodOptions {
     pub landmarks: Option<usize>,
     /// Scalable DANK: clusters (default n/1000); C-LMKL: soft clusters (default 3).
     pub clusters: Option<usize>,
+    /// KNPL, DANK, MKL, localized: keep the learned kernel even when, in the selection's
+    /// CV, it does not beat the SVM on the base kernel (default: fall back to it).
+    pub no_fallback: bool,
+    /// KNPL: the published alternation of Algorithm 2 instead of the monotone ascent.
+    pub knpl_alternate: bool,
 }
 
 /// What kind of value an option takes on the command line.
@@ -255,6 +260,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("mwu-epsilon", Number, "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)"),
     spec("lambda", Number, "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)"),
     spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's)"),
+    spec("no-fallback", Flag, "KNPL, DANK, MKL and localized methods with --select grid: keep the learned kernel even when its cross-validated score does not beat SVM-CV's on the same folds (default: the fit falls back to the SVM-CV model and says so, `fell_back_to_base_svm` = 1)"),
+    spec("knpl-alternate", Flag, "KNPL: Algorithm 2 as published (T alternations of SMO and ADMM, which can 2-cycle for small γ) instead of the default monotone ascent on the saddle objective φ(α) = min_G H(α, G) (SMO direction, backtracking line search on φ; stops when a round gains less than 1e-3 relatively, or after 10 rounds)"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -306,6 +313,8 @@ impl MethodOptions {
             "lambda" => self.lambda = Some(number()?),
             "landmarks" => self.landmarks = Some(count()?),
             "clusters" => self.clusters = Some(count()?),
+            "no-fallback" => self.no_fallback = true,
+            "knpl-alternate" => self.knpl_alternate = true,
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -340,6 +349,8 @@ impl MethodOptions {
             ("lambda", self.lambda.is_some()),
             ("landmarks", self.landmarks.is_some()),
             ("clusters", self.clusters.is_some()),
+            ("no-fallback", self.no_fallback),
+            ("knpl-alternate", self.knpl_alternate),
         ];
         flags
             .iter()
