@@ -13,7 +13,10 @@
 # Writes OUT_DIR/<method>.{json,md,csv} (the full `kernlearn experiment` outputs) and
 # OUT_DIR/paired.md: one row per (dataset, method) with the paired difference, its
 # standard error, W/T/L, the Wilcoxon p-value and whether the method is worse than
-# SVM-CV by more than one standard error.
+# SVM-CV by more than one standard error; OUT_DIR/cost.md: per (dataset, method) the
+# mean seconds of the method's whole selection (its SVM-CV stage, its own candidates
+# and the fallback check) over SVM-CV's grid search on the same training halves, and
+# their ratio (issue 19 asks for at most 5).
 set -euo pipefail
 OUT=${1:-paired-out}
 REPEATS=${2:-20}
@@ -42,4 +45,16 @@ done
     awk '/^\| dataset \| method \| baseline/ {on=1; getline; next} on && /^\|/ {print} on && !/^\|/ {on=0}' "$OUT/$m.md"
   done
 } > "$OUT/paired.md"
+{
+  echo "| dataset | method | SVM-CV select s | method select s | ratio |"
+  echo "| --- | --- | --- | --- | --- |"
+  for m in $METHODS; do
+    # rows of the main table: | dataset | n | d | method | metric | train | test | select s | fit s |
+    awk -F' *\\| *' '/^\| --- \| --- \| --- \| --- \| --- \| --- \| --- \| --- \| --- \|$/ {on=1; next}
+      on && /^\|/ { if ($5 == "SVM-CV") base[$2] = $9; else if ($2 in base) printf "| %s | %s | %.3f | %.3f | %.1f |\n", $2, $5, base[$2], $9, $9 / base[$2] }
+      on && !/^\|/ {on=0}' "$OUT/$m.md"
+  done
+} > "$OUT/cost.md"
 cat "$OUT/paired.md"
+echo
+cat "$OUT/cost.md"
