@@ -7,12 +7,21 @@ use crate::progress;
 use crate::select::SelectArgs;
 use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
-use kernlearn::experiment::{csv_rows, markdown_table, Experiment, ExperimentReport};
+use kernlearn::experiment::{csv_rows, markdown_table, paired_table, Experiment, ExperimentReport};
 use kernlearn::method::Progress;
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{Error, Learner, Result};
+use kernlearn::{Method, MethodKind};
 use serde_json::json;
 use std::path::PathBuf;
+
+/// A baseline run on the same splits for the paired comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Baseline {
+    /// The SVM on the Gaussian kernel: SVM-CV / SVR-CV with `--select grid`, LIBSVM's
+    /// defaults with `--select none`.
+    Svm,
+}
 
 /// How parameters are chosen on each training part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -44,6 +53,11 @@ pub struct ExperimentArgs {
     /// Fraction of each dataset in the test part (stratified for classification).
     #[arg(long, default_value_t = 0.5)]
     pub test_fraction: f64,
+    /// Also run this baseline on the same splits and report, per dataset, the mean paired
+    /// difference of the test metric (positive: the method is better), its standard
+    /// error, win/tie/loss over the splits and the Wilcoxon signed-rank p-value.
+    #[arg(long, value_enum)]
+    pub baseline: Option<Baseline>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -79,6 +93,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
         outputs.plan(p)?;
     }
     let mut reports: Vec<ExperimentReport> = Vec::new();
+    let mut baselines: Vec<ExperimentReport> = Vec::new();
     for path in &a.data {
         let data = read_dataset(path, a.format, a.target.as_deref())?;
         let search = match a.select {
@@ -86,7 +101,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             SelectMode::Grid => Some(grid.settings()?),
         };
         let exp = Experiment {
-            method: model.method(&data, search)?,
+            method: model.method(&data, search.clone())?,
             repeats: a.repeats,
             test_fraction: a.test_fraction,
             scale: model.scale,
@@ -96,23 +111,64 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             || path.display().to_string(),
             |s| s.to_string_lossy().into(),
         );
-        let steps = a.repeats as u64 * (exp.method.steps() + 1);
+        let baseline = match a.baseline {
+            None => None,
+            Some(Baseline::Svm) => Some(Method::defaults(
+                MethodKind::Svm,
+                &data,
+                search.clone(),
+                model.seed,
+            )?),
+        };
+        let base_steps = baseline.as_ref().map_or(0, |b| b.steps() + 1);
+        let steps = a.repeats as u64 * (exp.method.steps() + 1 + base_steps);
         let pb = progress::bar(quiet, steps, &format!("{name}: {}", exp.method.name()));
-        let report = exp
-            .run(&name, &data, &|_: Progress| pb.inc(1))
-            .map_err(|e| with_file(e, path))?;
+        let tick = |_: Progress| pb.inc(1);
+        match &baseline {
+            Some(b) => {
+                let (base, report) = exp
+                    .run_paired(&name, &data, b, &tick)
+                    .map_err(|e| with_file(e, path))?;
+                baselines.push(base);
+                reports.push(report);
+            }
+            None => {
+                let report = exp
+                    .run(&name, &data, &tick)
+                    .map_err(|e| with_file(e, path))?;
+                reports.push(report);
+            }
+        }
         pb.finish_and_clear();
-        reports.push(report);
     }
-    let table = markdown_table(&reports);
+    // Baseline rows first, then the method's, dataset by dataset.
+    let all: Vec<ExperimentReport> = baselines.iter().chain(&reports).cloned().collect();
+    let mut table = markdown_table(&all);
+    let paired = paired_table(&reports);
+    if !paired.is_empty() {
+        table += &format!(
+            "\nPaired against {} on the same {} splits (Δ = method − baseline in points of \
+             accuracy %, or baseline − method in RSE: positive means the method is better; \
+             SE = std(Δ)/√splits; W/T/L = splits the method won, tied, lost; two-sided \
+             Wilcoxon signed-rank p):\n\n{paired}",
+            baselines
+                .first()
+                .map_or("the baseline", |b| b.method.as_str()),
+            a.repeats
+        );
+    }
     if let Some(p) = &a.csv {
-        write_atomic(p, csv_rows(&reports).as_bytes())?;
+        write_atomic(p, csv_rows(&all).as_bytes())?;
     }
     if let Some(p) = &a.markdown {
         write_atomic(p, table.as_bytes())?;
     }
     if a.json {
-        outln!("{}", json!({ "datasets": reports }));
+        if baselines.is_empty() {
+            outln!("{}", json!({ "datasets": reports }));
+        } else {
+            outln!("{}", json!({ "datasets": reports, "baselines": baselines }));
+        }
     } else {
         out!("{table}");
     }

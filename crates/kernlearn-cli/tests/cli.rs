@@ -470,17 +470,30 @@ fn gate_figure_shows_where_kernels_are_used_or_says_uniform() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// KNPL's default fit on heart (γ = γ₀) alternates between two states for all 10
-/// rounds: the command line says so, on stderr and in the JSON `warnings`.
+/// KNPL's fit on heart (γ = γ₀) by Algorithm 2 as published (`--knpl-alternate`)
+/// alternates between two states for all 10 rounds: the command line says so, on stderr
+/// and in the JSON `warnings`. The default monotone ascent has no 2-cycle.
 #[test]
 fn knpl_oscillation_is_a_warning() {
     let dir = scratch("knpl-warn");
+    let ascent = run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "knpl",
+        "--model-out",
+        dir.join("k0.json").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(!String::from_utf8_lossy(&ascent.stderr).contains("2-cycle"));
     let out = run(&[
         "fit",
         "--data",
         &fixture("heart.train.csv"),
         "--method",
         "knpl",
+        "--knpl-alternate",
         "--model-out",
         dir.join("k.json").to_str().unwrap(),
         "--trace",

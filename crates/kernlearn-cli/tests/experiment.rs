@@ -157,3 +157,83 @@ fn evaluate_with_grid_reports_the_selection() {
     let v = json_of(&run(&["evaluate", "-q", "--json", "--data", &heart]));
     assert!(v.get("selected").is_none());
 }
+
+/// Issue 19: `--baseline svm` runs SVM-CV on the same splits and reports the paired
+/// comparison in the JSON, the markdown table and the CSV.
+#[test]
+fn experiment_baseline_gives_the_paired_comparison() {
+    let dir = std::env::temp_dir().join(format!("kernlearn-paired-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, md) = (dir.join("p.csv"), dir.join("p.md"));
+    let (csv_s, md_s) = (csv.display().to_string(), md.display().to_string());
+    let wine = data("wine.csv");
+    let mut args = vec![
+        "experiment",
+        "-q",
+        "--json",
+        "--data",
+        &wine,
+        "--method",
+        "dank",
+        "--baseline",
+        "svm",
+        "--csv",
+        &csv_s,
+        "--markdown",
+        &md_s,
+        "--force",
+    ];
+    args.extend(["--sigmas", "1,4", "--cs", "1,4", "--repeats", "3"]);
+    let v = json_of(&run(&args));
+    let base = &v["baselines"][0];
+    assert_eq!(base["method"], "SVM-CV");
+    let d = &v["datasets"][0];
+    assert_eq!(d["method"], "DANK");
+    let p = &d["paired"];
+    assert_eq!(p["baseline"], "SVM-CV");
+    assert_eq!(p["splits"], 3);
+    let diffs: Vec<f64> = (p["differences"].as_array().unwrap().iter())
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    for (r, diff) in diffs.iter().enumerate() {
+        let a = d["runs"][r]["test"]["accuracy"].as_f64().unwrap();
+        let b = base["runs"][r]["test"]["accuracy"].as_f64().unwrap();
+        assert!((diff - (a - b)).abs() < 1e-12);
+        // every repeat says whether DANK fell back to SVM-CV
+        let flag = &d["runs"][r]["chosen"]["other"]["fell_back_to_base_svm"];
+        assert!(flag == 0.0 || flag == 1.0, "{flag}");
+    }
+    let (w, t, l) = (
+        p["wins"].as_u64().unwrap(),
+        p["ties"].as_u64().unwrap(),
+        p["losses"].as_u64().unwrap(),
+    );
+    assert_eq!(w + t + l, 3);
+    let pv = p["wilcoxon"]["p_value"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&pv), "{pv}");
+    let table = std::fs::read_to_string(&md).unwrap();
+    assert!(table.contains("| wine | DANK | SVM-CV | 3 |"), "{table}");
+    assert!(table.contains("| wine | 178 | 13 | SVM-CV |"), "{table}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("baseline,paired_difference,fell_back"));
+    assert_eq!(rows.lines().count(), 1 + 3 + 3, "{rows}");
+    // A baseline of another task is an error, not a panic.
+    let housing = data("housing.csv");
+    let e = stderr_of(&run(&[
+        "experiment",
+        "-q",
+        "--data",
+        &housing,
+        "--method",
+        "knpl",
+        "--baseline",
+        "svm",
+        "--repeats",
+        "2",
+    ]));
+    assert!(!e.is_empty());
+}

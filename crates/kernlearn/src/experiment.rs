@@ -8,10 +8,18 @@
 //! The method is any [`Method`] (a kernel machine with fixed parameters or SVM-CV, or a
 //! kernel-learning method with its own selection), fitted on each training part by
 //! [`Pipeline::fit`], the same path as `kernlearn fit`.
+//!
+//! [`paired`]: a method against a baseline (SVM-CV) on the same splits: mean paired
+//! difference, standard error, win / tie / loss and the Wilcoxon signed-rank test
+//! ([`Experiment::run_paired`], [`paired_table`]).
+
+pub mod paired;
+
+pub use paired::{compare, wilcoxon_signed_rank, PairedComparison, Wilcoxon, WilcoxonMethod};
 
 use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
 use crate::estimator::{Estimator, Task};
-use crate::method::{ChosenParams, Learner, Method, Progress, ProgressFn};
+use crate::method::{ChosenParams, Learner, Method, Progress, ProgressFn, FELL_BACK};
 use crate::metrics::{accuracy, mse, relative_squared_error};
 use crate::pipeline::Pipeline;
 use crate::{Error, Result};
@@ -120,6 +128,10 @@ pub struct ExperimentReport {
     pub total_seconds: f64,
     /// One entry per repeat.
     pub runs: Vec<RepeatResult>,
+    /// This method against a baseline on the same splits, when one ran
+    /// ([`Experiment::run_paired`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedComparison>,
 }
 
 impl Experiment {
@@ -226,7 +238,40 @@ impl Experiment {
             summary: summarize(&runs),
             total_seconds: start.elapsed().as_secs_f64(),
             runs,
+            paired: None,
         })
+    }
+
+    /// Runs `baseline` (e.g. SVM-CV) and then this experiment's method on the same splits
+    /// of `data` (same protocol and seeds), and attaches to the method's report the
+    /// paired comparison ([`compare`]). Returns the baseline's report and the method's.
+    pub fn run_paired(
+        &self,
+        name: &str,
+        data: &Dataset,
+        baseline: &Method,
+        progress: ProgressFn,
+    ) -> Result<(ExperimentReport, ExperimentReport)> {
+        if baseline.task() != self.method.task() {
+            return Err(Error::param(
+                "baseline",
+                format!(
+                    "{} does {} but {} does {}",
+                    baseline.name(),
+                    baseline.task().name(),
+                    self.method.name(),
+                    self.method.task().name()
+                ),
+            ));
+        }
+        let base = Experiment {
+            method: baseline.clone(),
+            ..self.clone()
+        }
+        .run(name, data, progress)?;
+        let mut report = self.run(name, data, progress)?;
+        report.paired = Some(compare(&report, &base)?);
+        Ok((base, report))
     }
 }
 
@@ -317,11 +362,81 @@ pub fn markdown_table(reports: &[ExperimentReport]) -> String {
     s
 }
 
+/// One markdown row per report with a paired comparison: dataset, method, baseline, the
+/// test means of both, the mean paired difference ± its standard error (accuracy in
+/// points of %, RSE as a ratio; positive = the method is better), W/T/L over the splits,
+/// the two-sided Wilcoxon signed-rank p-value, whether the method is worse than the
+/// baseline by more than one standard error, and on how many splits its selection fell
+/// back to the base SVM ([`FELL_BACK`]; `–` when the method has no fallback). Empty
+/// string when no report has one.
+pub fn paired_table(reports: &[ExperimentReport]) -> String {
+    let rows: Vec<(&ExperimentReport, &PairedComparison)> = reports
+        .iter()
+        .filter_map(|r| r.paired.as_ref().map(|p| (r, p)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "| dataset | method | baseline | splits | baseline test | method test | paired Δ ± SE | W/T/L | Wilcoxon p | worse by > 1 SE | fell back |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for (r, p) in rows {
+        let percent = p.metric == "accuracy";
+        let num = |v: f64| {
+            if percent {
+                format!("{:.2}", 100.0 * v)
+            } else {
+                format!("{v:.3}")
+            }
+        };
+        let signed = |v: f64| {
+            if percent {
+                format!("{:+.2}", 100.0 * v)
+            } else {
+                format!("{v:+.4}")
+            }
+        };
+        let method_mean = r
+            .summary
+            .get(&format!("test_{}", p.metric))
+            .map_or("–".into(), |m| num(m.mean));
+        let flags: Vec<f64> = (r.runs.iter())
+            .filter_map(|run| run.chosen.other.get(FELL_BACK).copied())
+            .collect();
+        let fell_back = match flags.len() {
+            0 => "–".to_string(),
+            n => format!("{}/{n}", flags.iter().filter(|&&f| f == 1.0).count()),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} ± {} | {} | {:.3} | {} | {fell_back} |\n",
+            r.dataset,
+            r.method,
+            p.baseline,
+            p.splits,
+            num(p.baseline_mean),
+            method_mean,
+            signed(p.mean_difference),
+            num(p.standard_error),
+            p.win_tie_loss(),
+            p.wilcoxon.p_value,
+            if p.worse_by_more_than(1.0) {
+                "**yes**"
+            } else {
+                "no"
+            },
+        );
+    }
+    s
+}
+
 /// Header of [`csv_rows`].
-pub const CSV_HEADER: &str = "dataset,method,repeat,seed,n_train,n_test,sigma,c,epsilon,cv_score,n_support,train_accuracy,test_accuracy,train_mse,test_mse,train_rse,test_rse,select_seconds,fit_seconds,predict_seconds";
+pub const CSV_HEADER: &str = "dataset,method,repeat,seed,n_train,n_test,sigma,c,epsilon,cv_score,n_support,train_accuracy,test_accuracy,train_mse,test_mse,train_rse,test_rse,select_seconds,fit_seconds,predict_seconds,baseline,paired_difference,fell_back";
 
 /// One CSV line per repeat (header [`CSV_HEADER`] first); empty cells where a value
-/// does not apply.
+/// does not apply. `paired_difference` is the repeat's paired difference against
+/// `baseline` (see [`paired`]); `fell_back` is 1 when the method's selection fell back to
+/// the base SVM on that repeat, 0 when it kept the learned kernel.
 pub fn csv_rows(reports: &[ExperimentReport]) -> String {
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
     let mut s = String::from(CSV_HEADER);
@@ -349,6 +464,14 @@ pub fn csv_rows(reports: &[ExperimentReport]) -> String {
                 r.select_seconds.to_string(),
                 r.fit_seconds.to_string(),
                 r.predict_seconds.to_string(),
+                rep.paired
+                    .as_ref()
+                    .map_or(String::new(), |p| p.baseline.clone()),
+                opt(rep
+                    .paired
+                    .as_ref()
+                    .and_then(|p| p.differences.get(r.repeat).copied())),
+                opt(r.chosen.other.get(FELL_BACK).copied()),
             ];
             s += &cells.join(",");
             s.push('\n');

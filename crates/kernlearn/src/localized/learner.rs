@@ -8,11 +8,11 @@ use super::{
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::best_value;
+use crate::method::selection::{base_svm_cv, beats, best_value, fall_back};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    ProgressFn, SolverChoice,
+    ProgressFn, SolverChoice, FELL_BACK,
 };
 use crate::mkl::learner::family_of;
 use crate::svm::SvmType;
@@ -20,7 +20,9 @@ use crate::Result;
 use serde::{Deserialize, Serialize};
 
 /// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`,
-/// the SVMs' C is chosen by stratified k-fold CV over the grid's Cs.
+/// the SVMs' C is chosen by stratified k-fold CV over the grid's Cs; with `fallback`
+/// (the default) too, unless the best C's CV score beats SVM-CV's on the same folds the
+/// fit is the SVM-CV model ([`crate::method::FELL_BACK`], issue 19).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LocalizedLearner {
     /// Method, its settings, the base kernels, C and the solver.
@@ -28,6 +30,9 @@ pub struct LocalizedLearner {
     /// Folds and the C values of the CV; `None` fits `params` as they are.
     #[serde(default)]
     pub search: Option<GridSettings>,
+    /// With `search`: fall back to SVM-CV unless the localized model beats it in CV.
+    #[serde(default = "crate::method::yes")]
+    pub fallback: bool,
 }
 
 /// Base kernels of the localized methods unless `--kernels` is given: linear, quadratic
@@ -81,7 +86,11 @@ pub(crate) fn build(
         ..LocalizedParams::new(method, family)
     };
     params.validate()?;
-    Ok(Method::Localized(LocalizedLearner { params, search }))
+    Ok(Method::Localized(LocalizedLearner {
+        params,
+        search,
+        fallback: !options.no_fallback,
+    }))
 }
 
 impl Learner for LocalizedLearner {
@@ -94,7 +103,9 @@ impl Learner for LocalizedLearner {
     }
 
     fn steps(&self) -> u64 {
-        (self.search.as_ref()).map_or(0, |s| s.candidate_steps(s.grid.cs.len()))
+        (self.search.as_ref()).map_or(0, |s| {
+            s.candidate_steps(s.grid.cs.len()) + if self.fallback { s.steps() } else { 0 }
+        })
     }
 
     fn fit(
@@ -112,10 +123,20 @@ impl Learner for LocalizedLearner {
                         ..self.params.clone()
                     },
                     search: None,
+                    fallback: false,
                 };
                 best_value(&s.grid.cs, make, s, x, y, seed, progress)
             })
             .transpose()?;
+        let mut svm_seconds = None;
+        if let (Some(s), Some(b), true) = (&self.search, &best, self.fallback) {
+            let svm = base_svm_cv(s, self.params.smo, x, y, seed, progress)?;
+            if !beats(&b.fold_scores, &svm.fold_scores, false) {
+                let seconds = b.seconds + svm.seconds;
+                return fall_back(svm, b.score, x, y, seconds);
+            }
+            svm_seconds = Some(svm.seconds);
+        }
         let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
         let (model, secs) = timed(|| LocalizedModel::fit(params, x, y))?;
         let mut chosen = ChosenParams {
@@ -126,7 +147,10 @@ impl Learner for LocalizedLearner {
         chosen
             .other
             .insert("support_percent".into(), model.support_percent());
-        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
+        if svm_seconds.is_some() {
+            chosen.other.insert(FELL_BACK.into(), 0.0);
+        }
+        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds) + svm_seconds.unwrap_or(0.0);
         let model = AnyModel::Localized(model);
         Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
     }

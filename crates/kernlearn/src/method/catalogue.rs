@@ -135,7 +135,7 @@ macro_rules! kernel_options {
 /// Options of the methods on a kernel family, solved by SMO.
 macro_rules! family_options {
     ($($extra:literal),*) => {
-        &["kernels", "c", "tol", "cache-mb", "no-shrinking", $($extra),*]
+        &["kernels", "c", "tol", "cache-mb", "no-shrinking", "no-fallback", $($extra),*]
     };
 }
 
@@ -219,7 +219,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "KNPL: learned G ⊙ K by alternating SMO and ADMM (AAAI 2018)",
         selection: "σ, C by SVM-CV, then the regulariser γ by k-fold CV",
-        options: kernel_options!("c", "knpl-gamma"),
+        options: kernel_options!("c", "knpl-gamma", "no-fallback", "knpl-alternate"),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
@@ -230,7 +230,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "DANK-SVM: learned F ⊙ K with a nuclear-norm penalty",
         selection: "σ, C by SVM-CV (τ, η as given)",
-        options: kernel_options!("c", "tau", "eta", "dank-scheme", "dank-step"),
+        options: kernel_options!("c", "tau", "eta", "dank-scheme", "dank-step", "no-fallback"),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
@@ -241,7 +241,15 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: REGRESS,
         summary: "DANK-SVR: learned F ⊙ K for ε-SVR",
         selection: "σ, C, ε by SVR-CV (τ, η as given)",
-        options: kernel_options!("c", "epsilon", "tau", "eta", "dank-scheme", "dank-step"),
+        options: kernel_options!(
+            "c",
+            "epsilon",
+            "tau",
+            "eta",
+            "dank-scheme",
+            "dank-step",
+            "no-fallback"
+        ),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
@@ -274,7 +282,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "MWUMKL: multiplicative-weight-update MKL (Moeller 2017, ch. 3)",
         selection: C_BY_CV,
-        options: &["kernels", "c", "mwu-epsilon"],
+        options: &["kernels", "c", "mwu-epsilon", "no-fallback"],
         in_demo: true,
         build: crate::mkl::learner::build,
     },
@@ -285,7 +293,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "EasyMKL (Aiolli and Donini 2015), the thesis's baseline",
         selection: "λ by k-fold CV over {0.1, 0.2, …, 1}",
-        options: &["kernels", "lambda"],
+        options: &["kernels", "lambda", "no-fallback"],
         in_demo: false,
         build: crate::mkl::learner::build,
     },

@@ -35,6 +35,18 @@ use crate::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Key of [`ChosenParams::other`] set by the learned-kernel methods' selection (issue 19):
+/// `1` when no candidate of the learned kernel beat the SVM on the base kernel in the
+/// selection's cross-validation (same folds), so the fitted model is that SVM (SVM-CV's
+/// choice of σ and C, or C on the default RBF for the kernel-family methods); `0` when
+/// the learned kernel was kept.
+pub const FELL_BACK: &str = "fell_back_to_base_svm";
+
+/// `true`, the default of the learners' `fallback` fields.
+pub(crate) fn yes() -> bool {
+    true
+}
+
 /// Progress of a fit or an experiment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -192,6 +192,11 @@ pub struct MethodOptions {
     pub hk_delta: Option<f64>,
     /// Hyperkernel: rank cap of the factorisation (default 100).
     pub hk_rank: Option<usize>,
+    /// KNPL, DANK, MKL, localized: keep the learned kernel even when, in the selection's
+    /// CV, it does not beat the SVM on the base kernel (default: fall back to it).
+    pub no_fallback: bool,
+    /// KNPL: the published alternation of Algorithm 2 instead of the monotone ascent.
+    pub knpl_alternate: bool,
 }
 
 /// What kind of value an option takes on the command line.
@@ -277,6 +282,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("hk-width-factor", Number, "hyperkernel: base-kernel widths are this factor times the 90% quantile of pairwise distances (per dimension for ard) on a 20% sample (default 50, the paper's)"),
     spec("hk-delta", Number, "hyperkernel: tolerance δ of the incomplete Cholesky of the hyperkernel matrix, on the residual trace (default 1e-6, the paper's)"),
     spec("hk-rank", Count, "hyperkernel: rank cap of that factorisation, i.e. most expansion pairs (default 100)"),
+    spec("no-fallback", Flag, "KNPL, DANK, MKL and localized methods with --select grid: keep the learned kernel even when its cross-validated score does not beat SVM-CV's on the same folds (default: the fit falls back to the SVM-CV model and says so, `fell_back_to_base_svm` = 1)"),
+    spec("knpl-alternate", Flag, "KNPL: Algorithm 2 as published (T alternations of SMO and ADMM, which can 2-cycle for small γ) instead of the default monotone ascent on the saddle objective φ(α) = min_G H(α, G) (SMO direction, backtracking line search on φ; stops when a round gains less than 1e-3 relatively, or after 10 rounds)"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -335,6 +342,8 @@ impl MethodOptions {
             "hk-width-factor" => self.hk_width_factor = Some(number()?),
             "hk-delta" => self.hk_delta = Some(number()?),
             "hk-rank" => self.hk_rank = Some(count()?),
+            "no-fallback" => self.no_fallback = true,
+            "knpl-alternate" => self.knpl_alternate = true,
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -376,6 +385,8 @@ impl MethodOptions {
             ("hk-width-factor", self.hk_width_factor.is_some()),
             ("hk-delta", self.hk_delta.is_some()),
             ("hk-rank", self.hk_rank.is_some()),
+            ("no-fallback", self.no_fallback),
+            ("knpl-alternate", self.knpl_alternate),
         ];
         flags
             .iter()

@@ -6,12 +6,19 @@
 //! - the best value / best candidate: fixed-parameter candidates of one learner (C over
 //!   the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best
 //!   one is fitted.
+//! - the base-kernel fallback (issue 19): a learned-kernel method's CV score is compared
+//!   with SVM-CV's on the same folds (both use `stratified_kfold(y, folds, seed)`, or
+//!   `kfold` for regression); unless the learned kernel is better by more than one
+//!   standard error of the fold-wise difference ([`beats`]), the fit is the SVM-CV
+//!   model ([`fall_back`]) and [`super::FELL_BACK`] says so.
 
-use super::{GridSettings, Learner, Progress, ProgressFn};
+use super::{
+    timed, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn, FELL_BACK,
+};
 use crate::data::Features;
-use crate::estimator::{Estimator, Task};
+use crate::estimator::{AnyModel, Estimator, Task};
 use crate::select::Selection;
-use crate::svm::SvmParams;
+use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
 use std::time::Instant;
 
@@ -21,6 +28,8 @@ pub(crate) struct Selected<T> {
     pub(crate) chosen: T,
     /// Mean CV score of the chosen point (accuracy, or MSE for regression).
     pub(crate) score: f64,
+    /// The chosen point's score on each fold.
+    pub(crate) fold_scores: Vec<f64>,
     /// Seconds spent.
     pub(crate) seconds: f64,
 }
@@ -41,9 +50,78 @@ pub(crate) fn svm_cv(
         .run(x, y, &|| progress(Progress::Step))?;
     Ok(Selected {
         score: selection.best.score,
+        fold_scores: selection.best.fold_scores.clone(),
         chosen: selection,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether a learned kernel beats the base SVM in CV, by the one-standard-error rule on
+/// the same folds: with `d_f` the learned kernel's fold score minus the base SVM's
+/// (base minus learned for MSE, so that `d_f > 0` favours the learned kernel), the
+/// learned kernel is kept only when `mean(d) > SE(d) = std(d)/√k` (sample std, k folds;
+/// `mean(d) > 0` for a single fold). Ties and differences within the folds' noise keep
+/// the simpler base model: both CV scores are maxima over their own candidates, and a
+/// margin smaller than the fold-to-fold spread did not carry over to new data
+/// (docs/RESULTS.md, "Paired comparisons").
+pub(crate) fn beats(learned: &[f64], base: &[f64], regression: bool) -> bool {
+    let d: Vec<f64> = learned
+        .iter()
+        .zip(base)
+        .map(|(l, b)| if regression { b - l } else { l - b })
+        .collect();
+    if d.is_empty() || learned.len() != base.len() {
+        return false;
+    }
+    let k = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / k;
+    let se = if d.len() < 2 {
+        0.0
+    } else {
+        (d.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (k - 1.0)).sqrt() / k.sqrt()
+    };
+    mean > se && mean > 0.0
+}
+
+/// SVM-CV (C-SVC, Gaussian kernel, `search`'s grid, solver `base`'s) on the folds the
+/// candidate CV of [`best_candidate`] uses, for the fallback of the kernel-family methods.
+pub(crate) fn base_svm_cv(
+    search: &GridSettings,
+    solver: crate::svm::SolverSettings,
+    x: &Features,
+    y: &[f64],
+    seed: u64,
+    progress: ProgressFn,
+) -> Result<Selected<Selection>> {
+    let base = SvmParams {
+        svm_type: SvmType::CSvc,
+        solver,
+        ..SvmParams::default()
+    };
+    svm_cv(search, &base, x, y, seed, progress)
+}
+
+/// The fallback of issue 19: the SVM-CV model of `svm` fitted on `(x, y)`, with
+/// [`FELL_BACK`] = 1 and the learned kernel's best CV score `learned_score` recorded
+/// (`learned_cv_score`) beside SVM-CV's (`cv_score`). `select_seconds`: the whole
+/// selection (SVM-CV and the learned kernel's candidates).
+pub(crate) fn fall_back(
+    svm: Selected<Selection>,
+    learned_score: f64,
+    x: &Features,
+    y: &[f64],
+    select_seconds: f64,
+) -> Result<FittedMethod> {
+    let params = svm.chosen.params.clone();
+    let mut chosen = ChosenParams::of_svm(&params);
+    chosen.cv_score = Some(svm.score);
+    chosen.other.insert(FELL_BACK.into(), 1.0);
+    chosen
+        .other
+        .insert("learned_cv_score".into(), learned_score);
+    let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
+    Ok(FittedMethod::new(AnyModel::Svm(model), chosen, secs)
+        .selected(select_seconds, Some(svm.chosen)))
 }
 
 /// The learner `make(v)` for the best of `values` by k-fold CV (the "C over the grid"
@@ -72,10 +150,12 @@ pub(crate) fn best_candidate<L: Learner + Clone>(
     progress: ProgressFn,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let (best, score) = select_candidate(&candidates, x, y, search.folds, seed, progress)?;
+    let (best, score, fold_scores) =
+        cv_candidates(&candidates, x, y, search.folds, seed, progress)?;
     Ok(Selected {
         chosen: candidates[best].clone(),
         score,
+        fold_scores,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -94,6 +174,19 @@ pub fn select_candidate<L: Learner>(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<(usize, f64)> {
+    let (best, score, _) = cv_candidates(candidates, x, y, folds, seed, progress)?;
+    Ok((best, score))
+}
+
+/// [`select_candidate`] with the best candidate's score on each fold.
+pub(crate) fn cv_candidates<L: Learner>(
+    candidates: &[L],
+    x: &Features,
+    y: &[f64],
+    folds: usize,
+    seed: u64,
+    progress: ProgressFn,
+) -> Result<(usize, f64, Vec<f64>)> {
     use crate::data::{complement, kfold, stratified_kfold};
     use rayon::prelude::*;
     let Some(first) = candidates.first() else {
@@ -132,7 +225,8 @@ pub fn select_candidate<L: Learner>(
         .collect();
     let better = |a: f64, b: f64| if regression { a < b } else { a > b };
     let best = (1..means.len()).fold(0, |b, c| if better(means[c], means[b]) { c } else { b });
-    Ok((best, means[best]))
+    let k = folds.len();
+    Ok((best, means[best], scores[best * k..(best + 1) * k].to_vec()))
 }
 
 #[cfg(test)]
@@ -184,5 +278,64 @@ mod tests {
         assert_eq!(settings.grid.cs[best], selection.best.c);
         let none: &[SvmLearner] = &[];
         assert!(select_candidate(none, &data.x, &data.y, 5, 7, &|_| {}).is_err());
+    }
+
+    /// Issue 19: every learned-kernel method with a search records whether it fell back;
+    /// a fallback is exactly the SVM-CV model (same predictions), and the learned kernel
+    /// is only kept with a CV score above SVM-CV's. `no-fallback` removes the check.
+    #[test]
+    fn learned_kernels_fall_back_to_svm_cv_unless_they_beat_it() {
+        use crate::method::{Method, MethodKind, MethodOptions, FELL_BACK};
+        let data = sandwich(80, 0.3, 9).unwrap();
+        let settings = GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5, 1.0],
+                cs: vec![1.0, 4.0],
+                epsilons: vec![],
+            },
+            ..GridSettings::default()
+        };
+        let svm = Method::defaults(MethodKind::Svm, &data, Some(settings.clone()), 3).unwrap();
+        let svm_fit = svm.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+        let svm_pred = svm_fit.model.predict(&data.x).unwrap();
+        let svm_score = svm_fit.chosen.cv_score.unwrap();
+        for kind in [
+            MethodKind::Knpl,
+            MethodKind::Dank,
+            MethodKind::Mwumkl,
+            MethodKind::Ldmkl,
+        ] {
+            let m = Method::defaults(kind, &data, Some(settings.clone()), 3).unwrap();
+            let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+            let flag = fit.chosen.other.get(FELL_BACK).copied();
+            match flag {
+                Some(1.0) => {
+                    assert!(matches!(fit.model, AnyModel::Svm(_)), "{kind:?}");
+                    assert_eq!(fit.model.predict(&data.x).unwrap(), svm_pred, "{kind:?}");
+                    assert!(
+                        fit.chosen.other.contains_key("learned_cv_score"),
+                        "{kind:?}"
+                    );
+                }
+                Some(0.0) => {
+                    assert!(!matches!(fit.model, AnyModel::Svm(_)), "{kind:?}");
+                    assert!(fit.chosen.cv_score.unwrap() > svm_score, "{kind:?}");
+                }
+                other => panic!("{kind:?}: {FELL_BACK} = {other:?}"),
+            }
+            let mut options = MethodOptions {
+                seed: 3,
+                ..MethodOptions::default()
+            };
+            options.set("no-fallback", "true").unwrap();
+            let m = Method::build(kind, &options, &data, Some(settings.clone())).unwrap();
+            let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+            assert!(!fit.chosen.other.contains_key(FELL_BACK), "{kind:?}");
+            assert!(!matches!(fit.model, AnyModel::Svm(_)), "{kind:?}");
+        }
+        // Options a method does not read are refused: SVM-CV has no fallback.
+        let mut options = MethodOptions::default();
+        options.set("no-fallback", "true").unwrap();
+        assert!(Method::build(MethodKind::Svm, &options, &data, None).is_err());
     }
 }

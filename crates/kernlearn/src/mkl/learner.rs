@@ -7,11 +7,11 @@ use super::{
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::best_value;
+use crate::method::selection::{base_svm_cv, beats, best_candidate, best_value, fall_back};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    ProgressFn,
+    ProgressFn, FELL_BACK,
 };
 use crate::svm::SvmType;
 use crate::Result;
@@ -22,7 +22,10 @@ pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 
 /// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search`, the
 /// trade-off is chosen by stratified k-fold CV (C ∈ the grid's Cs for UNIFORM and MWUMKL, λ ∈ {0.1, …, 1} for EasyMKL); the kernels
-/// and MWUMKL's ε stay as given.
+/// and MWUMKL's ε stay as given. With `fallback` (the default), MWUMKL's and EasyMKL's
+/// candidates also include UNIFORM (the uniform combination, C over the grid's Cs), and
+/// unless the best candidate's CV score beats SVM-CV's on the same folds the fit is the
+/// SVM-CV model ([`crate::method::FELL_BACK`], issue 19).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MklLearner {
     /// Method, its parameters and the base kernels.
@@ -30,6 +33,9 @@ pub struct MklLearner {
     /// Folds and the C values of the CV; `None` fits `params` as they are.
     #[serde(default)]
     pub search: Option<GridSettings>,
+    /// With `search`: UNIFORM among the candidates and the fallback to SVM-CV.
+    #[serde(default = "crate::method::yes")]
+    pub fallback: bool,
 }
 
 /// LIBLINEAR+: Nyström features of every base kernel and a linear SVM
@@ -133,7 +139,17 @@ pub(crate) fn build(
     Ok(Method::Mkl(MklLearner {
         params: MklParams { method, family },
         search,
+        fallback: !options.no_fallback,
     }))
+}
+
+/// SMO settings of UNIFORM's SVM (the defaults for MWUMKL and EasyMKL, which solve
+/// their own problems): used by the UNIFORM candidates and the SVM-CV fallback.
+fn solver_of(params: &MklParams) -> crate::svm::SolverSettings {
+    match &params.method {
+        MklMethod::Uniform(u) => u.solver,
+        _ => crate::svm::SolverSettings::default(),
+    }
 }
 
 impl Learner for MklLearner {
@@ -151,7 +167,12 @@ impl Learner for MklLearner {
 
     fn steps(&self) -> u64 {
         (self.search.as_ref()).map_or(0, |s| {
-            s.candidate_steps(self.params.trade_off_candidates(&s.grid).len())
+            let own = self.params.trade_off_candidates(&s.grid).len();
+            match (self.fallback, &self.params.method) {
+                (false, _) => s.candidate_steps(own),
+                (true, MklMethod::Uniform(_)) => s.candidate_steps(own) + s.steps(),
+                (true, _) => s.candidate_steps(own + s.grid.cs.len()) + s.steps(),
+            }
         })
     }
 
@@ -162,21 +183,51 @@ impl Learner for MklLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        let start = std::time::Instant::now();
         let best = (self.search.as_ref())
             .map(|s| {
-                let values = self.params.trade_off_candidates(&s.grid);
-                let make = |v| MklLearner {
-                    params: self.params.with_trade_off(v),
+                let make = |params| MklLearner {
+                    params,
                     search: None,
+                    fallback: false,
                 };
-                best_value(&values, make, s, x, y, seed, progress)
+                // UNIFORM first: ties go to the simpler combination.
+                let uniform = MklMethod::Uniform(UniformParams {
+                    c: 1.0,
+                    solver: solver_of(&self.params),
+                });
+                let mut candidates = Vec::new();
+                if self.fallback && !matches!(self.params.method, MklMethod::Uniform(_)) {
+                    let u = MklParams {
+                        method: uniform,
+                        family: self.params.family.clone(),
+                    };
+                    candidates.extend(s.grid.cs.iter().map(|&c| make(u.with_trade_off(c))));
+                }
+                let values = self.params.trade_off_candidates(&s.grid);
+                candidates.extend(values.iter().map(|&v| make(self.params.with_trade_off(v))));
+                best_candidate(candidates, s, x, y, seed, progress)
             })
             .transpose()?;
+        if let (Some(s), Some(b), true) = (&self.search, &best, self.fallback) {
+            let svm = base_svm_cv(s, solver_of(&self.params), x, y, seed, progress)?;
+            if !beats(&b.fold_scores, &svm.fold_scores, false) {
+                let seconds = start.elapsed().as_secs_f64();
+                return fall_back(svm, b.score, x, y, seconds);
+            }
+        }
         let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
         let mut chosen = ChosenParams {
             cv_score: best.as_ref().map(|b| b.score),
             ..ChosenParams::default()
         };
+        if self.search.is_some() && self.fallback {
+            chosen.other.insert(FELL_BACK.into(), 0.0);
+            let uniform = matches!(params.method, MklMethod::Uniform(_));
+            chosen
+                .other
+                .insert("uniform_chosen".into(), f64::from(u8::from(uniform)));
+        }
         match &params.method {
             MklMethod::Uniform(p) => chosen.c = Some(p.c),
             MklMethod::Mwumkl(p) => {
@@ -188,7 +239,10 @@ impl Learner for MklLearner {
             }
         }
         let (model, secs) = timed(|| MklModel::fit(params, x, y))?;
-        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
+        let select_seconds = match best {
+            Some(_) => start.elapsed().as_secs_f64() - secs,
+            None => 0.0,
+        };
         Ok(FittedMethod::new(AnyModel::Mkl(model), chosen, secs).selected(select_seconds, None))
     }
 }

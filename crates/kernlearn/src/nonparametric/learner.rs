@@ -2,15 +2,15 @@
 //! papers' SVM-CV / SVR-CV first when a search is set, then learns its Gram matrix.
 
 use super::dank::{dank_search_base, DankModel, DankParams, DankSettings};
-use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplSearch};
+use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplScheme, KnplSearch};
 use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::svm_cv;
+use crate::method::selection::{beats, best_candidate, fall_back, svm_cv, Selected};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
-    ProgressFn,
+    ProgressFn, FELL_BACK,
 };
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
@@ -28,18 +28,38 @@ pub struct KnplLearner {
     /// (`crate::nonparametric::knpl::gamma_reference`) instead of `params.gamma`.
     #[serde(default)]
     pub auto_gamma: bool,
+    /// With `search` (issue 19): unless the best γ's CV score beats SVM-CV's on the same
+    /// folds (the limit γ → ∞, `G = 11ᵀ`), the fit is the SVM-CV model
+    /// ([`crate::method::FELL_BACK`]).
+    #[serde(default = "crate::method::yes")]
+    pub fallback: bool,
 }
 
 /// DANK-SVM / DANK-SVR (`F ⊙ K`): `params` as given, or with σ, C (and ε) from SVM-CV /
 /// SVR-CV when `search` is set; τ and η from `params.settings` (the papers: τ = 0.01,
 /// η = ‖α_SVM‖²).
+///
+/// With `search` and `fallback` (the default; issue 19), η is then chosen by k-fold CV on
+/// the same folds over [`DANK_ETA_SCALES`] × `‖α_SVM‖²` (or the given η alone), and
+/// unless the best one's CV score beats SVM-CV's (η → ∞, where `F = 11ᵀ` and DANK is
+/// the SVM on the base kernel) the fit is the SVM-CV model
+/// ([`crate::method::FELL_BACK`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DankLearner {
     /// Task, base kernel, C, ε and the solver settings.
     pub params: DankParams,
     /// Grid search of the σ, C (, ε) stage.
     pub search: Option<GridSettings>,
+    /// With `search`: η by CV and the fallback to SVM-CV / SVR-CV.
+    #[serde(default = "crate::method::yes")]
+    pub fallback: bool,
 }
+
+/// Multiples of `‖α_SVM‖²` tried as DANK's η by the fallback selection, largest (closest
+/// to the SVM) first so that CV ties keep the smoother model. The paper fixes 1; at 1 its
+/// `F` stays within about 1 ± 0.07 of `11ᵀ` on the papers' data (docs/RESULTS.md), and
+/// `Γ(α)` — hence `F − 11ᵀ` before the nuclear-norm shrinkage — grows as 1/η.
+pub const DANK_ETA_SCALES: [f64; 3] = [1.0, 0.1, 0.01];
 
 /// Scalable DANK (section 5 of the DANK paper, [`ScalableDankModel`]): k-means clusters,
 /// one box-only τ = 0 DANK subproblem per cluster. `params` as given, or with σ, C from
@@ -82,9 +102,17 @@ pub(crate) fn build(
             };
             params.validate()?;
             Ok(Method::Knpl(KnplLearner {
-                params,
+                params: KnplParams {
+                    scheme: if options.knpl_alternate {
+                        KnplScheme::Alternate
+                    } else {
+                        KnplScheme::Ascent
+                    },
+                    ..params
+                },
                 search,
                 auto_gamma: options.knpl_gamma.is_none(),
+                fallback: !options.no_fallback,
             }))
         }
         MethodKind::DankScalable => {
@@ -120,6 +148,7 @@ pub(crate) fn build(
                 epsilon: base.epsilon,
             },
             search,
+            fallback: !options.no_fallback,
         })),
     }
 }
@@ -159,7 +188,8 @@ impl Learner for KnplLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        let ((params, chosen, selection), select_seconds) = timed(|| match &self.search {
+        let start = std::time::Instant::now();
+        let (params, chosen, selection) = match &self.search {
             Some(s) => {
                 let mut ks = KnplSearch::new(self.params.clone(), seed);
                 ks.grid = s.grid.clone();
@@ -179,7 +209,23 @@ impl Learner for KnplLearner {
                 chosen
                     .other
                     .insert("knpl_regulariser_scale".into(), sel.best.scale);
-                Ok((sel.params, chosen, Some(sel.svm)))
+                if self.fallback {
+                    // SVM-CV's score is on the same folds (seed, count) as the γ search.
+                    let base_score = sel.svm.best.score;
+                    let base_folds = sel.svm.best.fold_scores.clone();
+                    if !beats(&sel.best.fold_scores, &base_folds, false) {
+                        let svm = Selected {
+                            score: base_score,
+                            fold_scores: base_folds,
+                            chosen: sel.svm,
+                            seconds: svm.seconds,
+                        };
+                        let seconds = start.elapsed().as_secs_f64();
+                        return fall_back(svm, sel.best.score, x, y, seconds);
+                    }
+                    chosen.other.insert(FELL_BACK.into(), 0.0);
+                }
+                (sel.params, chosen, Some(sel.svm))
             }
             None => {
                 let mut params = self.params.clone();
@@ -190,11 +236,11 @@ impl Learner for KnplLearner {
                 chosen
                     .other
                     .insert("knpl_regulariser_gamma".into(), params.gamma);
-                Ok((params, chosen, None))
+                (params, chosen, None)
             }
-        })?;
+        };
         let select_seconds = if selection.is_some() {
-            select_seconds
+            start.elapsed().as_secs_f64()
         } else {
             0.0
         };
@@ -218,7 +264,14 @@ impl Learner for DankLearner {
     }
 
     fn steps(&self) -> u64 {
-        self.search.as_ref().map_or(0, GridSettings::steps)
+        self.search.as_ref().map_or(0, |s| {
+            s.steps()
+                + match (self.fallback, self.params.settings.eta) {
+                    (false, _) => 0,
+                    (true, Some(_)) => s.candidate_steps(1),
+                    (true, None) => s.candidate_steps(DANK_ETA_SCALES.len()),
+                }
+        })
     }
 
     fn fit(
@@ -228,8 +281,10 @@ impl Learner for DankLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        let start = std::time::Instant::now();
         let mut params = self.params.clone();
-        let selected = (self.search.as_ref())
+        let regression = params.task == Task::Regression;
+        let mut selected = (self.search.as_ref())
             .map(|s| {
                 svm_cv(
                     s,
@@ -246,17 +301,59 @@ impl Learner for DankLearner {
             params.c = s.chosen.params.c;
             params.epsilon = s.chosen.params.epsilon;
         }
-        let eps = (params.task == Task::Regression).then_some(params.epsilon);
+        let mut learned_score = selected.as_ref().map(|s| s.score);
+        let mut fell_back = None;
+        if let (Some(search), true) = (&self.search, self.fallback) {
+            let scales = match params.settings.eta {
+                Some(_) => vec![params.settings.eta_scale],
+                None => DANK_ETA_SCALES.to_vec(),
+            };
+            let candidates: Vec<DankLearner> = scales
+                .iter()
+                .map(|&e| {
+                    let mut p = params.clone();
+                    p.settings.eta_scale = e;
+                    DankLearner {
+                        params: p,
+                        search: None,
+                        fallback: false,
+                    }
+                })
+                .collect();
+            let best = best_candidate(candidates, search, x, y, seed, progress)?;
+            let svm = selected.take().expect("SVM-CV ran with the search");
+            if !beats(&best.fold_scores, &svm.fold_scores, regression) {
+                let seconds = start.elapsed().as_secs_f64();
+                return fall_back(svm, best.score, x, y, seconds);
+            }
+            params = best.chosen.params;
+            learned_score = Some(best.score);
+            fell_back = Some(svm.chosen);
+        }
+        let eps = regression.then_some(params.epsilon);
         let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
-        chosen.cv_score = selected.as_ref().map(|s| s.score);
+        chosen.cv_score = learned_score;
         chosen.other.insert("dank_tau".into(), params.settings.tau);
+        if fell_back.is_some() {
+            chosen.other.insert(FELL_BACK.into(), 0.0);
+            chosen
+                .other
+                .insert("dank_eta_scale".into(), params.settings.eta_scale);
+        }
+        let select_seconds = start.elapsed().as_secs_f64();
         let ((model, traces), secs) = timed(|| DankModel::fit_traced(&params, x, y))?;
         if let Some(info) = model.info.first() {
             chosen.other.insert("dank_eta".into(), info.eta);
         }
+        let selection = fell_back.or(selected.map(|s| s.chosen));
+        let select_seconds = if selection.is_some() {
+            select_seconds
+        } else {
+            0.0
+        };
         // The trace of the first class pair's (or the regressor's) iterations.
         Ok(FittedMethod::new(AnyModel::Dank(model), chosen, secs)
-            .selected_by(selected)
+            .selected(select_seconds, selection)
             .traced(traces.into_iter().next()))
     }
 }

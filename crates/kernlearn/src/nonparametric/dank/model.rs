@@ -205,7 +205,7 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
     let coef_svm_norm2: f64 = svm_z.iter().map(|v| v * v).sum();
     let eta = match s.eta {
         Some(e) => e,
-        None if coef_svm_norm2 > 0.0 => coef_svm_norm2,
+        None if coef_svm_norm2 > 0.0 => s.eta_scale * coef_svm_norm2,
         None => {
             return Err(Error::data(
                 "DANK: the SVM solution is zero, so η = ‖α_SVM‖² = 0; set eta explicitly",

@@ -56,8 +56,14 @@ pub enum EigenRoute {
 pub struct DankSettings {
     /// Nuclear-norm weight τ (≥ 0).
     pub tau: f64,
-    /// `η`; `None` = `‖α‖²` of the SVM on `K` with the same C (the paper's rule).
+    /// `η`; `None` = `eta_scale · ‖α‖²` of the SVM on `K` with the same C (the paper's
+    /// rule with `eta_scale = 1`).
     pub eta: Option<f64>,
+    /// Multiple of `‖α_SVM‖²` used as η when `eta` is `None` (default 1, the paper's;
+    /// the fallback selection of issue 19 tries fractions of it, which let `F` move
+    /// further from `11ᵀ`: the target `Γ(α)` scales as 1/η).
+    #[serde(default = "one")]
+    pub eta_scale: f64,
     /// Iteration cap `t_max`.
     pub max_iter: usize,
     /// Stop when `‖α_t − α_{t−1}‖₂ ≤ tol` (the paper's rule).
@@ -86,6 +92,7 @@ impl Default for DankSettings {
         Self {
             tau: 0.01,
             eta: None,
+            eta_scale: 1.0,
             max_iter: 2000,
             tol: 1e-4,
             kkt_tol: default_kkt_tol(),
@@ -96,6 +103,10 @@ impl Default for DankSettings {
             svm_solver: SolverSettings::default(),
         }
     }
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// LIBSVM's default stopping tolerance, the same for the SVM start and DANK.
@@ -110,6 +121,7 @@ impl DankSettings {
         if let Some(eta) = self.eta {
             positive_finite("eta", eta)?;
         }
+        positive_finite("eta_scale", self.eta_scale)?;
         positive_finite("tol", self.tol)?;
         non_negative_finite("kkt_tol", self.kkt_tol)?;
         if self.max_iter == 0 {

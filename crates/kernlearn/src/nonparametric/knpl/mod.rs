@@ -17,6 +17,12 @@
 //!   `Γ(α)` onto `S₊ ∩ B`, `B = {G1 = n1}`, computed by the ADMM of Algorithm 1
 //!   (`admm_projection`).
 //!
+//! Algorithm 2 is a best-response iteration and can fall into a 2-cycle for small γ
+//! (docs/RESULTS.md). The default solver ([`KnplScheme::Ascent`], `fit::fit_ascent`)
+//! instead maximises the concave `φ(α) = min_G H(α, G)` monotonically: the α-step gives
+//! an ascent direction and a backtracking line search on `φ` (one G-step per trial)
+//! chooses the step; Algorithm 2 stays available as [`KnplScheme::Alternate`].
+//!
 //! Before the first round α is the plain SVM's (`G = 11ᵀ`, the feasible point of
 //! least norm, see `admm_projection`). The bias is the SVM's `b = −ρ` of the last SMO
 //! solve. New points use the nearest-neighbour extension (23) through
@@ -41,7 +47,7 @@ mod params;
 mod search;
 
 pub use model::{alternation, Alternation, KnplModel, KnplPairInfo, ALTERNATION_TOL};
-pub use params::KnplParams;
+pub use params::{KnplParams, KnplScheme};
 pub(crate) use search::gamma_reference;
 pub use search::{GammaPoint, KnplSearch, KnplSelection};
 

@@ -81,7 +81,7 @@ impl KnplModel {
                 objectives: fit.objectives.clone(),
                 dual_objectives: fit.dual_objectives.clone(),
                 dual_objective: -fit.solution.objective,
-                outer_iterations: params.outer_iters,
+                outer_iterations: fit.objectives.len().saturating_sub(1),
                 admm_iterations: fit.admm_iterations,
                 smo_iterations: fit.smo_iterations,
                 g_min,
@@ -280,7 +280,8 @@ impl Estimator for KnplModel {
             .iter()
             .enumerate()
             .filter_map(|(k, p)| {
-                let values = if p.dual_objectives.is_empty() {
+                let ascent = self.params.scheme == super::KnplScheme::Ascent;
+                let values = if p.dual_objectives.is_empty() || ascent {
                     &p.objectives
                 } else {
                     &p.dual_objectives
@@ -406,6 +407,7 @@ mod tests {
         let (x, y) = sine_data(40, 9);
         let p = KnplParams {
             outer_iters: 3,
+            scheme: super::super::KnplScheme::Alternate,
             ..params(0.05)
         };
         let (model, trace) = KnplModel::fit(&p, &x, &y).unwrap();
@@ -497,7 +499,11 @@ mod tests {
     fn an_unsettled_alternation_is_a_warning() {
         let (x, y) = sine_data(60, 21);
         let gamma0 = gamma_reference(&params(1.0), &x, &y).unwrap();
-        let (model, _) = KnplModel::fit(&params(gamma0), &x, &y).unwrap();
+        let published = KnplParams {
+            scheme: super::super::KnplScheme::Alternate,
+            ..params(gamma0)
+        };
+        let (model, _) = KnplModel::fit(&published, &x, &y).unwrap();
         let info = &model.pairs[0];
         assert_eq!(info.objectives.len(), 11);
         assert_eq!(info.dual_objectives.len(), 11);
@@ -538,7 +544,11 @@ mod tests {
         // One-vs-one: one sentence naming the unsettled class pairs.
         let (x3, y3) = three_classes(60, 22);
         let g3 = gamma_reference(&params(1.0), &x3, &y3).unwrap();
-        let (multi, _) = KnplModel::fit(&params(g3), &x3, &y3).unwrap();
+        let published = KnplParams {
+            scheme: super::super::KnplScheme::Alternate,
+            ..params(g3)
+        };
+        let (multi, _) = KnplModel::fit(&published, &x3, &y3).unwrap();
         let w = multi.warnings();
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(

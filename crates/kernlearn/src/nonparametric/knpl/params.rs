@@ -8,6 +8,34 @@ use crate::svm::SolverSettings;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// How the saddle problem (4) is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnplScheme {
+    /// Monotone ascent on `φ(α) = min_G H(α, G) = H(α, G*(α))` (default; not in the
+    /// paper): at `α_t`, with `G_t = G*(α_t)` (the ADMM projection), SMO gives
+    /// `α̂ = argmax_α H(α, G_t)`; since `H(·, G_t) ≥ φ` with equality at `α_t` and
+    /// `∇φ(α_t) = ∇_α H(α_t, G_t)` (Danskin), `α̂ − α_t` is an ascent direction of the
+    /// concave `φ`, and a backtracking line search (first trial `s = min(1, 2·s_{t−1})`, then halving,
+    /// at most 5 times) accepts the first
+    /// `α_t + s(α̂ − α_t)` (feasible: a convex combination) whose `φ` is larger. The
+    /// sequence `φ(α_t)` increases strictly; it stops when a round gains at most
+    /// `ascent_tol · max(1, |φ|)`, when no step gains, or after `outer_iters` rounds.
+    Ascent,
+    /// Algorithm 2 as published: T alternations of the α-step and the G-step (a
+    /// best-response iteration, which can fall into a 2-cycle for small γ).
+    Alternate,
+}
+
+fn alternate() -> KnplScheme {
+    KnplScheme::Alternate
+}
+
+/// The relative change below which [`super::alternation`] calls a run converged.
+fn default_ascent_tol() -> f64 {
+    super::ALTERNATION_TOL
+}
+
 /// Hyper-parameters of KNPL (problem (4), Algorithms 1 and 2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -18,8 +46,17 @@ pub struct KnplParams {
     pub c: f64,
     /// Regulariser γ > 0 of `γ‖G‖²_F` in (4). Large γ pins `G` to `11ᵀ` (the plain SVM).
     pub gamma: f64,
-    /// Outer rounds T of Algorithm 2 (paper: 10). 0 = the plain SVM on `K`.
+    /// Outer rounds T of Algorithm 2 (paper: 10), or the cap on the rounds of the ascent.
+    /// 0 = the plain SVM on `K`.
     pub outer_iters: usize,
+    /// The solver of (4). Model files written before it existed used Algorithm 2.
+    #[serde(default = "alternate")]
+    pub scheme: KnplScheme,
+    /// Ascent: stop when a round increases `φ` by at most this times `max(1, |φ|)`
+    /// (default 1e-3, the tolerance at which the model's warnings call a run converged;
+    /// SMO's own tolerance moves `φ` by about that much).
+    #[serde(default = "default_ascent_tol")]
+    pub ascent_tol: f64,
     /// ADMM iteration cap `k_max` of Algorithm 1 (paper: 15).
     pub admm_max_iter: usize,
     /// ADMM stopping tolerance ε on `Diff` (paper: 1e-4).
@@ -55,6 +92,8 @@ impl Default for KnplParams {
             c: 1.0,
             gamma: 1.0,
             outer_iters: 10,
+            scheme: KnplScheme::Ascent,
+            ascent_tol: default_ascent_tol(),
             admm_max_iter: 15,
             admm_tol: 1e-4,
             beta0: 1.0,
@@ -72,6 +111,7 @@ impl KnplParams {
         positive_finite("C", self.c)?;
         positive_finite("gamma", self.gamma)?;
         positive_finite("admm_tol", self.admm_tol)?;
+        positive_finite("ascent_tol", self.ascent_tol)?;
         positive_finite("beta0", self.beta0)?;
         if self.kernel.is_precomputed() {
             return Err(Error::param(
