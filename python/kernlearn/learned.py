@@ -59,6 +59,8 @@ OPTION_OF = {
     "width_factor": "hk-width-factor",
     "delta": "hk-delta",
     "rank": "hk-rank",
+    "fallback": "no-fallback",
+    "knpl_alternate": "knpl-alternate",
 }
 
 
@@ -66,7 +68,7 @@ def _option_value(param, value):
     """The option's text for a parameter value, or ``None`` to leave it unset."""
     if value is None:
         return None
-    if param == "shrinking":
+    if param in ("shrinking", "fallback"):  # on by default; the option turns it off
         return None if value else "true"
     if param == "kernel":
         return kernel_spec(value)
@@ -303,6 +305,11 @@ _COMMON_DOC = """
         papers' ``2^-5 … 2^5`` where absent.
     cv : int, default=5
         Folds of the grid search.
+    fallback : bool, default=True
+        With ``select="grid"``: when no learned-kernel candidate beats the SVM on the
+        base kernel in the same CV (by more than one standard error of the gain), the
+        fitted model is that SVM (``summary_`` says ``fell_back_to_base_svm``).
+        ``False`` keeps the learned kernel (the papers' protocol).
     scale : {"01", "pm1", "standard", "none"}, default="01"
         Feature scaling fitted on the training data (the papers scale to [0, 1]).
     random_state : int or None, default=None
@@ -337,14 +344,17 @@ class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         SVM trade-off.
     knpl_gamma : float, default=None
         KNPL's regulariser γ of γ‖G − 11ᵀ‖² (not the RBF width).
+    knpl_alternate : bool, default=False
+        Algorithm 2 as published (alternating SMO and ADMM; can 2-cycle for small γ)
+        instead of the default monotone ascent on the saddle objective.
     tol : float, default=None
         SMO tolerance.
     """ + _COMMON_DOC
 
     _method = "knpl"
 
-    def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, tol=None,
-                 select=None, grid=None, cv=5, scale="01", random_state=None):
+    def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, knpl_alternate=False, tol=None,
+                 select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -353,6 +363,8 @@ class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.select = select
         self.grid = grid
         self.cv = cv
+        self.fallback = fallback
+        self.knpl_alternate = knpl_alternate
         self.scale = scale
         self.random_state = random_state
 
@@ -382,7 +394,7 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
     _method = "dank"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
-                 step=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+                 step=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -393,6 +405,7 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.select = select
         self.grid = grid
         self.cv = cv
+        self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
 
@@ -411,7 +424,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
     _method = "dank-svr"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
-                 scheme=None, step=None, select=None, grid=None, cv=5, scale="01",
+                 scheme=None, step=None, select=None, grid=None, cv=5, fallback=True, scale="01",
                  random_state=None):
         self.kernel = kernel
         self.sigma = sigma
@@ -424,6 +437,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
         self.select = select
         self.grid = grid
         self.cv = cv
+        self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
 
@@ -504,7 +518,7 @@ class MKLClassifier(_LearnedClassifier):
     _methods = ("uniform", "mwumkl", "easymkl", "nystrom-linear")
 
     def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
-                 easymkl_lambda=None, landmarks=None, select=None, grid=None, cv=5,
+                 easymkl_lambda=None, landmarks=None, select=None, grid=None, cv=5, fallback=True,
                  scale="01", random_state=None):
         self.method = method
         self.kernels = kernels
@@ -515,6 +529,7 @@ class MKLClassifier(_LearnedClassifier):
         self.select = select
         self.grid = grid
         self.cv = cv
+        self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
 
@@ -565,7 +580,7 @@ class LocalizedMKLClassifier(_LearnedClassifier):
     _methods = ("lmkl", "ldmkl", "swmkl", "clmkl")
 
     def __init__(self, method="lmkl", *, kernels=None, C=None, solver=None, lkl_epsilon=None,
-                 clusters=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
         self.method = method
         self.kernels = kernels
         self.C = C
@@ -575,6 +590,7 @@ class LocalizedMKLClassifier(_LearnedClassifier):
         self.select = select
         self.grid = grid
         self.cv = cv
+        self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
 
