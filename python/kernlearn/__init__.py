@@ -10,6 +10,7 @@ same solver, grid search and methods as the ``kernlearn`` command line.
 import json
 
 from . import _core
+from .compare import compare
 from .learned import (
     DANKClassifier,
     DANKRegressor,
@@ -42,6 +43,7 @@ __all__ = [
     "HyperkernelClassifier",
     "HyperkernelRegressor",
     "HyperkernelNovelty",
+    "compare",
     "methods",
     "load",
 ]

@@ -192,3 +192,22 @@ def test_readme_python_quickstart_runs(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block.split("```")[0], "README.md", "exec"), {})
     assert (tmp_path / "svc.json").exists()
+
+
+def test_paired_comparison_against_scipy():
+    """compare() runs both estimators on the same splits; its Wilcoxon test is the
+    library's, checked here against scipy.stats.wilcoxon on the same differences."""
+    from scipy.stats import wilcoxon
+
+    X, y = dataset("heart")
+    X = scaled(X)
+    result = kernlearn.compare(kernlearn.SVC(C=0.05), kernlearn.SVC(C=1.0), X, y, n_splits=8)
+    d = result["differences"]
+    assert len(d) == 8 and result["wins"] + result["ties"] + result["losses"] == 8
+    assert np.isclose(result["mean_difference"], result["estimator_mean"] - result["baseline_mean"])
+    if np.any(d != 0):
+        ref = wilcoxon(d)
+        assert np.isclose(result["wilcoxon"]["p_value"], ref.pvalue, rtol=1e-6)
+    for diffs in ([0.02, -0.01, 0.03, 0.05, 0.01, -0.02, 0.04], [0.1, 0.1, -0.05, 0.2, 0.3]):
+        ours = kernlearn._core.wilcoxon(diffs)
+        assert np.isclose(__import__("json").loads(ours)["p_value"], wilcoxon(diffs).pvalue, rtol=1e-6)

@@ -297,6 +297,14 @@ fn grid_search(
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
 }
 
+/// The two-sided Wilcoxon signed-rank test of paired differences `d`
+/// (`experiment::wilcoxon_signed_rank`, SciPy's conventions), as JSON.
+#[pyfunction]
+fn wilcoxon(d: Vec<f64>) -> PyResult<String> {
+    let w = kernlearn::experiment::wilcoxon_signed_rank(&d).map_err(py_err)?;
+    serde_json::to_string(&w).map_err(|e| json_err("wilcoxon", e))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
@@ -304,6 +312,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_method, m)?)?;
     m.add_function(wrap_pyfunction!(grid_search, m)?)?;
+    m.add_function(wrap_pyfunction!(wilcoxon, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
