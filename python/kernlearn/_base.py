@@ -159,3 +159,49 @@ class FittedModelMixin:
 
     def _model_info(self):
         return json.loads(self.model_.info())
+
+
+class NoveltyMixin:
+    """Prediction of the one-class estimators (``OneClassSVM``, ``HyperkernelNovelty``):
+    the fitted model's single decision value, ``offset_`` set by ``fit``."""
+
+    def decision_function(self, X):
+        """Signed distance to the boundary (positive: inlier).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.decision_function(as_features(X))[:, 0]
+
+    def score_samples(self, X):
+        """Raw scores, ``decision_function(X) + offset_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.decision_function(X) + self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.predict(as_features(X)).astype(np.int64)

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import type_of_target
 from . import _core
 from ._base import (
     FittedModelMixin,
+    NoveltyMixin,
     PairLayout,
     as_features,
     check_fit_data,
@@ -732,7 +733,7 @@ class HyperkernelRegressor(_HyperkernelParams, _LearnedRegressor):
                                scale, random_state)
 
 
-class HyperkernelNovelty(_HyperkernelParams, OutlierMixin, _LearnedKernel):
+class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _LearnedKernel):
     __doc__ = """Hyperkernel novelty detection (Ong et al. 2005, Example 10, problem (30)):
     a one-class machine on a learned kernel.
 
@@ -767,47 +768,6 @@ class HyperkernelNovelty(_HyperkernelParams, OutlierMixin, _LearnedKernel):
         self._fit(X, np.zeros(X.shape[0]))
         self.offset_ = 0.0
         return self
-
-    def score_samples(self, X):
-        """Raw scores (the decision function; ``offset_`` is 0).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return self.decision_function(X) + self.offset_
-
-    def decision_function(self, X):
-        """Positive for inliers.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self.model_.decision_function(as_features(X))[:, 0]
-
-    def predict(self, X):
-        """+1 for inliers, -1 for outliers.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X)).astype(np.int64)
 
 
 #: Every learned-kernel estimator and the catalogue methods it fits.

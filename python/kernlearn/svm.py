@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from . import _core
 from ._base import (
     FittedModelMixin,
+    NoveltyMixin,
     PairLayout,
     as_features,
     check_fit_data,
@@ -548,7 +549,7 @@ class NuSVR(_BaseSVR):
         self.max_iter = max_iter
 
 
-class OneClassSVM(OutlierMixin, _BaseSVM):
+class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
     """One-class SVM (novelty detection, Schölkopf et al.) on kernlearn's SMO solver.
 
     Drop-in for :class:`sklearn.svm.OneClassSVM`.
@@ -604,44 +605,3 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         self._fit_model(X, None)
         self.offset_ = -self.intercept_[0]
         return self
-
-    def decision_function(self, X):
-        """Signed distance to the boundary (positive: inlier).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self._model_decision(X)[:, 0]
-
-    def score_samples(self, X):
-        """Raw scores, ``decision_function(X) + offset_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return self.decision_function(X) + self.offset_
-
-    def predict(self, X):
-        """+1 for inliers, -1 for outliers.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X)).astype(np.int64)
