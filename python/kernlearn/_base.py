@@ -2,8 +2,10 @@
 layout conversion from kernlearn's class order to scikit-learn's, and pickling."""
 
 import json
+import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -50,6 +52,31 @@ def check_predict_data(estimator, X):
     """Validates ``X`` for prediction against the fitted estimator."""
     check_is_fitted(estimator)
     return validate_data(estimator, X, dtype=np.float64, order="C", reset=False)
+
+
+#: The papers' grid values for σ and C: 2^-5, ..., 2^5.
+PAPER_POWERS = [2.0**e for e in range(-5, 6)]
+
+
+def seed_of(random_state, default):
+    """The library's integer seed for a scikit-learn ``random_state`` (``default`` for
+    None, the integer itself, or a draw from a RandomState)."""
+    if random_state is None:
+        return default
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+def classifier_scores(ovo, n_classes, shape="ovr"):
+    """scikit-learn's ``decision_function`` from decision values per sorted class pair:
+    for two classes one column, positive meaning ``classes_[1]``; else the one-vs-rest
+    scores (``shape="ovr"``) or the pairs themselves (``"ovo"``)."""
+    if n_classes == 2:
+        return -ovo[:, 0]
+    if shape == "ovr":
+        return ovr_decision_function(ovo < 0, -ovo, n_classes)
+    return ovo
 
 
 def ovr_decision_function(predictions, confidences, n_classes):
@@ -205,3 +232,21 @@ class NoveltyMixin:
         """
         X = check_predict_data(self, X)
         return self.model_.predict(as_features(X)).astype(np.int64)
+
+
+class RegressorPredictMixin:
+    """``predict`` of the regressors: the fitted model's value."""
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        return self.model_.predict(as_features(X))

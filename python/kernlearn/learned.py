@@ -7,23 +7,24 @@ so) are chosen by k-fold cross-validation on the training data (the papers' SVM-
 """
 
 import json
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from . import _core
 from ._base import (
+    PAPER_POWERS,
     FittedModelMixin,
     NoveltyMixin,
     PairLayout,
+    RegressorPredictMixin,
     as_features,
     check_fit_data,
     check_predict_data,
+    classifier_scores,
     label_values,
-    ovr_decision_function,
+    seed_of,
 )
 from .kernels import family_spec, kernel_spec
 
@@ -106,12 +107,11 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         unknown = set(grid) - {"sigma", "C", "epsilon"}
         if unknown:
             raise ValueError(f"grid has unknown keys {sorted(unknown)}; expected sigma, C, epsilon")
-        two = [2.0**e for e in range(-5, 6)]
         return json.dumps(
             {
                 "grid": {
-                    "sigmas": [float(v) for v in grid.get("sigma", two)],
-                    "cs": [float(v) for v in grid.get("C", two)],
+                    "sigmas": [float(v) for v in grid.get("sigma", PAPER_POWERS)],
+                    "cs": [float(v) for v in grid.get("C", PAPER_POWERS)],
                     "epsilons": [float(v) for v in grid.get("epsilon", [])],
                 },
                 "folds": int(self.cv),
@@ -119,19 +119,12 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
             }
         )
 
-    def _seed(self):
-        if self.random_state is None:
-            return 0
-        if isinstance(self.random_state, numbers.Integral):
-            return int(self.random_state)
-        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
-
     def _fit(self, X, y):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
         self.model_, chosen = _core.fit_method(
             self._method_name(), self._options(), self.scale, self._grid_json(),
-            self._seed(), X, y, self._regression,
+            seed_of(self.random_state, 0), X, y, self._regression,
         )
         chosen = json.loads(chosen)
         self.chosen_ = {k: v for k, v in chosen["chosen"].items() if v is not None}
@@ -236,10 +229,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         """
         X = check_predict_data(self, X)
         dec = self._layout.ovo(self.model_.decision_function(as_features(X)))
-        k = len(self.classes_)
-        if k == 2:
-            return -dec[:, 0]
-        return ovr_decision_function(dec < 0, -dec, k)
+        return classifier_scores(dec, len(self.classes_))
 
     def predict(self, X):
         """Predicted class labels: the one-vs-one vote (the library's prediction) for two
@@ -262,7 +252,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         return self.classes_[np.searchsorted(self._values, pred)]
 
 
-class _LearnedRegressor(RegressorMixin, _LearnedKernel):
+class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
     _regression = True
 
     def fit(self, X, y):
@@ -281,20 +271,6 @@ class _LearnedRegressor(RegressorMixin, _LearnedKernel):
         X, y = check_fit_data(self, X, y, classifier=False)
         self._fit(X, y)
         return self
-
-    def predict(self, X):
-        """Predicted targets.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X))
 
 
 _COMMON_DOC = """
@@ -494,7 +470,16 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.random_state = random_state
 
 
-class MKLClassifier(_LearnedClassifier):
+class _MethodChoice:
+    """For estimators that fit one of several catalogue methods (``method=``)."""
+
+    def _method_name(self):
+        if self.method not in self._methods:
+            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
+        return self.method
+
+
+class MKLClassifier(_MethodChoice, _LearnedClassifier):
     __doc__ = """Multiple kernel learning: a classifier on a learned combination of base
     kernels.
 
@@ -534,11 +519,6 @@ class MKLClassifier(_LearnedClassifier):
         self.scale = scale
         self.random_state = random_state
 
-    def _method_name(self):
-        if self.method not in self._methods:
-            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
-        return self.method
-
     def fit(self, X, y):
         """Learns the kernel weights and the classifier.
 
@@ -558,7 +538,7 @@ class MKLClassifier(_LearnedClassifier):
         return self
 
 
-class LocalizedMKLClassifier(_LearnedClassifier):
+class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
     __doc__ = """Localized multiple kernel learning: kernel weights that vary over the input
     space (gates).
 
@@ -594,11 +574,6 @@ class LocalizedMKLClassifier(_LearnedClassifier):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
-
-    def _method_name(self):
-        if self.method not in self._methods:
-            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
-        return self.method
 
     def gates(self, X, pair=0):
         """How much each base kernel is used at each sample.

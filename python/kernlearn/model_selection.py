@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import check_fit_data
+from ._base import PAPER_POWERS, check_fit_data
 from .svm import SVC, SVR, NuSVC, NuSVR
 
 
@@ -82,17 +82,16 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"param_grid has unknown keys {sorted(unknown)}; expected C, gamma or sigma, epsilon")
         if "gamma" in grid and "sigma" in grid:
             raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
-        two = [2.0**e for e in range(-5, 6)]
         if "gamma" in grid:
             gammas = np.asarray(grid["gamma"], dtype=np.float64)
             if np.any(~np.isfinite(gammas)) or np.any(gammas <= 0):
                 raise ValueError("every gamma in param_grid must be finite and > 0")
             sigmas = list(1.0 / np.sqrt(gammas))
         else:
-            sigmas = [float(s) for s in grid.get("sigma", two)]
+            sigmas = [float(s) for s in grid.get("sigma", PAPER_POWERS)]
         return {
             "sigmas": sigmas,
-            "cs": [float(c) for c in grid.get("C", two)],
+            "cs": [float(c) for c in grid.get("C", PAPER_POWERS)],
             "epsilons": [float(e) for e in grid.get("epsilon", [])],
         }, "gamma" in grid
 

@@ -15,17 +15,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils import check_random_state
 
 from . import _core
 from ._base import (
     FittedModelMixin,
     NoveltyMixin,
     PairLayout,
+    RegressorPredictMixin,
     as_features,
     check_fit_data,
     check_predict_data,
-    ovr_decision_function,
+    classifier_scores,
+    label_values,
+    seed_of,
 )
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "laplacian", "chi2", "precomputed")
@@ -86,7 +88,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 "epsilon": float(getattr(self, "epsilon", 0.1)),
                 "class_weights": [list(w) for w in class_weights],
                 "probability": bool(getattr(self, "probability", False)),
-                "seed": self._seed(),
+                "seed": seed_of(getattr(self, "random_state", None), 1),
                 "class_order": "sorted",
                 "solver": {
                     "tol": float(self.tol),
@@ -96,14 +98,6 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 },
             }
         )
-
-    def _seed(self):
-        rs = getattr(self, "random_state", None)
-        if rs is None:
-            return 1
-        if isinstance(rs, numbers.Integral):
-            return int(rs)
-        return int(check_random_state(rs).randint(0, 2**31 - 1))
 
     def _fit_model(self, X, y, class_weights=()):
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -216,7 +210,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         values, counts = np.unique(y, return_counts=True)
         if isinstance(self.class_weight, str):  # "balanced"
             return [(v, len(y) / (len(values) * n)) for v, n in zip(values, counts)]
-        lookup = {c: v for c, v in zip(self.classes_, np.unique(y))}
+        lookup = dict(zip(self.classes_, label_values(self.classes_)))
         weights = []
         for label, w in self.class_weight.items():
             if label not in lookup:
@@ -243,13 +237,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         else ``(n_samples, n_classes)`` (``"ovr"``) or ``(n_samples, n_classes * (n_classes
         - 1) / 2)`` (``"ovo"``, pairs in scikit-learn's order).
         """
-        dec = self._ovo(X)
-        k = len(self.classes_)
-        if k == 2:
-            return -dec[:, 0]
-        if self.decision_function_shape == "ovr":
-            return ovr_decision_function(dec < 0, -dec, k)
-        return dec
+        return classifier_scores(self._ovo(X), len(self.classes_), self.decision_function_shape)
 
     def predict(self, X):
         """Predicted class labels (LIBSVM's one-vs-one vote; ``break_ties`` uses the
@@ -267,7 +255,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         dec = self._ovo(X)
         k = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovr" and k > 2:
-            return self.classes_[np.argmax(ovr_decision_function(dec < 0, -dec, k), axis=1)]
+            return self.classes_[np.argmax(classifier_scores(dec, k), axis=1)]
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         return self.classes_[self._layout.vote(dec)]
@@ -433,7 +421,7 @@ class NuSVC(_BaseSVC):
         self.random_state = random_state
 
 
-class _BaseSVR(RegressorMixin, _BaseSVM):
+class _BaseSVR(RegressorPredictMixin, RegressorMixin, _BaseSVM):
     def fit(self, X, y):
         """Fits the regressor.
 
@@ -451,20 +439,6 @@ class _BaseSVR(RegressorMixin, _BaseSVM):
         self._validate_params()
         X, y = check_fit_data(self, X, y, classifier=False)
         return self._fit_model(X, y)
-
-    def predict(self, X):
-        """Predicted targets.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X))
 
 
 class SVR(_BaseSVR):

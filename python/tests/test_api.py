@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse
 from sklearn import svm
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.validation import NotFittedError

@@ -51,6 +51,19 @@ fn labels(y: &PyReadonlyArray1<'_, f64>) -> PyResult<Vec<f64>> {
     Ok(y.as_array().iter().copied().collect())
 }
 
+/// A training set from the arrays, with the CLI's default names (`f1…fd`, `label` or
+/// `target`: `svm` fits an SVR when the target is named `target`).
+fn dataset(x: Features, y: Vec<f64>, regression: bool) -> Dataset {
+    let mut data = Dataset {
+        x,
+        y,
+        feature_names: Vec::new(),
+        target_name: if regression { "target" } else { "label" }.to_string(),
+    };
+    data.feature_names = data.feature_names_or_default();
+    data
+}
+
 /// Row-major `rows × cols` values as a 2-D numpy array.
 fn matrix<'py>(py: Python<'py>, rows: Vec<Vec<f64>>, cols: usize) -> Bound<'py, PyArray2<f64>> {
     let n = rows.len();
@@ -207,12 +220,12 @@ fn fit_svm(
 ) -> PyResult<PyModel> {
     let params: SvmParams =
         serde_json::from_str(params_json).map_err(|e| json_err("SVM parameters", e))?;
-    let (x, y) = (features(&x)?, labels(&y)?);
+    let data = dataset(features(&x)?, labels(&y)?, params.svm_type.is_regressor());
     let model = py
-        .detach(|| SvmModel::fit(&params, &x, &y))
+        .detach(|| SvmModel::fit(&params, &data.x, &data.y))
         .map_err(py_err)?;
-    let names = (1..=x.n_cols()).map(|j| format!("f{j}")).collect();
-    let pipeline = Pipeline::new(Scaler::identity(x.n_cols()), AnyModel::Svm(model), names);
+    let scaler = Scaler::identity(data.n_features());
+    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), data.feature_names);
     Ok(PyModel { pipeline })
 }
 
@@ -245,13 +258,7 @@ fn fit_method(
         .map(serde_json::from_str)
         .transpose()
         .map_err(|e| json_err("grid settings", e))?;
-    let x = features(&x)?;
-    let data = Dataset {
-        feature_names: (1..=x.n_cols()).map(|j| format!("f{j}")).collect(),
-        x,
-        y: labels(&y)?,
-        target_name: if regression { "target" } else { "label" }.to_string(),
-    };
+    let data = dataset(features(&x)?, labels(&y)?, regression);
     let fitted = py
         .detach(|| {
             let method = Method::build(kind, &opts, &data, grid)?;
