@@ -3,6 +3,7 @@ layout conversion from kernlearn's class order to scikit-learn's, and pickling."
 
 import json
 import numbers
+import os
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -167,22 +168,21 @@ class FittedModelMixin:
         if text is not None:
             self.model_ = _core.Model.from_json(text)
 
-    def save(self, path):
+    def save(self, path, force=False):
         """Writes the fitted model as a kernlearn model file (readable by
-        ``kernlearn predict --model``).
+        ``kernlearn predict --model`` and :func:`kernlearn.load`), atomically (temporary
+        file and rename).
 
         Parameters
         ----------
         path : str or path-like
-            Destination; an existing file is not overwritten.
+            Destination.
+        force : bool, default=False
+            Replace an existing file; without it an existing file is a
+            ``FileExistsError``.
         """
         check_is_fitted(self)
-        import os
-
-        if os.path.exists(path):
-            raise FileExistsError(f"{path} exists; kernlearn does not overwrite files")
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(self.model_.to_json())
+        self.model_.save(os.fspath(path), force)
 
     def _model_info(self):
         return json.loads(self.model_.info())

@@ -63,6 +63,10 @@ def test_saved_model_is_a_kernlearn_model_file(tmp_path):
         model.save(path)
     loaded = kernlearn.load(path)
     np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    other = kernlearn.SVC(C=20).fit(X_train, y_train)
+    other.save(path, force=True)
+    np.testing.assert_array_equal(kernlearn.load(path).predict(X_test), other.predict(X_test))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]  # no temp file left
 
 
 def test_bad_input_raises_what_sklearn_raises():

@@ -16,7 +16,7 @@ use numpy::ndarray::Array2;
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileExistsError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 /// The library's error as the Python exception scikit-learn would raise for it: bad
@@ -24,6 +24,7 @@ use pyo3::prelude::*;
 fn py_err(e: Error) -> PyErr {
     match e {
         Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        Error::WouldOverwrite { .. } => PyFileExistsError::new_err(e.to_string()),
         Error::InvalidParameter { .. }
         | Error::InvalidData(_)
         | Error::Parse { .. }
@@ -86,6 +87,15 @@ impl PyModel {
     fn from_json(text: &str) -> PyResult<Self> {
         let pipeline = Pipeline::from_json(text, "model").map_err(py_err)?;
         Ok(Self { pipeline })
+    }
+
+    /// Writes the model file through the library's one writer: refused when `path`
+    /// exists unless `force`, written to a temporary file and renamed into place.
+    #[pyo3(signature = (path, force=false))]
+    fn save(&self, path: std::path::PathBuf, force: bool) -> PyResult<()> {
+        let mut outputs = kernlearn::output::Outputs::new(&[], force);
+        outputs.plan(&path).map_err(py_err)?;
+        self.pipeline.save(&path).map_err(py_err)
     }
 
     /// The model-file JSON text.
