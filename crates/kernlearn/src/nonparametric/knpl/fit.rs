@@ -135,19 +135,8 @@ pub(super) fn fit_ascent(
     let mut dual_objectives = Vec::new();
     let mut admm_iterations = Vec::new();
     let mut admm_seconds = 0.0;
-    let push_admm = |t: usize, s: &GStep, trace: &mut Trace| {
-        for (i, (d, b)) in s.diffs.iter().zip(&s.betas).enumerate() {
-            trace.push(vec![
-                pair as f64,
-                t as f64,
-                (i + 1) as f64,
-                *d,
-                *b,
-                nan,
-                nan,
-            ]);
-        }
-    };
+    let push_admm =
+        |t: usize, s: &GStep, trace: &mut Trace| push_admm_rows(trace, pair, t, &s.diffs, &s.betas);
     // The SVM dual 1ᵀα − ½cᵀ(G⊙K)c = H(α, G) − γ‖G‖²_F.
     let dual_of = |g: &Mat<f64>, phi: f64| phi - params.gamma * g.squared_norm_l2();
     let timer = Instant::now();
@@ -297,17 +286,7 @@ pub(super) fn fit_alternate(
         let target = gamma_target(k, &sol.coef, params.gamma);
         let admm = admm_projection(target.as_ref(), params)?;
         admm_seconds += timer.elapsed().as_secs_f64();
-        for (i, (d, b)) in admm.diffs.iter().zip(&admm.betas).enumerate() {
-            trace.push(vec![
-                pair as f64,
-                t as f64,
-                (i + 1) as f64,
-                *d,
-                *b,
-                nan,
-                nan,
-            ]);
-        }
+        push_admm_rows(trace, pair, t, &admm.diffs, &admm.betas);
         admm_iterations.push(admm.diffs.len());
         g = relax(g, admm.g, params.g_relaxation);
         let warm: Vec<f64> = sol.coef.iter().map(|c| c.abs()).collect();
@@ -331,6 +310,22 @@ pub(super) fn fit_alternate(
 }
 
 /// `(1 − ω) old + ω new` (ω = 1: `new`).
+/// One trace row per ADMM iteration of outer round `t` of class pair `pair`: its primal
+/// change and penalty (the SMO columns are NaN).
+fn push_admm_rows(trace: &mut Trace, pair: usize, t: usize, diffs: &[f64], betas: &[f64]) {
+    for (i, (d, b)) in diffs.iter().zip(betas).enumerate() {
+        trace.push(vec![
+            pair as f64,
+            t as f64,
+            (i + 1) as f64,
+            *d,
+            *b,
+            f64::NAN,
+            f64::NAN,
+        ]);
+    }
+}
+
 fn relax(old: Mat<f64>, new: Mat<f64>, w: f64) -> Mat<f64> {
     if w == 1.0 {
         return new;
