@@ -57,6 +57,13 @@ pub trait KernelSource: Sync {
     fn stored_row(&self, _i: usize) -> Option<&[f32]> {
         None
     }
+
+    /// The same kernel on the points `idx` (in that order) as a source of its own with
+    /// bit-identical entries, when the source can copy its data (features); `None`
+    /// otherwise. Lets a reordered view compute rows without translating every column.
+    fn gather(&self, _idx: &[usize]) -> Option<Box<dyn KernelSource>> {
+        None
+    }
 }
 
 /// A borrowed source is a source, so that solver matrices can own or borrow theirs.
@@ -79,5 +86,9 @@ impl<T: KernelSource + ?Sized> KernelSource for &T {
 
     fn stored_row(&self, i: usize) -> Option<&[f32]> {
         (**self).stored_row(i)
+    }
+
+    fn gather(&self, idx: &[usize]) -> Option<Box<dyn KernelSource>> {
+        (**self).gather(idx)
     }
 }

@@ -210,6 +210,24 @@ impl KernelSource for FeatureKernel<'_> {
             |_, c, o| self.fill_seq(i, c, o),
         );
     }
+
+    fn gather(&self, idx: &[usize]) -> Option<Box<dyn KernelSource>> {
+        let d = self.d;
+        let data: Vec<f64> = idx
+            .iter()
+            .flat_map(|&p| &self.data[p * d..(p + 1) * d])
+            .copied()
+            .collect();
+        Some(Box::new(FeatureKernel {
+            kernel: self.kernel.clone(),
+            kind: self.kind,
+            data: Cow::Owned(data),
+            n: idx.len(),
+            d,
+            sq_norms: idx.iter().map(|&p| self.sq_norms[p]).collect(),
+            diag: idx.iter().map(|&p| self.diag[p]).collect(),
+        }))
+    }
 }
 
 /// Fills a kernel row (`out[t]` for column `cols[t]`) by `fill` on chunks of columns,
