@@ -152,7 +152,10 @@ fn spg_params(
     solver: crate::svm::SolverSettings,
 ) -> Result<SpgGmklParams> {
     let defaults = SpgGmklParams::default();
-    let pnorm_only = [("gmkl-p", options.gmkl_p), ("gmkl-lambda", options.gmkl_lambda)];
+    let pnorm_only = [
+        ("gmkl-p", options.gmkl_p),
+        ("gmkl-lambda", options.gmkl_lambda),
+    ];
     let regulariser = match options.gmkl_reg.as_deref() {
         Some("pnorm") => GmklRegulariser::PNorm {
             p: options.gmkl_p.unwrap_or(2.0),

@@ -41,8 +41,8 @@ pub use mwumkl::MwumklParams;
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };
-pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub(crate) use spggmkl::REGULARISER_NAMES as GMKL_REGULARISERS;
+pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub use uniform::UniformParams;
 
 #[cfg(test)]

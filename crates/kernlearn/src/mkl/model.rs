@@ -97,9 +97,7 @@ impl MklParams {
     /// given because the cost grows as 1/ε), λ ∈ [`EASYMKL_LAMBDAS`] for EasyMKL.
     pub(crate) fn trade_off_candidates(&self, grid: &Grid) -> Vec<f64> {
         match self.method {
-            MklMethod::Uniform(_) | MklMethod::Mwumkl(_) | MklMethod::SpgGmkl(_) => {
-                grid.cs.clone()
-            }
+            MklMethod::Uniform(_) | MklMethod::Mwumkl(_) | MklMethod::SpgGmkl(_) => grid.cs.clone(),
             MklMethod::EasyMkl(_) => EASYMKL_LAMBDAS.to_vec(),
         }
     }
@@ -140,7 +138,11 @@ impl MklModel {
 
     /// [`MklModel::fit`], with SPG-GMKL's per-iteration trace (columns
     /// `pair, iter, objective, step, pg_norm, svm_solves`; `None` for the other methods).
-    pub fn fit_traced(params: &MklParams, x: &Features, y: &[f64]) -> Result<(Self, Option<Trace>)> {
+    pub fn fit_traced(
+        params: &MklParams,
+        x: &Features,
+        y: &[f64],
+    ) -> Result<(Self, Option<Trace>)> {
         params.method.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;

@@ -233,7 +233,9 @@ impl StoredGrams {
                     || vec![0.0; n],
                     |col, (i, row)| {
                         bank.column(k, x.row(i), col);
-                        row.iter_mut().zip(col.iter()).for_each(|(o, v)| *o = *v as f32);
+                        row.iter_mut()
+                            .zip(col.iter())
+                            .for_each(|(o, v)| *o = *v as f32);
                     },
                 );
                 g
@@ -254,7 +256,11 @@ impl StoredGrams {
                     .iter()
                     .map(|&i| {
                         let row = &g[i * self.n..(i + 1) * self.n];
-                        beta[i] * support.iter().map(|&j| row[j] as f64 * beta[j]).sum::<f64>()
+                        beta[i]
+                            * support
+                                .iter()
+                                .map(|&j| row[j] as f64 * beta[j])
+                                .sum::<f64>()
                     })
                     .sum()
             })
@@ -276,7 +282,12 @@ impl<'a> WeightedGrams<'a> {
             .map(|(k, &w)| (k, w as f32))
             .collect();
         let diag = (0..store.n)
-            .map(|t| terms.iter().map(|&(k, w)| w as f64 * store.diags[k][t]).sum())
+            .map(|t| {
+                terms
+                    .iter()
+                    .map(|&(k, w)| w as f64 * store.diags[k][t])
+                    .sum()
+            })
             .collect();
         Self { store, terms, diag }
     }
@@ -294,13 +305,20 @@ impl KernelSource for WeightedGrams<'_> {
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         let n = self.store.n;
         let parallel = cols.len() * self.terms.len() >= 64 * 1024;
-        fill_row_chunked(parallel, 256, cols, out, || (), |_, c, o| {
-            o.fill(0.0);
-            for &(k, w) in &self.terms {
-                let row = &self.store.grams[k][i * n..(i + 1) * n];
-                o.iter_mut().zip(c).for_each(|(v, &j)| *v += w * row[j]);
-            }
-        });
+        fill_row_chunked(
+            parallel,
+            256,
+            cols,
+            out,
+            || (),
+            |_, c, o| {
+                o.fill(0.0);
+                for &(k, w) in &self.terms {
+                    let row = &self.store.grams[k][i * n..(i + 1) * n];
+                    o.iter_mut().zip(c).for_each(|(v, &j)| *v += w * row[j]);
+                }
+            },
+        );
     }
 }
 
@@ -324,8 +342,6 @@ pub(crate) struct SpgSolution {
     pub svm: DualSolution,
     /// SPG iterations run.
     pub iterations: usize,
-    /// SMO solves (objective evaluations).
-    pub svm_solves: usize,
     /// True when `max_iter` ended the loop.
     pub hit_max_iter: bool,
 }
@@ -438,7 +454,11 @@ pub(crate) fn solve(
     let mut pg = projected_gradient_norm(&reg, &point.d, &point.gradient);
     trace.push(vec![pair as f64, 0.0, point.objective, 0.0, pg, 1.0]);
     // SPG2's first step: 1 / ‖P(d − ∇T) − d‖_∞.
-    let mut bb = if pg > 0.0 { (1.0 / pg).clamp(BB_MIN, BB_MAX) } else { 1.0 };
+    let mut bb = if pg > 0.0 {
+        (1.0 / pg).clamp(BB_MIN, BB_MAX)
+    } else {
+        1.0
+    };
     let mut iterations = 0;
     let mut hit_max_iter = false;
     while !stationary(params, pg, &point.gradient) {
@@ -494,7 +514,6 @@ pub(crate) fn solve(
         gradient: point.gradient,
         svm: point.svm,
         iterations,
-        svm_solves: spg.solves,
         hit_max_iter,
     })
 }
@@ -525,7 +544,11 @@ fn line_search(
         } else {
             0.0
         };
-        t = if q >= 0.1 * t && q <= 0.9 * t { q } else { t / 2.0 };
+        t = if q >= 0.1 * t && q <= 0.9 * t {
+            q
+        } else {
+            t / 2.0
+        };
     }
     Err(Error::numerical(format!(
         "SPG-GMKL: the line search found no decrease in {MAX_LINE_SEARCH} trials \

@@ -7,11 +7,11 @@
 use super::spggmkl::{self, GmklRegulariser, SpgGmklParams};
 use super::EasyMklParams;
 use super::{easymkl, mwumkl, solve_gilbert, GilbertSettings, KernelBank};
-use crate::nonparametric::Trace;
 use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformParams};
 use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
+use crate::nonparametric::Trace;
 use crate::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
@@ -347,10 +347,18 @@ fn spg_gmkl_l1_weights_satisfy_the_kkt_conditions() {
     let active: Vec<usize> = (0..g.len()).filter(|&k| sol.weights[k] > 1e-8).collect();
     assert!(!active.is_empty());
     for &k in &active {
-        assert!(g[k] - least <= 1e-3 * scale, "kernel {k}: {g:?}, d = {:?}", sol.weights);
+        assert!(
+            g[k] - least <= 1e-3 * scale,
+            "kernel {k}: {g:?}, d = {:?}",
+            sol.weights
+        );
     }
     // A non-trivial combination: not the uniform start.
-    assert!(sol.weights.iter().any(|&w| (w - 0.25).abs() > 0.05), "{:?}", sol.weights);
+    assert!(
+        sol.weights.iter().any(|&w| (w - 0.25).abs() > 0.05),
+        "{:?}",
+        sol.weights
+    );
     // The trace starts at the uniform weights and records each iteration.
     assert_eq!(trace.rows.len(), sol.iterations + 1);
     let objective = trace.column("objective").unwrap();
@@ -377,9 +385,17 @@ fn spg_gmkl_pnorm_weights_satisfy_the_kkt_conditions() {
     let scale = sol.gradient.iter().fold(1.0f64, |m, v| m.max(v.abs()));
     for (k, (&gk, &dk)) in g.iter().zip(&sol.weights).enumerate() {
         if dk > 1e-8 {
-            assert!(gk.abs() < 1e-3 * scale, "kernel {k}: {g:?}, d = {:?}", sol.weights);
+            assert!(
+                gk.abs() < 1e-3 * scale,
+                "kernel {k}: {g:?}, d = {:?}",
+                sol.weights
+            );
         } else {
-            assert!(gk > -1e-3 * scale, "kernel {k}: {g:?}, d = {:?}", sol.weights);
+            assert!(
+                gk > -1e-3 * scale,
+                "kernel {k}: {g:?}, d = {:?}",
+                sol.weights
+            );
         }
     }
     assert!(sol.weights.iter().filter(|&&d| d > 0.0).count() >= 2);
@@ -426,7 +442,10 @@ fn spg_gmkl_objective_matches_a_grid_over_the_simplex() {
     let tol = 1e-4 * t.abs();
     assert!(t <= upper + tol, "SPG {t} above the grid's best {upper}");
     assert!(t >= lower - tol, "SPG {t} below the lower bound {lower}");
-    assert!(upper - lower < 0.05 * t.abs(), "a loose check: [{lower}, {upper}]");
+    assert!(
+        upper - lower < 0.05 * t.abs(),
+        "a loose check: [{lower}, {upper}]"
+    );
 }
 
 /// SPG-GMKL through the catalogue: bad options are errors that name the option, a fit
@@ -449,8 +468,14 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
     let kernels = ("kernels", "linear@all;rbf(gamma=0.5)@all");
     for (bad, name) in [
         (vec![kernels, ("gmkl-p", "3")], "gmkl-p"),
-        (vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-p", "1")], "gmkl-p"),
-        (vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-lambda", "-2")], "gmkl-lambda"),
+        (
+            vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-p", "1")],
+            "gmkl-p",
+        ),
+        (
+            vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-lambda", "-2")],
+            "gmkl-lambda",
+        ),
         (vec![kernels, ("gmkl-reg", "l2")], "gmkl-reg"),
         (vec![kernels, ("c", "0")], "C"),
     ] {
@@ -459,7 +484,10 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
     }
     let sigmoid = build(&[("kernels", "sigmoid(gamma=0.1,coef0=0.2);linear")]).unwrap();
     let e = sigmoid.fit(&x, &y, 1, &|_| {}).unwrap_err().to_string();
-    assert!(e.contains("not positive semi-definite") && e.contains("SPG-GMKL"), "{e}");
+    assert!(
+        e.contains("not positive semi-definite") && e.contains("SPG-GMKL"),
+        "{e}"
+    );
 
     let method = build(&[kernels]).unwrap();
     let fit = method.fit(&x, &y, 1, &|_| {}).unwrap();
@@ -469,7 +497,11 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
     let pred = fit.model.predict(&x).unwrap();
     let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / y.len() as f64;
     assert!(acc > 0.95, "{acc}");
-    assert!(fit.model.warnings().is_empty(), "{:?}", fit.model.warnings());
+    assert!(
+        fit.model.warnings().is_empty(),
+        "{:?}",
+        fit.model.warnings()
+    );
 
     let capped = MklParams::new(
         MklMethod::SpgGmkl(SpgGmklParams {
