@@ -336,7 +336,8 @@ pub(crate) struct SpgSolution {
     pub weights: Vec<f64>,
     /// `T(d)` at the end.
     pub objective: f64,
-    /// `∇T(d)` at the end.
+    /// `∇T(d)` at the end (checked against explicit Gram matrices by the tests).
+    #[cfg(test)]
     pub gradient: Vec<f64>,
     /// The SVM on `K(d)`: `coef = y α`, `rho`.
     pub svm: DualSolution,
@@ -511,6 +512,7 @@ pub(crate) fn solve(
     Ok(SpgSolution {
         weights: point.d,
         objective: point.objective,
+        #[cfg(test)]
         gradient: point.gradient,
         svm: point.svm,
         iterations,
