@@ -51,6 +51,9 @@ OPTION_OF = {
     "mwu_epsilon": "mwu-epsilon",
     "easymkl_lambda": "lambda",
     "landmarks": "landmarks",
+    "gmkl_reg": "gmkl-reg",
+    "gmkl_p": "gmkl-p",
+    "gmkl_lambda": "gmkl-lambda",
     "solver": "solver",
     "lkl_epsilon": "lkl-epsilon",
     "problem": "problem",
@@ -485,33 +488,47 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
 
     Parameters
     ----------
-    method : {"uniform", "mwumkl", "easymkl", "nystrom-linear"}, default="mwumkl"
+    method : {"uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear"}, default="mwumkl"
         UNIFORM (average kernel), MWUMKL (Moeller 2017, ch. 3), EasyMKL (Aiolli and
-        Donini 2015) or Nyström features + linear SVM.
+        Donini 2015), SPG-GMKL (Jain, Vishwanathan and Varma 2012: spectral projected
+        gradient on the weights around SMO) or Nyström features + linear SVM.
     kernels : str, Kernel or list of them, default=None
         The base kernel family (``--kernels`` spec, e.g. ``"family12@each"``, or
         :mod:`kernlearn.kernels` objects); default the thesis's 12 kernels.
     C : float, default=None
-        Trade-off (UNIFORM, MWUMKL, Nyström).
+        Trade-off (UNIFORM, MWUMKL, SPG-GMKL, Nyström).
     mwu_epsilon : float, default=None
         MWUMKL's approximation error ε.
     easymkl_lambda : float, default=None
         EasyMKL's λ in (0, 1].
     landmarks : int, default=None
         Nyström landmarks per kernel.
+    gmkl_reg : {"l1", "pnorm"}, default=None
+        SPG-GMKL's regulariser: weights on the simplex (``"l1"``, the default) or
+        ``(λ/p) Σ d^p`` on ``d ≥ 0``.
+    gmkl_p : float, default=None
+        SPG-GMKL's p > 1 of the p-norm regulariser (default 2).
+    gmkl_lambda : float, default=None
+        SPG-GMKL's λ > 0 of the p-norm regulariser (default 1).
+    tol : float, default=None
+        SPG-GMKL's SMO tolerance (default 1e-4).
     """ + _COMMON_DOC
 
-    _methods = ("uniform", "mwumkl", "easymkl", "nystrom-linear")
+    _methods = ("uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear")
 
     def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
-                 easymkl_lambda=None, landmarks=None, select=None, grid=None, cv=5, fallback=True,
-                 scale="01", random_state=None):
+                 easymkl_lambda=None, landmarks=None, gmkl_reg=None, gmkl_p=None, gmkl_lambda=None,
+                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
         self.method = method
         self.kernels = kernels
         self.C = C
         self.mwu_epsilon = mwu_epsilon
         self.easymkl_lambda = easymkl_lambda
         self.landmarks = landmarks
+        self.gmkl_reg = gmkl_reg
+        self.gmkl_p = gmkl_p
+        self.gmkl_lambda = gmkl_lambda
+        self.tol = tol
         self.select = select
         self.grid = grid
         self.cv = cv

@@ -215,3 +215,22 @@ def test_paired_comparison_against_scipy():
     for diffs in ([0.02, -0.01, 0.03, 0.05, 0.01, -0.02, 0.04], [0.1, 0.1, -0.05, 0.2, 0.3]):
         ours = kernlearn._core.wilcoxon(diffs)
         assert np.isclose(__import__("json").loads(ours)["p_value"], wilcoxon(diffs).pvalue, rtol=1e-6)
+
+
+def test_spg_gmkl_on_one_kernel_is_scikit_learns_svc_and_learns_weights_on_two():
+    """SPG-GMKL with a single (trace-normalised, so unchanged) Gaussian kernel has only
+    the weight 1 to learn: it is the SVM, here checked against scikit-learn's SVC."""
+    X_train, X_test, y_train, y_test = heart_split()
+    lo, span = X_train.min(axis=0), np.ptp(X_train, axis=0)
+    span = np.where(span > 0, span, 1.0)
+    Xs_train, Xs_test = (X_train - lo) / span, (X_test - lo) / span
+    one = kernlearn.MKLClassifier("spg-gmkl", kernels="rbf(gamma=0.5)@all", C=2.0, scale="none").fit(Xs_train, y_train)
+    assert np.allclose(one.weights_, 1.0)
+    sk = svm.SVC(C=2.0, gamma=0.5, tol=1e-6).fit(Xs_train, y_train)
+    agree = np.mean(one.predict(Xs_test) == sk.predict(Xs_test))
+    assert agree >= 0.98, agree
+    two = kernlearn.MKLClassifier("spg-gmkl", kernels="linear@all;rbf(gamma=0.5)@all", C=2.0).fit(X_train, y_train)
+    assert two.weights_.shape == (1, 2) and np.allclose(two.weights_.sum(axis=1), 1.0)
+    assert two.score(X_test, y_test) > 0.7
+    with pytest.raises(ValueError, match="gmkl-p"):
+        kernlearn.MKLClassifier("spg-gmkl", kernels="linear@all", gmkl_p=3.0).fit(X_train, y_train)

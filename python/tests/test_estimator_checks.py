@@ -21,6 +21,7 @@ ESTIMATORS = [
     kernlearn.MKLClassifier("uniform"),
     kernlearn.MKLClassifier("mwumkl"),
     kernlearn.MKLClassifier("easymkl"),
+    kernlearn.MKLClassifier("spg-gmkl", kernels="linear@all;rbf(gamma=1)@all"),
     kernlearn.MKLClassifier("nystrom-linear"),
     kernlearn.LocalizedMKLClassifier("lmkl"),
     kernlearn.LocalizedMKLClassifier("ldmkl"),

@@ -63,6 +63,9 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
     };
     let [residual_path, objective_path] = trace_plot_paths(csv);
+    if trace.column("pg_norm").is_some() {
+        return write_plots(&residual_path, &objective_path, &spg_plots(trace, method)?);
+    }
     let diff = col("diff")?;
     let objective = col("objective")?;
     let plots = match trace.column("admm_iter") {
@@ -148,7 +151,47 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             }
         }
     };
-    write_atomic_with(&residual_path, |tmp| {
+    write_plots(&residual_path, &objective_path, &plots)
+}
+
+/// SPG-GMKL: per class pair, the projected-gradient norm and the objective `T(d)` per
+/// SPG iteration.
+fn spg_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
+    let col = |name: &str| {
+        trace
+            .column(name)
+            .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
+    };
+    let (pair, iter) = (col("pair")?, col("iter")?);
+    let (pg, objective) = (col("pg_norm")?, col("objective")?);
+    let n_pairs = pair.iter().fold(0.0f64, |m, &p| m.max(p)) as usize + 1;
+    let mut res: Series = (0..n_pairs)
+        .map(|p| (format!("class pair {}", p + 1), vec![]))
+        .collect();
+    let mut obj = res.clone();
+    for i in 0..pair.len() {
+        let p = pair[i] as usize;
+        // The log-scale plot cannot show an exact zero (a converged L1 problem).
+        res[p].1.push((iter[i], pg[i].max(1e-16)));
+        obj[p].1.push((iter[i], objective[i]));
+    }
+    let one = |s: Series| if n_pairs == 1 { rename(s, method) } else { s };
+    Ok(TracePlots {
+        residual: one(res),
+        residual_title: format!("{method}: projected-gradient norm per SPG iteration"),
+        residual_x: "SPG iteration (0 = uniform weights)",
+        residual_y: "‖P(d − ∇T) − d‖∞",
+        objective: one(obj),
+        objective_title: format!(
+            "{method}: objective T(d) = r(d) + W(d) (non-monotone line search)"
+        ),
+        objective_x: "SPG iteration (0 = uniform weights)",
+        objective_y: "T(d)",
+    })
+}
+
+fn write_plots(residual_path: &Path, objective_path: &Path, plots: &TracePlots) -> Result<()> {
+    write_atomic_with(residual_path, |tmp| {
         line_plot(
             tmp,
             &plots.residual_title,
@@ -158,7 +201,7 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             true,
         )
     })?;
-    write_atomic_with(&objective_path, |tmp| {
+    write_atomic_with(objective_path, |tmp| {
         line_plot(
             tmp,
             &plots.objective_title,

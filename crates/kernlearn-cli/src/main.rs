@@ -57,7 +57,7 @@ enum Command {
         /// Overwrite an existing model file.
         #[arg(long)]
         force: bool,
-        /// Write the per-iteration trace of KNPL / DANK here (CSV), with two plots beside
+        /// Write the per-iteration trace of KNPL / DANK / SPG-GMKL here (CSV), with two plots beside
         /// it: FILE's stem + `.png` (residual) and + `-objective.png`.
         #[arg(long)]
         trace: Option<PathBuf>,
@@ -399,7 +399,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         let trace = fitted.trace.as_ref().ok_or_else(|| {
             Error::param(
                 "trace",
-                "this method records no per-iteration trace (knpl, dank do)",
+                "this method records no per-iteration trace (knpl, dank, spg-gmkl do)",
             )
         })?;
         write_atomic(path, trace.to_csv().as_bytes())?;

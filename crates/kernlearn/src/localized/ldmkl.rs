@@ -212,6 +212,7 @@ fn retrain(
     let info = MachineInfo {
         iterations: sol.iterations,
         objective: sol.objective,
+        ..MachineInfo::default()
     };
     let machine = MklMachine::new(&params.family, &sub, one_hot(i, m), &gated, rho, info);
     let rows = machine.sv_indices.iter().map(|&s| favoured[s]).collect();

@@ -182,6 +182,7 @@ pub(crate) fn fit_single_kernel(
     let info = MachineInfo {
         iterations: sol.iterations,
         objective: sol.objective,
+        ..MachineInfo::default()
     };
     let machine = MklMachine::new(&params.family, bank, weights, &sol.coef, sol.rho, info);
     Ok((sol, machine))

@@ -46,6 +46,8 @@ pub enum MethodKind {
     Mwumkl,
     /// EasyMKL.
     Easymkl,
+    /// SPG-GMKL: generalized MKL by spectral projected gradient.
+    SpgGmkl,
     /// LIBLINEAR+: Nyström features of every base kernel and a linear SVM.
     NystromLinear,
     /// LD-MKL (localized, thesis Algorithm 7).
@@ -294,6 +296,17 @@ pub static CATALOGUE: &[MethodInfo] = &[
         summary: "EasyMKL (Aiolli and Donini 2015), the thesis's baseline",
         selection: "λ by k-fold CV over {0.1, 0.2, …, 1}",
         options: &["kernels", "lambda", "no-fallback"],
+        in_demo: false,
+        build: crate::mkl::learner::build,
+    },
+    MethodInfo {
+        kind: MethodKind::SpgGmkl,
+        name: "spg-gmkl",
+        family: Family::Mkl,
+        tasks: CLASSIFY,
+        summary: "SPG-GMKL: spectral projected gradient on the kernel weights around SMO (Jain et al. 2012; the thesis's Table 5.4)",
+        selection: C_BY_CV,
+        options: &["kernels", "c", "tol", "gmkl-reg", "gmkl-p", "gmkl-lambda", "no-fallback"],
         in_demo: false,
         build: crate::mkl::learner::build,
     },

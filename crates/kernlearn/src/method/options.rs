@@ -174,6 +174,12 @@ pub struct MethodOptions {
     pub mwu_epsilon: Option<f64>,
     /// EasyMKL: λ (default 0.1).
     pub lambda: Option<f64>,
+    /// SPG-GMKL: regulariser of the weights, `l1` or `pnorm` (default l1).
+    pub gmkl_reg: Option<String>,
+    /// SPG-GMKL with the p-norm regulariser: p (default 2).
+    pub gmkl_p: Option<f64>,
+    /// SPG-GMKL with the p-norm regulariser: λ (default 1).
+    pub gmkl_lambda: Option<f64>,
     /// LIBLINEAR+: landmarks per kernel (default 150).
     pub landmarks: Option<usize>,
     /// Scalable DANK: clusters (default n/1000); C-LMKL: soft clusters (default 3).
@@ -274,6 +280,9 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("lkl-epsilon", Number, "Localized methods with --solver mwu: Gilbert's relative duality gap (default 0.01, the thesis's)"),
     spec("mwu-epsilon", Number, "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)"),
     spec("lambda", Number, "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)"),
+    spec("gmkl-reg", OptionValue::Choice(&crate::mkl::GMKL_REGULARISERS), "spg-gmkl: regulariser of the kernel weights d, l1 (d on the simplex Σd = 1, sparse; default) or pnorm (r(d) = (λ/p) Σ d^p on d ≥ 0, dense)"),
+    spec("gmkl-p", Number, "spg-gmkl with --gmkl-reg pnorm: the exponent p > 1 (default 2)"),
+    spec("gmkl-lambda", Number, "spg-gmkl with --gmkl-reg pnorm: the weight λ > 0 of (λ/p) Σ d^p (default 1)"),
     spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's)"),
     spec("problem", OptionValue::Choice(&crate::hyperkernel::program::PROBLEM_NAMES), "hyperkernel: the quality functional, c-svm (Example 7; default), nu-svm (8), lsvm (Lagrangian SVM, 9), one-class (novelty, 10), nu-svr (regression, 11) or kta (kernel-target alignment, 12; hypothesis by a C-SVM on the learned kernel)"),
     spec("hyperkernel", OptionValue::Choice(&crate::hyperkernel::kernels::KIND_NAMES), "hyperkernel: harmonic (12)-(13) on one Gaussian, ard (14; default, the paper's), a power series of Table 2 (exp, sinh, cosh, arctanh, neglog = -ln(1-x)) on a Gaussian, or explicit (16: even polynomial + Gaussian)"),
@@ -333,6 +342,12 @@ impl MethodOptions {
             "lkl-epsilon" => self.lkl_epsilon = Some(number()?),
             "mwu-epsilon" => self.mwu_epsilon = Some(number()?),
             "lambda" => self.lambda = Some(number()?),
+            "gmkl-reg" => {
+                let names = &crate::mkl::GMKL_REGULARISERS;
+                self.gmkl_reg = Some(choice(name, value, names, names)?.to_string())
+            }
+            "gmkl-p" => self.gmkl_p = Some(number()?),
+            "gmkl-lambda" => self.gmkl_lambda = Some(number()?),
             "landmarks" => self.landmarks = Some(count()?),
             "clusters" => self.clusters = Some(count()?),
             "problem" => self.problem = Some(value.parse()?),
@@ -376,6 +391,9 @@ impl MethodOptions {
             ("lkl-epsilon", self.lkl_epsilon.is_some()),
             ("mwu-epsilon", self.mwu_epsilon.is_some()),
             ("lambda", self.lambda.is_some()),
+            ("gmkl-reg", self.gmkl_reg.is_some()),
+            ("gmkl-p", self.gmkl_p.is_some()),
+            ("gmkl-lambda", self.gmkl_lambda.is_some()),
             ("landmarks", self.landmarks.is_some()),
             ("clusters", self.clusters.is_some()),
             ("problem", self.problem.is_some()),

@@ -175,6 +175,7 @@ pub(super) fn fit_binary(
     let info = MachineInfo {
         iterations: it1 + it2,
         objective,
+        ..MachineInfo::default()
     };
     Ok(MklMachine::new(family, &bank, weights, &coef, bias, info))
 }

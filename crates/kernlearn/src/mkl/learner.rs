@@ -2,8 +2,8 @@
 //! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
 
 use super::{
-    EasyMklParams, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, NystromLinearModel,
-    NystromLinearParams, UniformParams,
+    EasyMklParams, GmklRegulariser, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
+    NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
@@ -118,6 +118,7 @@ pub(crate) fn build(
             }
             MklMethod::Mwumkl(params)
         }
+        MethodKind::SpgGmkl => MklMethod::SpgGmkl(spg_params(options, base.c, base.solver)?),
         MethodKind::Easymkl => {
             let defaults = EasyMklParams::default();
             MklMethod::EasyMkl(EasyMklParams {
@@ -143,6 +144,47 @@ pub(crate) fn build(
     }))
 }
 
+/// SPG-GMKL's parameters from the options: C, the regulariser and, when `--tol` is
+/// given, the SMO tolerance (else SPG-GMKL's own default).
+fn spg_params(
+    options: &MethodOptions,
+    c: f64,
+    solver: crate::svm::SolverSettings,
+) -> Result<SpgGmklParams> {
+    let defaults = SpgGmklParams::default();
+    let pnorm_only = [
+        ("gmkl-p", options.gmkl_p),
+        ("gmkl-lambda", options.gmkl_lambda),
+    ];
+    let regulariser = match options.gmkl_reg.as_deref() {
+        Some("pnorm") => GmklRegulariser::PNorm {
+            p: options.gmkl_p.unwrap_or(2.0),
+            lambda: options.gmkl_lambda.unwrap_or(1.0),
+        },
+        _ => {
+            if let Some((name, _)) = pnorm_only.iter().find(|(_, v)| v.is_some()) {
+                return Err(crate::Error::param(
+                    *name,
+                    "applies to --gmkl-reg pnorm only (the l1 regulariser has no parameter)",
+                ));
+            }
+            GmklRegulariser::L1
+        }
+    };
+    let solver = crate::svm::SolverSettings {
+        tol: options.tol.map_or(defaults.solver.tol, |_| solver.tol),
+        ..solver
+    };
+    let params = SpgGmklParams {
+        c,
+        regulariser,
+        solver,
+        ..defaults
+    };
+    params.validate()?;
+    Ok(params)
+}
+
 /// SMO settings of UNIFORM's SVM (the defaults for MWUMKL and EasyMKL, which solve
 /// their own problems): used by the UNIFORM candidates and the SVM-CV fallback.
 fn solver_of(params: &MklParams) -> crate::svm::SolverSettings {
@@ -158,6 +200,7 @@ impl Learner for MklLearner {
             MklMethod::Uniform(_) => "UNIFORM".into(),
             MklMethod::Mwumkl(_) => "MWUMKL".into(),
             MklMethod::EasyMkl(_) => "EasyMKL".into(),
+            MklMethod::SpgGmkl(_) => "SPG-GMKL".into(),
         }
     }
 
@@ -237,13 +280,16 @@ impl Learner for MklLearner {
             MklMethod::EasyMkl(p) => {
                 chosen.other.insert("easymkl_lambda".into(), p.lambda);
             }
+            MklMethod::SpgGmkl(p) => chosen.c = Some(p.c),
         }
-        let (model, secs) = timed(|| MklModel::fit(params, x, y))?;
+        let ((model, trace), secs) = timed(|| MklModel::fit_traced(params, x, y))?;
         let select_seconds = match best {
             Some(_) => start.elapsed().as_secs_f64() - secs,
             None => 0.0,
         };
-        Ok(FittedMethod::new(AnyModel::Mkl(model), chosen, secs).selected(select_seconds, None))
+        Ok(FittedMethod::new(AnyModel::Mkl(model), chosen, secs)
+            .selected(select_seconds, None)
+            .traced(trace))
     }
 }
 

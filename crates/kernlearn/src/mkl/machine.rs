@@ -20,6 +20,9 @@ pub struct MachineInfo {
     pub iterations: usize,
     /// The method's objective at the end (see each method).
     pub objective: f64,
+    /// True when the method's iteration cap ended the fit (SPG-GMKL); the model warns.
+    #[serde(default)]
+    pub hit_max_iter: bool,
 }
 
 /// A fitted binary MKL machine (see the module docs).

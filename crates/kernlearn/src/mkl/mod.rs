@@ -9,7 +9,9 @@
 //! - [`MklParams`] / [`MklMethod`]: UNIFORM ([`UniformParams`], the SVM on the average
 //!   kernel), MWUMKL ([`MwumklParams`], Algorithms 4–6, `O(mn)` memory; its
 //!   single-kernel form, kernelised Gilbert, also serves the localized methods) and
-//!   EasyMKL ([`EasyMklParams`], Aiolli and Donini 2015).
+//!   EasyMKL ([`EasyMklParams`], Aiolli and Donini 2015) and SPG-GMKL ([`SpgGmklParams`],
+//!   Jain, Vishwanathan and Varma 2012: spectral projected gradient on the weights
+//!   around the SMO solver, L1 or p-norm regulariser).
 //! - [`NystromLinearParams`]: LIBLINEAR+ — [`NystromFeatures`] per kernel and a linear
 //!   SVM by dual coordinate descent ([`LinearSvmParams`]).
 //! - [`MklMachine`], [`MklModel`], [`NystromLinearModel`]: the fitted binary machine and
@@ -24,6 +26,7 @@ mod machine;
 mod model;
 mod mwumkl;
 mod nystrom;
+mod spggmkl;
 mod uniform;
 
 pub(crate) use base::KernelBank;
@@ -38,6 +41,8 @@ pub use mwumkl::MwumklParams;
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };
+pub(crate) use spggmkl::REGULARISER_NAMES as GMKL_REGULARISERS;
+pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub use uniform::UniformParams;
 
 #[cfg(test)]

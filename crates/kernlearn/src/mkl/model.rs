@@ -7,10 +7,12 @@ use super::easymkl::{self, EasyMklParams};
 use super::family::KernelFamily;
 use super::machine::MklMachine;
 use super::mwumkl::{self, MwumklParams};
+use super::spggmkl::{self, SpgGmklParams};
 use super::uniform::{self, UniformParams};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::{one_vs_one_estimator_methods, OneVsOne};
+use crate::nonparametric::Trace;
 use crate::select::Grid;
 use crate::validate::count_sum;
 use crate::Result;
@@ -27,15 +29,19 @@ pub enum MklMethod {
     /// EasyMKL.
     #[serde(rename = "easymkl")]
     EasyMkl(EasyMklParams),
+    /// SPG-GMKL (Jain, Vishwanathan and Varma 2012).
+    #[serde(rename = "spg_gmkl")]
+    SpgGmkl(SpgGmklParams),
 }
 
 impl MklMethod {
-    /// Name as on a command line: `uniform`, `mwumkl`, `easymkl`.
+    /// Name as on a command line: `uniform`, `mwumkl`, `easymkl`, `spg-gmkl`.
     pub fn name(&self) -> &'static str {
         match self {
             MklMethod::Uniform(_) => "uniform",
             MklMethod::Mwumkl(_) => "mwumkl",
             MklMethod::EasyMkl(_) => "easymkl",
+            MklMethod::SpgGmkl(_) => "spg-gmkl",
         }
     }
 
@@ -45,14 +51,24 @@ impl MklMethod {
             MklMethod::Uniform(p) => p.validate(),
             MklMethod::Mwumkl(p) => p.validate(),
             MklMethod::EasyMkl(p) => p.validate(),
+            MklMethod::SpgGmkl(p) => p.validate(),
         }
     }
 
-    fn fit_binary(&self, family: &KernelFamily, x: &Features, y: &[f64]) -> Result<MklMachine> {
+    /// The binary machine of class pair `pair`; SPG-GMKL adds its iterations to `trace`.
+    fn fit_binary(
+        &self,
+        family: &KernelFamily,
+        x: &Features,
+        y: &[f64],
+        pair: usize,
+        trace: &mut Trace,
+    ) -> Result<MklMachine> {
         match self {
             MklMethod::Uniform(p) => uniform::fit_binary(family, x, y, p),
             MklMethod::Mwumkl(p) => mwumkl::fit_binary(family, x, y, p),
             MklMethod::EasyMkl(p) => easymkl::fit_binary(family, x, y, p),
+            MklMethod::SpgGmkl(p) => spggmkl::fit_binary(family, x, y, p, pair, trace),
         }
     }
 }
@@ -77,11 +93,11 @@ impl MklParams {
     }
 
     /// The values of the method's trade-off that cross-validation tries, simplest first:
-    /// C ∈ `grid.cs` for UNIFORM and MWUMKL (the thesis: "C and ε by CV"; ε stays as
+    /// C ∈ `grid.cs` for UNIFORM, MWUMKL and SPG-GMKL (the thesis: "C and ε by CV"; ε stays as
     /// given because the cost grows as 1/ε), λ ∈ [`EASYMKL_LAMBDAS`] for EasyMKL.
     pub(crate) fn trade_off_candidates(&self, grid: &Grid) -> Vec<f64> {
         match self.method {
-            MklMethod::Uniform(_) | MklMethod::Mwumkl(_) => grid.cs.clone(),
+            MklMethod::Uniform(_) | MklMethod::Mwumkl(_) | MklMethod::SpgGmkl(_) => grid.cs.clone(),
             MklMethod::EasyMkl(_) => EASYMKL_LAMBDAS.to_vec(),
         }
     }
@@ -93,6 +109,7 @@ impl MklParams {
             MklMethod::Uniform(u) => u.c = value,
             MklMethod::Mwumkl(m) => m.c = Some(value),
             MklMethod::EasyMkl(e) => e.lambda = value,
+            MklMethod::SpgGmkl(g) => g.c = value,
         }
         p
     }
@@ -116,17 +133,32 @@ impl MklModel {
     /// Fits `params` on features `x` (scaled as the method expects; the thesis scales to
     /// `[0, 1]`) and class labels `y` (any number of classes, one-vs-one).
     pub fn fit(params: &MklParams, x: &Features, y: &[f64]) -> Result<Self> {
+        Self::fit_traced(params, x, y).map(|(model, _)| model)
+    }
+
+    /// [`MklModel::fit`], with SPG-GMKL's per-iteration trace (columns
+    /// `pair, iter, objective, step, pg_norm, svm_solves`; `None` for the other methods).
+    pub fn fit_traced(
+        params: &MklParams,
+        x: &Features,
+        y: &[f64],
+    ) -> Result<(Self, Option<Trace>)> {
         params.method.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
+        let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
+        let mut pair = 0;
         let machines = OneVsOne::fit(x, y, |xp, yp| {
-            params.method.fit_binary(&params.family, xp, yp)
+            pair += 1;
+            (params.method).fit_binary(&params.family, xp, yp, pair - 1, &mut trace)
         })?;
-        Ok(Self {
+        let model = Self {
             params: params.clone(),
             n_features: x.n_cols(),
             machines,
-        })
+        };
+        let traced = matches!(params.method, MklMethod::SpgGmkl(_));
+        Ok((model, traced.then_some(trace)))
     }
 
     /// Class labels in LIBSVM order.
@@ -199,6 +231,23 @@ impl Estimator for MklModel {
 
     /// `extra`: per class pair the kernel weights, the number selected (above 1e-6 of
     /// the largest), the effective number of kernels `1/Σμ²`, #SV and `rho`.
+    /// A class pair whose optimiser stopped at its iteration cap (SPG-GMKL) says so.
+    fn warnings(&self) -> Vec<String> {
+        let ms = &self.machines.machines;
+        let capped: Vec<usize> = (0..ms.len()).filter(|&p| ms[p].info.hit_max_iter).collect();
+        if capped.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "{}: the weight optimiser stopped at its iteration cap before its tolerance in {} of {}              class pairs (first: pair {}, {} iterations); the weights may be far from optimal",
+            self.params.method.name(),
+            capped.len(),
+            ms.len(),
+            capped[0] + 1,
+            ms[capped[0]].info.iterations
+        )]
+    }
+
     fn summary(&self) -> FitSummary {
         let ms = &self.machines.machines;
         let sparsity: Vec<(usize, f64)> = ms.iter().map(|m| weight_sparsity(&m.weights)).collect();

@@ -283,6 +283,7 @@ pub(super) fn fit_binary(
     let info = MachineInfo {
         iterations: sol.rounds,
         objective: sol.objective,
+        ..MachineInfo::default()
     };
     Ok(MklMachine::new(
         family,

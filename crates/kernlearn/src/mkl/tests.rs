@@ -4,12 +4,14 @@
 //! against the SVM's margin, EasyMKL's weights against a generic QP solver (clarabel).
 //! The checks through the public API are in `tests/mkl.rs`.
 
+use super::spggmkl::{self, GmklRegulariser, SpgGmklParams};
 use super::EasyMklParams;
 use super::{easymkl, mwumkl, solve_gilbert, GilbertSettings, KernelBank};
 use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformParams};
 use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
+use crate::nonparametric::Trace;
 use crate::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
@@ -285,4 +287,233 @@ fn easymkl_weights_match_a_direct_computation() {
     for (a, b) in g_lib.iter().zip(&gamma) {
         assert!((a - b).abs() < 1e-5, "γ {a} vs {b}");
     }
+}
+
+/// SPG-GMKL's kernels on heart: linear, two Gaussians and a quadratic, all features.
+fn gmkl_family() -> KernelFamily {
+    "linear@all;rbf(gamma=0.05)@all;rbf(gamma=2)@all;poly(degree=2,gamma=0.5,coef0=1)@all"
+        .parse()
+        .unwrap()
+}
+
+/// `∂W/∂d_k = −½ βᵀ K̄_k β` (`β = y α`) from explicit trace-normalised Gram matrices.
+fn explicit_svm_gradient(family: &KernelFamily, x: &Features, coef: &[f64]) -> Vec<f64> {
+    let m = family.len(x.n_cols());
+    (0..m)
+        .map(|k| {
+            let mut w = vec![0.0; m];
+            w[k] = 1.0;
+            let g = explicit_combination(family, x, &w);
+            let mut q = 0.0;
+            for i in 0..coef.len() {
+                for j in 0..coef.len() {
+                    q += coef[i] * g[(i, j)] * coef[j];
+                }
+            }
+            -0.5 * q
+        })
+        .collect()
+}
+
+fn spg(reg: GmklRegulariser, c: f64) -> SpgGmklParams {
+    SpgGmklParams {
+        c,
+        regulariser: reg,
+        ..SpgGmklParams::default()
+    }
+}
+
+/// The L1 weights satisfy the KKT conditions of `min_{d ∈ simplex} W(d)`: with the
+/// gradient recomputed from explicit Gram matrices, every kernel with weight > 0 has
+/// the smallest gradient component (within 1e-3 of the gradient's scale), which every
+/// other kernel's is at least.
+#[test]
+fn spg_gmkl_l1_weights_satisfy_the_kkt_conditions() {
+    let (x, y) = data("heart.csv", 160);
+    let family = gmkl_family();
+    let bank = KernelBank::new(&family, &x).unwrap();
+    let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
+    let params = spg(GmklRegulariser::L1, 4.0);
+    let sol = spggmkl::solve(&bank, &y, &params, 0, &mut trace).unwrap();
+    assert!(!sol.hit_max_iter, "{} iterations", sol.iterations);
+    assert!((sol.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    assert!(sol.weights.iter().all(|&w| w >= 0.0));
+    let g = explicit_svm_gradient(&family, &x, &sol.svm.coef);
+    let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (a, b) in g.iter().zip(&sol.gradient) {
+        assert!((a - b).abs() < 1e-5 * scale, "{g:?} vs {:?}", sol.gradient);
+    }
+    let least = g.iter().cloned().fold(f64::INFINITY, f64::min);
+    let active: Vec<usize> = (0..g.len()).filter(|&k| sol.weights[k] > 1e-8).collect();
+    assert!(!active.is_empty());
+    for &k in &active {
+        assert!(
+            g[k] - least <= 1e-3 * scale,
+            "kernel {k}: {g:?}, d = {:?}",
+            sol.weights
+        );
+    }
+    // A non-trivial combination: not the uniform start.
+    assert!(
+        sol.weights.iter().any(|&w| (w - 0.25).abs() > 0.05),
+        "{:?}",
+        sol.weights
+    );
+    // The trace starts at the uniform weights and records each iteration.
+    assert_eq!(trace.rows.len(), sol.iterations + 1);
+    let objective = trace.column("objective").unwrap();
+    assert!(objective.last().unwrap() <= &objective[0]);
+}
+
+/// The p-norm weights satisfy the KKT conditions of `min_{d ≥ 0} (λ/p)Σd^p + W(d)`:
+/// `∂T/∂d_k = λ d_k^{p−1} − ½ βᵀK̄_kβ` is zero where `d_k > 0` and non-negative elsewhere.
+#[test]
+fn spg_gmkl_pnorm_weights_satisfy_the_kkt_conditions() {
+    let (x, y) = data("heart.csv", 160);
+    let family = gmkl_family();
+    let bank = KernelBank::new(&family, &x).unwrap();
+    let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
+    let (p, lambda) = (2.0, 50.0);
+    let params = spg(GmklRegulariser::PNorm { p, lambda }, 1.0);
+    let sol = spggmkl::solve(&bank, &y, &params, 0, &mut trace).unwrap();
+    assert!(!sol.hit_max_iter);
+    let g: Vec<f64> = explicit_svm_gradient(&family, &x, &sol.svm.coef)
+        .iter()
+        .zip(&sol.weights)
+        .map(|(w, d)| w + lambda * d.powf(p - 1.0))
+        .collect();
+    let scale = sol.gradient.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for (k, (&gk, &dk)) in g.iter().zip(&sol.weights).enumerate() {
+        if dk > 1e-8 {
+            assert!(
+                gk.abs() < 1e-3 * scale,
+                "kernel {k}: {g:?}, d = {:?}",
+                sol.weights
+            );
+        } else {
+            assert!(
+                gk > -1e-3 * scale,
+                "kernel {k}: {g:?}, d = {:?}",
+                sol.weights
+            );
+        }
+    }
+    assert!(sol.weights.iter().filter(|&&d| d > 0.0).count() >= 2);
+}
+
+/// On three kernels the L1 objective matches an independent search: the SVM dual
+/// optimum by SMO at every point of a 0.05 grid on the simplex gives an upper bound on
+/// `min W`, and the largest of the linearisations `W(d_g) + ∇W(d_g)ᵀ(d − d_g)` (convexity)
+/// minimised over the simplex a lower bound; SPG-GMKL's objective lies between them.
+#[test]
+fn spg_gmkl_objective_matches_a_grid_over_the_simplex() {
+    let (x, y) = data("heart.csv", 120);
+    let family: KernelFamily = "linear@all;rbf(gamma=0.05)@all;rbf(gamma=2)@all"
+        .parse()
+        .unwrap();
+    let bank = KernelBank::new(&family, &x).unwrap();
+    let c = 2.0;
+    let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
+    let sol = spggmkl::solve(&bank, &y, &spg(GmklRegulariser::L1, c), 0, &mut trace).unwrap();
+    let settings = SolverSettings {
+        tol: 1e-6,
+        ..SolverSettings::default()
+    };
+    let (mut upper, mut lower) = (f64::INFINITY, f64::NEG_INFINITY);
+    let steps = 20;
+    for i in 0..=steps {
+        for j in 0..=steps - i {
+            let d = [i, j, steps - i - j].map(|v| v as f64 / steps as f64);
+            let src = bank.combined(&d).unwrap();
+            let svm = solve_c_svc(&src, &y, c, c, &settings, None).unwrap();
+            let w = -svm.objective;
+            let alpha: Vec<f64> = svm.coef.iter().map(|v| v.abs()).collect();
+            let g: Vec<f64> = easymkl::kernel_margins(&bank, &y, &alpha)
+                .iter()
+                .map(|q| -0.5 * q)
+                .collect();
+            let gd: f64 = g.iter().zip(&d).map(|(a, b)| a * b).sum();
+            let least = g.iter().cloned().fold(f64::INFINITY, f64::min);
+            upper = upper.min(w);
+            lower = lower.max(w - gd + least);
+        }
+    }
+    let t = sol.objective;
+    let tol = 1e-4 * t.abs();
+    assert!(t <= upper + tol, "SPG {t} above the grid's best {upper}");
+    assert!(t >= lower - tol, "SPG {t} below the lower bound {lower}");
+    assert!(
+        upper - lower < 0.05 * t.abs(),
+        "a loose check: [{lower}, {upper}]"
+    );
+}
+
+/// SPG-GMKL through the catalogue: bad options are errors that name the option, a fit
+/// stopped by its iteration cap warns, the trace is returned, multiclass is one-vs-one.
+#[test]
+fn spg_gmkl_options_errors_warnings_and_multiclass() {
+    use crate::estimator::Estimator;
+    use crate::method::{Learner, Method, MethodKind, MethodOptions};
+    let (x, y) = data("wine.csv", 178);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/wine.csv");
+    let mut wine: Dataset = read_csv(&path, None).unwrap();
+    wine.x = x.clone();
+    let build = |pairs: &[(&str, &str)]| {
+        let mut o = MethodOptions::default();
+        for (k, v) in pairs {
+            o.set(k, v)?;
+        }
+        Method::build(MethodKind::SpgGmkl, &o, &wine, None)
+    };
+    let kernels = ("kernels", "linear@all;rbf(gamma=0.5)@all");
+    for (bad, name) in [
+        (vec![kernels, ("gmkl-p", "3")], "gmkl-p"),
+        (
+            vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-p", "1")],
+            "gmkl-p",
+        ),
+        (
+            vec![kernels, ("gmkl-reg", "pnorm"), ("gmkl-lambda", "-2")],
+            "gmkl-lambda",
+        ),
+        (vec![kernels, ("gmkl-reg", "l2")], "gmkl-reg"),
+        (vec![kernels, ("c", "0")], "C"),
+    ] {
+        let e = build(&bad).unwrap_err().to_string();
+        assert!(e.contains(name), "{bad:?}: {e}");
+    }
+    let sigmoid = build(&[("kernels", "sigmoid(gamma=0.1,coef0=0.2);linear")]).unwrap();
+    let e = sigmoid.fit(&x, &y, 1, &|_| {}).unwrap_err().to_string();
+    assert!(
+        e.contains("not positive semi-definite") && e.contains("SPG-GMKL"),
+        "{e}"
+    );
+
+    let method = build(&[kernels]).unwrap();
+    let fit = method.fit(&x, &y, 1, &|_| {}).unwrap();
+    let trace = fit.trace.as_ref().expect("SPG-GMKL records a trace");
+    let pairs = trace.column("pair").unwrap();
+    assert_eq!(pairs.iter().cloned().fold(0.0, f64::max), 2.0); // 3 classes, 3 pairs
+    let pred = fit.model.predict(&x).unwrap();
+    let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / y.len() as f64;
+    assert!(acc > 0.95, "{acc}");
+    assert!(
+        fit.model.warnings().is_empty(),
+        "{:?}",
+        fit.model.warnings()
+    );
+
+    let capped = MklParams::new(
+        MklMethod::SpgGmkl(SpgGmklParams {
+            max_iter: 1,
+            ..SpgGmklParams::default()
+        }),
+        gmkl_family(),
+    );
+    let (hx, hy) = data("heart.csv", 120);
+    let model = crate::estimator::AnyModel::Mkl(MklModel::fit(&capped, &hx, &hy).unwrap());
+    let w = model.warnings();
+    assert!(w.len() == 1 && w[0].contains("iteration cap"), "{w:?}");
+    let nan = Features::new(2, 2, vec![f64::NAN, 1.0, 0.0, 1.0]).unwrap();
+    assert!(MklModel::fit(&capped, &nan, &[1.0, -1.0]).is_err());
 }

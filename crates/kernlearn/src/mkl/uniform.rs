@@ -56,6 +56,7 @@ pub(super) fn fit_binary(
     let info = MachineInfo {
         iterations: sol.iterations,
         objective: sol.objective,
+        ..MachineInfo::default()
     };
     Ok(MklMachine::new(
         family, &bank, weights, &sol.coef, sol.rho, info,
