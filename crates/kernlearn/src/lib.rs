@@ -52,6 +52,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod check;
+pub mod ckl;
 pub mod cluster;
 pub mod data;
 pub mod error;
@@ -65,8 +66,8 @@ pub mod method;
 pub mod metrics;
 pub mod mkl;
 pub mod multiclass;
-pub mod nn;
 mod neighbors;
+pub mod nn;
 pub mod nonparametric;
 pub mod output;
 pub mod pipeline;
