@@ -66,6 +66,9 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
     if trace.column("pg_norm").is_some() {
         return write_plots(&residual_path, &objective_path, &spg_plots(trace, method)?);
     }
+    if trace.column("epoch").is_some() {
+        return write_training_plots(trace, [&residual_path, &objective_path], method);
+    }
     let diff = col("diff")?;
     let objective = col("objective")?;
     let plots = match trace.column("admm_iter") {
@@ -211,6 +214,140 @@ fn write_plots(residual_path: &Path, objective_path: &Path, plots: &TracePlots) 
             false,
         )
     })
+}
+
+/// The two plots of a network's training trace (CKL): training and validation log loss
+/// per epoch (log scale) and validation accuracy per epoch.
+fn write_training_plots(trace: &Trace, paths: [&Path; 2], method: &str) -> Result<()> {
+    let col = |name: &str| {
+        trace
+            .column(name)
+            .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
+    };
+    let epoch = col("epoch")?;
+    let zip = |v: Vec<f64>| -> Vec<(f64, f64)> { epoch.iter().copied().zip(v).collect() };
+    let losses = vec![
+        (
+            "training (mean over mini-batches)".to_string(),
+            zip(col("train_loss")?),
+        ),
+        ("validation".to_string(), zip(col("val_loss")?)),
+    ];
+    write_atomic_with(paths[0], |tmp| {
+        line_plot(
+            tmp,
+            &format!("{method}: log loss per epoch"),
+            "epoch",
+            "log loss (cross-entropy)",
+            &losses,
+            true,
+        )
+    })?;
+    let accuracy = vec![(method.to_string(), zip(col("val_accuracy")?))];
+    write_atomic_with(paths[1], |tmp| {
+        line_plot(
+            tmp,
+            &format!("{method}: validation accuracy per epoch\nthe kept parameters are the epoch of lowest validation loss"),
+            "epoch",
+            "validation accuracy",
+            &accuracy,
+            false,
+        )
+    })
+}
+
+/// Where `fit --trace FILE` draws a CKL model's spectrum: `FILE` stem + `-spectrum.png`.
+pub fn spectrum_plot_path(csv: &Path) -> PathBuf {
+    sibling(csv, "-spectrum", "png")
+}
+
+/// Histogram of the frequency norms ‖ω_j‖ before and after CKL's training, with the
+/// density of the initial distribution (‖ω‖ = σ·χ_d for ω ~ N(0, σ² I_d)).
+pub fn write_spectrum_plot(model: &kernlearn::ckl::CklModel, path: &Path) -> Result<()> {
+    let (Some(initial), kernlearn::ckl::FeatureMap::Fourier(learned)) =
+        (&model.initial, &model.features)
+    else {
+        return Err(Error::data("the model has no learned Fourier spectrum"));
+    };
+    let (before, after) = (initial.norms(), learned.norms());
+    let top = before
+        .iter()
+        .chain(&after)
+        .cloned()
+        .fold(0.0f64, f64::max)
+        .max(1e-12);
+    let bins = ((before.len() as f64).sqrt().ceil() as usize).clamp(5, 40);
+    let width = top / bins as f64;
+    let histogram = |v: &[f64]| -> Vec<(f64, f64)> {
+        let mut counts = vec![0usize; bins];
+        for x in v {
+            counts[((x / width) as usize).min(bins - 1)] += 1;
+        }
+        let scale = 1.0 / (v.len() as f64 * width);
+        counts
+            .iter()
+            .enumerate()
+            .flat_map(|(b, &c)| {
+                let h = c as f64 * scale;
+                [(b as f64 * width, h), ((b + 1) as f64 * width, h)]
+            })
+            .collect()
+    };
+    let mut series = vec![
+        ("initial draw".to_string(), histogram(&before)),
+        ("after training".to_string(), histogram(&after)),
+    ];
+    if model.params.feature_map == kernlearn::ckl::FeatureMapKind::Gaussian {
+        let (s, d) = (model.params.init_variance.sqrt(), model.n_features as f64);
+        // log of the χ_d density at r/s, over s.
+        let ln_gamma_half_d = ln_gamma(d / 2.0);
+        let density = (1..=200)
+            .map(|i| {
+                let r = top * i as f64 / 200.0;
+                let t = r / s;
+                let ln = (1.0 - d / 2.0) * 2f64.ln() - ln_gamma_half_d + (d - 1.0) * t.ln()
+                    - t * t / 2.0;
+                (r, ln.exp() / s)
+            })
+            .collect();
+        series.push(("initial distribution σ·χ_d".to_string(), density));
+    }
+    write_atomic_with(path, |tmp| {
+        line_plot(
+            tmp,
+            &format!(
+                "{}: the learned spectrum\nnorms of the D = {} frequency vectors ω_j (density histogram)",
+                model.method().to_uppercase(),
+                before.len()
+            ),
+            "‖ω_j‖",
+            "density",
+            &series,
+            false,
+        )
+    })
+}
+
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13).
+fn ln_gamma(x: f64) -> f64 {
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let t = x + 7.5;
+    let sum = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
 }
 
 fn rename(mut s: Series, name: &str) -> Series {

@@ -285,7 +285,20 @@ pub fn fit_method(
         0 => progress::spinner(quiet, &msg),
         n => progress::bar(quiet, n, &msg),
     };
-    let fitted = Pipeline::fit(scale, method, train, seed, &|_: Progress| pb.inc(1))?;
+    let tick = |p: Progress| {
+        if let Progress::Epoch {
+            epoch,
+            loss,
+            val_accuracy,
+        } = p
+        {
+            pb.set_message(format!(
+                "{msg}: epoch {epoch}, loss {loss:.4}, validation accuracy {val_accuracy:.4}"
+            ));
+        }
+        pb.inc(1)
+    };
+    let fitted = Pipeline::fit(scale, method, train, seed, &tick)?;
     pb.finish_and_clear();
     Ok(fitted)
 }
@@ -364,6 +377,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         for png in figure::trace_plot_paths(t) {
             outputs.plan(&png)?;
         }
+        if args.method == Some(kernlearn::MethodKind::Ckl) {
+            outputs.plan(&figure::spectrum_plot_path(t))?;
+        }
     }
     let train = data.read()?;
     let fitted = fit_pipeline(&train, args, o.grid, quiet)?;
@@ -399,13 +415,23 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         let trace = fitted.trace.as_ref().ok_or_else(|| {
             Error::param(
                 "trace",
-                "this method records no per-iteration trace (knpl, dank, spg-gmkl do)",
+                "this method records no per-iteration trace (knpl, dank, spg-gmkl, ckl, rff-linear do)",
             )
         })?;
         write_atomic(path, trace.to_csv().as_bytes())?;
         out.insert("trace_file".into(), json!(path.display().to_string()));
         figure::write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
-        let plots = figure::trace_plot_paths(path).map(|p| p.display().to_string());
+        let mut plots: Vec<String> = figure::trace_plot_paths(path)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        if let AnyModel::Ckl(m) = &fitted.pipeline.model {
+            if m.initial.is_some() {
+                let spectrum = figure::spectrum_plot_path(path);
+                figure::write_spectrum_plot(m, &spectrum)?;
+                plots.push(spectrum.display().to_string());
+            }
+        }
         out.insert("trace_plots".into(), json!(plots));
     }
     report::print(&out, o.json);

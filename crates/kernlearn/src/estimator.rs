@@ -208,6 +208,8 @@ pub enum AnyModel {
     Localized(LocalizedModel),
     /// A hyperkernel machine on its learned kernel (`hyperkernel`).
     Hyperkernel(HyperkernelModel),
+    /// CKL or its fixed-feature baseline (`ckl`, `rff-linear`).
+    Ckl(crate::ckl::CklModel),
 }
 
 impl AnyModel {
@@ -221,6 +223,7 @@ impl AnyModel {
             AnyModel::DankScalable(m) => m,
             AnyModel::Localized(m) => m,
             AnyModel::Hyperkernel(m) => m,
+            AnyModel::Ckl(m) => m,
         }
     }
 }

@@ -579,7 +579,7 @@ mod tests {
         let (steps, repeats) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let exp = svm_cv();
         exp.run("blobs", &blobs(), &|p| match p {
-            Progress::Step => {
+            Progress::Step | Progress::Epoch { .. } => {
                 steps.fetch_add(1, Ordering::Relaxed);
             }
             Progress::RepeatDone(_) => {

@@ -52,6 +52,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod check;
+pub mod ckl;
 pub mod cluster;
 pub mod data;
 pub mod error;
@@ -66,6 +67,7 @@ pub mod metrics;
 pub mod mkl;
 pub mod multiclass;
 mod neighbors;
+pub mod nn;
 pub mod nonparametric;
 pub mod output;
 pub mod pipeline;

@@ -60,6 +60,10 @@ pub enum MethodKind {
     Clmkl,
     /// Hyperkernels (Ong, Smola and Williamson 2005).
     Hyperkernel,
+    /// CKL: continuous kernel learning (a trained random-Fourier-feature layer).
+    Ckl,
+    /// Fixed random Fourier / Nyström features and a softmax layer (CKL's baseline).
+    RffLinear,
 }
 
 /// The family a method belongs to (one library module each).
@@ -77,6 +81,8 @@ pub enum Family {
     Localized,
     /// Hyperkernels ([`crate::hyperkernel`]).
     Hyperkernel,
+    /// Continuous kernel learning ([`crate::ckl`]).
+    Ckl,
 }
 
 impl Family {
@@ -88,6 +94,7 @@ impl Family {
             Family::Mkl => "multiple kernel learning",
             Family::Localized => "localized MKL",
             Family::Hyperkernel => "hyperkernel",
+            Family::Ckl => "continuous kernel learning",
         }
     }
 }
@@ -141,6 +148,17 @@ macro_rules! family_options {
     };
 }
 
+/// Options of the network methods (CKL and its fixed-feature baseline).
+macro_rules! network_options {
+    ($($extra:literal),*) => {
+        &["fourier-features", "init-variance", "feature-map", "optimizer", "learning-rate",
+          "weight-decay", "epochs", "patience", "batch-size", "validation-fraction", "configs",
+          $($extra),*]
+    };
+}
+
+const RANDOM_SEARCH: &str =
+    "random search of D, σ², learning rate (thesis Table 5.3; --configs, default 100) by k-fold CV";
 const CLASSIFY: &[Task] = &[Task::Classification];
 const REGRESS: &[Task] = &[Task::Regression];
 const SVM_CV: &str = "σ, C (and ε for regression) by k-fold grid search (SVM-CV / SVR-CV)";
@@ -375,6 +393,28 @@ pub static CATALOGUE: &[MethodInfo] = &[
         options: &["problem", "hyperkernel", "lambda-h", "lambda-q", "c", "nu", "hk-width-factor", "hk-delta", "hk-rank"],
         in_demo: false,
         build: crate::hyperkernel::learner::build,
+    },
+    MethodInfo {
+        kind: MethodKind::Ckl,
+        name: "ckl",
+        family: Family::Ckl,
+        tasks: CLASSIFY,
+        summary: "CKL: random Fourier features whose frequencies and phases are trained with a softmax layer (thesis ch. 5)",
+        selection: RANDOM_SEARCH,
+        options: network_options!("norm-cap"),
+        in_demo: false,
+        build: crate::ckl::learner::build,
+    },
+    MethodInfo {
+        kind: MethodKind::RffLinear,
+        name: "rff-linear",
+        family: Family::Ckl,
+        tasks: CLASSIFY,
+        summary: "fixed random Fourier (Gaussian, Laplacian) or Nyström features and a softmax layer (CKL's baseline)",
+        selection: RANDOM_SEARCH,
+        options: network_options!(),
+        in_demo: false,
+        build: crate::ckl::learner::build,
     },
 ];
 

@@ -20,6 +20,7 @@ pub use catalogue::{Family, MethodInfo, MethodKind, CATALOGUE};
 pub use options::{GridSettings, MethodOptions, OptionSpec, OptionValue, SolverChoice, OPTIONS};
 pub use selection::select_candidate;
 
+use crate::ckl::CklLearner;
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
 use crate::hyperkernel::learner::HyperkernelLearner;
@@ -48,7 +49,7 @@ pub(crate) fn yes() -> bool {
 }
 
 /// Progress of a fit or an experiment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Progress {
     /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold;
@@ -56,6 +57,17 @@ pub enum Progress {
     Step,
     /// Repeat `r` (0-based) of an experiment finished.
     RepeatDone(usize),
+    /// A network's training epoch finished (counts as one step): its number (from 1),
+    /// the mean training loss and the validation accuracy (NaN without a validation
+    /// split).
+    Epoch {
+        /// Epoch number, from 1.
+        epoch: usize,
+        /// Mean training log loss.
+        loss: f32,
+        /// Validation accuracy.
+        val_accuracy: f32,
+    },
 }
 
 /// The progress callback every fit takes.
@@ -195,6 +207,8 @@ pub enum Method {
     Localized(LocalizedLearner),
     /// Hyperkernels: a kernel learned in a hyper-RKHS by conic programming.
     Hyperkernel(HyperkernelLearner),
+    /// CKL or its fixed-feature baseline (a network on Fourier / Nyström features).
+    Ckl(CklLearner),
 }
 
 impl Method {
@@ -209,6 +223,7 @@ impl Method {
             Method::DankScalable(l) => l,
             Method::Localized(l) => l,
             Method::Hyperkernel(l) => l,
+            Method::Ckl(l) => l,
         }
     }
 

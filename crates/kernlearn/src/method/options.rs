@@ -203,6 +203,30 @@ pub struct MethodOptions {
     pub no_fallback: bool,
     /// KNPL: the published alternation of Algorithm 2 instead of the monotone ascent.
     pub knpl_alternate: bool,
+    /// CKL / rff-linear: number of features D (default 256).
+    pub fourier_features: Option<usize>,
+    /// CKL / rff-linear: variance σ² of the initial frequencies (default 2⁻³).
+    pub init_variance: Option<f64>,
+    /// CKL / rff-linear: the feature map (default gaussian).
+    pub feature_map: Option<crate::ckl::FeatureMapKind>,
+    /// CKL: cap on each ‖ω‖ (default none).
+    pub norm_cap: Option<f64>,
+    /// Networks: optimiser (default SGD with momentum).
+    pub optimizer: Option<crate::nn::OptimizerChoice>,
+    /// Networks: learning rate (default 0.01).
+    pub learning_rate: Option<f64>,
+    /// Networks: weight decay (default 0).
+    pub weight_decay: Option<f64>,
+    /// Networks: most epochs (default 10,000).
+    pub epochs: Option<usize>,
+    /// Networks: early-stopping patience in epochs (default 100).
+    pub patience: Option<usize>,
+    /// Networks: mini-batch size (default 128).
+    pub batch_size: Option<usize>,
+    /// Networks: validation fraction for early stopping (default 0.25).
+    pub validation_fraction: Option<f64>,
+    /// CKL: configurations of the random search (default 100).
+    pub configs: Option<usize>,
 }
 
 /// What kind of value an option takes on the command line.
@@ -293,6 +317,18 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("hk-rank", Count, "hyperkernel: rank cap of that factorisation, i.e. most expansion pairs (default 100)"),
     spec("no-fallback", Flag, "KNPL, DANK, MKL and localized methods with --select grid: keep the learned kernel even when its cross-validated score does not beat SVM-CV's on the same folds (default: the fit falls back to the SVM-CV model and says so, `fell_back_to_base_svm` = 1)"),
     spec("knpl-alternate", Flag, "KNPL: Algorithm 2 as published (T alternations of SMO and ADMM, which can 2-cycle for small γ) instead of the default monotone ascent on the saddle objective φ(α) = min_G H(α, G) (SMO direction, backtracking line search on φ; stops when a round gains less than 1e-3 relatively, or after 10 rounds)"),
+    spec("fourier-features", Count, "ckl, rff-linear: number of features D, the width of the cosine layer h₀ (default 256; the thesis's random search draws 2^0..2^9)"),
+    spec("init-variance", Number, "ckl, rff-linear: variance σ² of the entries of the initial frequencies W ~ N(0, σ²), i.e. the Gaussian kernel exp(−σ²‖x−x'‖²/2) (default 2^-3; the thesis's search draws 2^-6..2^0); also the bandwidth of the laplacian (Cauchy scale σ) and nystrom maps"),
+    spec("feature-map", OptionValue::Choice(&crate::ckl::features::FEATURE_MAP_NAMES), "ckl, rff-linear: gaussian (random Fourier features, default), laplacian (Cauchy frequencies: exp(−σ‖x−x'‖₁)); rff-linear also nystrom (D uniform landmarks) or nystrom-kmeans (D k-means centres) of the same Gaussian"),
+    spec("norm-cap", Number, "ckl: cap every frequency vector's norm ‖ω‖ at this value after each step (thesis §5.2.4; default none)"),
+    spec("optimizer", OptionValue::Choice(&crate::nn::optim::OPTIMIZER_NAMES), "Networks (ckl, rff-linear): sgd (momentum 0.5 rising to 0.99 over 10 epochs, the thesis's; default) or adam (AdamW)"),
+    spec("learning-rate", Number, "Networks: learning rate ℓ > 0 (default 0.01; the thesis's search draws log-uniformly from [1e-5, 0.2])"),
+    spec("weight-decay", Number, "Networks: weight decay λ ≥ 0 (L2 for sgd, decoupled for adam; default 0)"),
+    spec("epochs", Count, "Networks: most training epochs (default 10000, the thesis's)"),
+    spec("patience", Count, "Networks: stop when the validation loss has not improved for this many epochs (default 100, the thesis's); the best epoch's parameters are kept"),
+    spec("batch-size", Count, "Networks: rows per mini-batch (default 128)"),
+    spec("validation-fraction", Number, "Networks: fraction of the training rows held out (stratified) for early stopping, in [0, 1) (default 0.25, the thesis's; 0 = no early stopping)"),
+    spec("configs", Count, "ckl, rff-linear with --select: configurations of the random search over D, σ² and the learning rate (default 100, the thesis's Table 5.3), each scored by k-fold CV (--folds)"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -359,6 +395,18 @@ impl MethodOptions {
             "hk-rank" => self.hk_rank = Some(count()?),
             "no-fallback" => self.no_fallback = true,
             "knpl-alternate" => self.knpl_alternate = true,
+            "fourier-features" => self.fourier_features = Some(count()?),
+            "init-variance" => self.init_variance = Some(number()?),
+            "feature-map" => self.feature_map = Some(value.parse()?),
+            "norm-cap" => self.norm_cap = Some(number()?),
+            "optimizer" => self.optimizer = Some(value.parse()?),
+            "learning-rate" => self.learning_rate = Some(number()?),
+            "weight-decay" => self.weight_decay = Some(number()?),
+            "epochs" => self.epochs = Some(count()?),
+            "patience" => self.patience = Some(count()?),
+            "batch-size" => self.batch_size = Some(count()?),
+            "validation-fraction" => self.validation_fraction = Some(number()?),
+            "configs" => self.configs = Some(count()?),
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -405,6 +453,18 @@ impl MethodOptions {
             ("hk-rank", self.hk_rank.is_some()),
             ("no-fallback", self.no_fallback),
             ("knpl-alternate", self.knpl_alternate),
+            ("fourier-features", self.fourier_features.is_some()),
+            ("init-variance", self.init_variance.is_some()),
+            ("feature-map", self.feature_map.is_some()),
+            ("norm-cap", self.norm_cap.is_some()),
+            ("optimizer", self.optimizer.is_some()),
+            ("learning-rate", self.learning_rate.is_some()),
+            ("weight-decay", self.weight_decay.is_some()),
+            ("epochs", self.epochs.is_some()),
+            ("patience", self.patience.is_some()),
+            ("batch-size", self.batch_size.is_some()),
+            ("validation-fraction", self.validation_fraction.is_some()),
+            ("configs", self.configs.is_some()),
         ];
         flags
             .iter()

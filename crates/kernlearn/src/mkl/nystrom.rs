@@ -91,13 +91,19 @@ pub struct NystromFeatures {
 impl NystromFeatures {
     /// Draws `s` landmarks from `x` and builds every kernel's map.
     pub fn fit(family: &KernelFamily, x: &Features, s: usize, seed: u64) -> Result<Self> {
-        let bank = KernelBank::new(family, x)?;
-        bank.base().require_psd("the Nyström approximation")?;
         let s = s.min(x.n_rows());
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut idx = rand::seq::index::sample(&mut rng, x.n_rows(), s).into_vec();
         idx.sort_unstable();
-        let landmarks = x.select_rows(&idx);
+        Self::at_landmarks(family, x, x.select_rows(&idx))
+    }
+
+    /// Every kernel's map on the given landmarks (e.g. k-means centres, which need not
+    /// be training points), trace factors from the training points `x`.
+    pub fn at_landmarks(family: &KernelFamily, x: &Features, landmarks: Features) -> Result<Self> {
+        let bank = KernelBank::new(family, x)?;
+        bank.base().require_psd("the Nyström approximation")?;
+        let s = landmarks.n_rows();
         let at = KernelBank::with_factors(family, &landmarks, bank.factors().to_vec())?;
         let maps = (0..at.n_kernels())
             .into_par_iter()

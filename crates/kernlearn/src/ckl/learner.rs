@@ -1,0 +1,216 @@
+//! CKL and the fixed-feature baselines as [`Learner`]s, with the random hyperparameter
+//! search of thesis Table 5.3 through the candidate cross-validation of
+//! [`crate::method::selection`].
+
+use super::model::{CklModel, CklParams};
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::method::selection::best_candidate;
+use crate::method::{
+    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
+    Progress, ProgressFn,
+};
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Random search over `(D, σ², ℓ)` (thesis Table 5.3): `D = 2^i`, `i ~ U{0..9}`;
+/// `σ² = 2^i`, `i ~ U{−6..0}`; `ℓ ~ LU[1e-5, 0.2]`; each configuration scored by k-fold
+/// CV (every fold's fit keeps its own early-stopping split), the best refitted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomSearch {
+    /// Number of configurations (default 100, the thesis's).
+    pub configs: usize,
+    /// Folds and fold seed of the candidate CV (the grid of `--select` is not used).
+    pub cv: GridSettings,
+}
+
+impl RandomSearch {
+    /// The `configs` parameter sets drawn with `seed`, other settings from `base`.
+    pub fn candidates(&self, base: &CklParams, seed: u64) -> Vec<CklParams> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (lo, hi) = (1e-5f64.ln(), 0.2f64.ln());
+        (0..self.configs)
+            .map(|_| {
+                let mut p = base.clone();
+                p.width = 1 << rng.random_range(0..=9u32);
+                p.init_variance = 2f64.powi(rng.random_range(-6..=0i32));
+                p.train.learning_rate = rng.random_range(lo..hi).exp();
+                p
+            })
+            .collect()
+    }
+}
+
+/// A CKL network or a fixed-feature linear model, with an optional random search.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CklLearner {
+    /// Parameters of the fit (the search's starting point).
+    pub params: CklParams,
+    /// Random hyperparameter search, when `--select` was given.
+    pub search: Option<RandomSearch>,
+}
+
+/// Catalogue builder of `ckl` and `rff-linear`.
+pub(crate) fn build(
+    kind: MethodKind,
+    o: &MethodOptions,
+    _data: &Dataset,
+    search: Option<GridSettings>,
+) -> Result<Method> {
+    let mut p = CklParams {
+        seed: o.seed,
+        learn_features: kind == MethodKind::Ckl,
+        ..CklParams::default()
+    };
+    if let Some(v) = o.feature_map {
+        p.feature_map = v;
+    }
+    if let Some(v) = o.fourier_features {
+        p.width = v;
+    }
+    if let Some(v) = o.init_variance {
+        p.init_variance = v;
+    }
+    p.norm_cap = o.norm_cap.or(p.norm_cap);
+    let t = &mut p.train;
+    if let Some(v) = o.optimizer {
+        t.optimizer = v;
+    }
+    if let Some(v) = o.learning_rate {
+        t.learning_rate = v;
+    }
+    if let Some(v) = o.weight_decay {
+        t.weight_decay = v;
+    }
+    if let Some(v) = o.epochs {
+        t.max_epochs = v;
+    }
+    if let Some(v) = o.patience {
+        t.patience = v;
+    }
+    if let Some(v) = o.batch_size {
+        t.batch_size = v;
+    }
+    if let Some(v) = o.validation_fraction {
+        t.validation_fraction = v;
+    }
+    p.validate()?;
+    let search = match search {
+        Some(cv) => {
+            let configs = o.configs.unwrap_or(100);
+            if configs == 0 {
+                return Err(Error::param(
+                    "configs",
+                    "the random search needs at least 1 configuration",
+                ));
+            }
+            Some(RandomSearch { configs, cv })
+        }
+        None => {
+            if o.configs.is_some() {
+                return Err(Error::param(
+                    "configs",
+                    "only applies with --select (the random search)",
+                ));
+            }
+            None
+        }
+    };
+    Ok(Method::Ckl(CklLearner { params: p, search }))
+}
+
+impl CklLearner {
+    /// Fits `params` (no search), reporting every epoch and then the epochs early
+    /// stopping skipped, so that a fit emits exactly `max_epochs` progress events.
+    fn fit_fixed(
+        params: &CklParams,
+        x: &Features,
+        y: &[f64],
+        progress: ProgressFn,
+    ) -> Result<CklModel> {
+        let on_epoch = |r: &crate::nn::EpochRecord| {
+            progress(Progress::Epoch {
+                epoch: r.epoch,
+                loss: r.train_loss as f32,
+                val_accuracy: r.val_accuracy as f32,
+            })
+        };
+        let model = CklModel::fit(params, x, y, &on_epoch)?;
+        for _ in model.report.epochs..params.train.max_epochs {
+            progress(Progress::Step);
+        }
+        Ok(model)
+    }
+}
+
+impl Learner for CklLearner {
+    fn name(&self) -> String {
+        let p = &self.params;
+        let base = if p.learn_features {
+            format!("CKL ({})", p.feature_map.name())
+        } else {
+            format!("{} features + softmax", p.feature_map.name())
+        };
+        match &self.search {
+            Some(s) => format!("{base}, random search of {} configurations", s.configs),
+            None => base,
+        }
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        let search = self
+            .search
+            .as_ref()
+            .map_or(0, |s| s.cv.candidate_steps(s.configs));
+        search + self.params.train.max_epochs as u64
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let mut params = self.params.clone();
+        params.seed = seed;
+        let mut chosen = ChosenParams::default();
+        let (mut select_seconds, mut selected) = (0.0, None);
+        if let Some(search) = &self.search {
+            let candidates = search
+                .candidates(&params, seed)
+                .into_iter()
+                .map(|p| CklLearner {
+                    params: p,
+                    search: None,
+                })
+                .collect();
+            let best = best_candidate(candidates, &search.cv, x, y, seed, progress)?;
+            params = best.chosen.params;
+            params.seed = seed;
+            chosen.cv_score = Some(best.score);
+            select_seconds = best.seconds;
+            selected = Some(search.configs);
+        }
+        let (model, secs) = timed(|| Self::fit_fixed(&params, x, y, progress))?;
+        let other = &mut chosen.other;
+        other.insert("ckl_features_d".into(), params.width as f64);
+        other.insert("ckl_init_variance".into(), params.init_variance);
+        other.insert("ckl_learning_rate".into(), params.train.learning_rate);
+        other.insert("epochs".into(), model.report.epochs as f64);
+        other.insert("best_epoch".into(), model.report.best_epoch as f64);
+        if let Some(n) = selected {
+            other.insert("configurations".into(), n as f64);
+        }
+        let trace = model.report.trace.clone();
+        let mut fitted = FittedMethod::new(AnyModel::Ckl(model), chosen, secs).traced(Some(trace));
+        fitted.select_seconds = select_seconds;
+        Ok(fitted)
+    }
+}
