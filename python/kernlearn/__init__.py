@@ -12,6 +12,7 @@ import json
 from . import _core
 from .compare import compare
 from .learned import (
+    CKLClassifier,
     DANKClassifier,
     DANKRegressor,
     HyperkernelClassifier,
@@ -43,6 +44,7 @@ __all__ = [
     "HyperkernelClassifier",
     "HyperkernelRegressor",
     "HyperkernelNovelty",
+    "CKLClassifier",
     "compare",
     "methods",
     "load",

@@ -30,6 +30,8 @@ ESTIMATORS = [
     kernlearn.HyperkernelClassifier(rank=30),
     kernlearn.HyperkernelRegressor(rank=30),
     kernlearn.HyperkernelNovelty(rank=30),
+    kernlearn.CKLClassifier(fourier_features=16, learning_rate=0.1, epochs=50, validation_fraction=0.0, random_state=0),
+    kernlearn.CKLClassifier("rff-linear", fourier_features=16, learning_rate=0.1, epochs=50, validation_fraction=0.0, random_state=0),
 ]
 
 # Checks each estimator is expected to fail, with the reason.

@@ -110,7 +110,7 @@ impl CklModel {
         }
         let p = params;
         let initial = FeatureMap::fit(p.feature_map, x, p.width, p.init_variance, p.seed)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed ^ 0x5eed_0f_c1);
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed ^ 0x5eed_0fc1);
         let fraction = p.train.validation_fraction;
         let (features, start, (output_weights, output_bias), report) = match initial {
             FeatureMap::Fourier(init) if p.learn_features => {
