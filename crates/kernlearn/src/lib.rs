@@ -54,6 +54,7 @@
 mod check;
 pub mod cluster;
 pub mod data;
+pub mod dkmo;
 pub mod error;
 pub mod estimator;
 pub mod experiment;
