@@ -66,6 +66,7 @@ pub mod method;
 pub mod metrics;
 pub mod mkl;
 pub mod multiclass;
+pub mod nn;
 mod neighbors;
 pub mod nonparametric;
 pub mod output;

@@ -1,0 +1,156 @@
+use super::optim::{momentum_at, AnyOptimizer};
+use super::*;
+use crate::data::synthetic::gaussian_blobs;
+use rand::SeedableRng;
+
+/// Three overlapping classes in the plane.
+fn blobs(per_class: usize, seed: u64) -> (Features, Vec<f64>) {
+    let means = [vec![0.0, 0.0], vec![2.0, 0.0], vec![0.0, 2.0]];
+    let d = gaussian_blobs(&means, per_class, 0.6, seed).unwrap();
+    (d.x, d.y)
+}
+
+fn fit_softmax(settings: &TrainSettings, seed: u64) -> Result<(SoftmaxRegression, TrainReport)> {
+    let (x, y) = blobs(70, 3);
+    let classes = crate::data::class_labels(&y);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let net = SoftmaxRegression::new(x.n_cols(), classes.len(), &mut rng)?;
+    let data = TrainingData::new(&x, &y, &classes, settings.validation_fraction, seed)?;
+    let report = train(&net, &data, settings, seed, &|_| {})?;
+    Ok((net, report))
+}
+
+/// The momentum update against the closed form on `f(w) = w²/2` (gradient `w`):
+/// `v₁ = −ℓw₀`, `w₁ = w₀ + v₁`, `v₂ = μv₁ − ℓw₁`, `w₂ = w₁ + v₂`.
+#[test]
+fn momentum_sgd_follows_the_update_rule() {
+    let w = Var::new(&[2.0f64], &device()).unwrap();
+    let (lr, mu) = (0.1, momentum_at(0));
+    let mut opt = AnyOptimizer::new(OptimizerChoice::Sgd, vec![w.clone()], lr, 0.0).unwrap();
+    let mut expected = (2.0f64, 0.0f64);
+    for _ in 0..2 {
+        let loss = (w.as_tensor().sqr().unwrap() * 0.5)
+            .unwrap()
+            .sum_all()
+            .unwrap();
+        opt.backward_step(&loss).unwrap();
+        expected.1 = mu * expected.1 - lr * expected.0;
+        expected.0 += expected.1;
+        let got = w.as_tensor().to_vec1::<f64>().unwrap()[0];
+        assert!((got - expected.0).abs() < 1e-12, "{got} vs {}", expected.0);
+    }
+    assert_eq!(momentum_at(0), 0.5);
+    assert!((momentum_at(10) - 0.99).abs() < 1e-15 && momentum_at(50) == momentum_at(10));
+}
+
+#[test]
+fn training_separates_blobs_keeps_the_best_epoch_and_repeats_with_a_seed() {
+    let settings = TrainSettings {
+        learning_rate: 0.05,
+        max_epochs: 60,
+        patience: 10,
+        batch_size: 32,
+        ..TrainSettings::default()
+    };
+    let (net, report) = fit_softmax(&settings, 5).unwrap();
+    assert!(report.best_val_accuracy.unwrap() > 0.8, "{report:?}");
+    let val = report.trace.column("val_loss").unwrap();
+    let min = val.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert_eq!(report.best_val_loss, Some(min));
+    assert_eq!(val[report.best_epoch - 1], min);
+    assert_eq!(report.trace.rows.len(), report.epochs);
+    let (again, report2) = fit_softmax(&settings, 5).unwrap();
+    assert_eq!(report.trace, report2.trace);
+    assert_eq!(net.layer.values().unwrap(), again.layer.values().unwrap());
+    let (_, other) = fit_softmax(&settings, 6).unwrap();
+    assert_ne!(report.trace, other.trace);
+    // Adam trains as well.
+    let adam = TrainSettings {
+        optimizer: OptimizerChoice::Adam,
+        ..settings
+    };
+    assert!(fit_softmax(&adam, 5).unwrap().1.best_val_accuracy.unwrap() > 0.8);
+}
+
+#[test]
+fn a_diverging_run_names_the_learning_rate() {
+    let settings = TrainSettings {
+        learning_rate: 1e30,
+        max_epochs: 50,
+        ..TrainSettings::default()
+    };
+    let e = fit_softmax(&settings, 1).err().unwrap().to_string();
+    assert!(
+        e.contains("learning-rate")
+            && e.contains("1000000000000000000000000000000")
+            && e.contains("diverged"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_settings_and_single_class_validation_are_errors() {
+    let bad = [
+        (
+            "learning-rate",
+            TrainSettings {
+                learning_rate: 0.0,
+                ..TrainSettings::default()
+            },
+        ),
+        (
+            "learning-rate",
+            TrainSettings {
+                learning_rate: f64::NAN,
+                ..TrainSettings::default()
+            },
+        ),
+        (
+            "weight-decay",
+            TrainSettings {
+                weight_decay: -1.0,
+                ..TrainSettings::default()
+            },
+        ),
+        (
+            "batch-size",
+            TrainSettings {
+                batch_size: 0,
+                ..TrainSettings::default()
+            },
+        ),
+        (
+            "validation-fraction",
+            TrainSettings {
+                validation_fraction: 1.0,
+                ..TrainSettings::default()
+            },
+        ),
+    ];
+    for (name, s) in bad {
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains(name), "{e}");
+    }
+    // 20 rows of class 0 and 2 of class 1: a 10 % validation split holds class 0 only.
+    let x = Features::new(22, 1, (0..22).map(|i| i as f64).collect()).unwrap();
+    let mut y = vec![0.0; 22];
+    y[0] = 1.0;
+    y[1] = 1.0;
+    let e = TrainingData::new(&x, &y, &[0.0, 1.0], 0.05, 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("validation-fraction") && e.contains("single class"),
+        "{e}"
+    );
+}
+
+#[test]
+fn features_round_trip_through_tensors() {
+    let x = Features::new(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.5]).unwrap();
+    let t = tensor_of(&x).unwrap();
+    assert_eq!(t.dims2().unwrap(), (2, 3));
+    assert_eq!(values_of(&t).unwrap(), x.as_slice());
+    assert!(class_codes(&[1.0, 3.0], &[1.0, 2.0]).is_err());
+}
