@@ -6,6 +6,7 @@
 //! training data and is what model files store.
 
 use crate::data::Features;
+use crate::dkmo::DkmoModel;
 use crate::hyperkernel::HyperkernelModel;
 use crate::localized::LocalizedModel;
 use crate::mkl::{MklModel, NystromLinearModel};
@@ -208,6 +209,8 @@ pub enum AnyModel {
     Localized(LocalizedModel),
     /// A hyperkernel machine on its learned kernel (`hyperkernel`).
     Hyperkernel(HyperkernelModel),
+    /// A DKMO / M-DKMO network (`dkmo`, `m-dkmo`).
+    Dkmo(DkmoModel),
 }
 
 impl AnyModel {
@@ -221,6 +224,7 @@ impl AnyModel {
             AnyModel::DankScalable(m) => m,
             AnyModel::Localized(m) => m,
             AnyModel::Hyperkernel(m) => m,
+            AnyModel::Dkmo(m) => m,
         }
     }
 }

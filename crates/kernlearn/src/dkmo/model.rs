@@ -297,7 +297,8 @@ impl DkmoModel {
     pub fn fused_representation(&self, x: &Features) -> Result<Features> {
         let z = tensor_of(&self.network_input(x)?)?;
         let h = self.network()?.fused(&z, false).nn()?;
-        crate::nn::features_of(&h)
+        let (n, d) = h.dims2().nn()?;
+        Features::new(n, d, crate::nn::values_of(&h)?)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The DKMO and M-DKMO networks (§III-B, §III-C, §IV) on candle.
 //!
 //! - A *branch* per dense embedding: fully connected layers (paper: 256-512-256-128),
-//!   each followed by batch normalisation, ReLU and dropout 0.5 ([`crate::nn::Dense`]).
+//!   each followed by batch normalisation, ReLU and dropout 0.5 ([`crate::nn::LayerStack`]).
 //! - A *fusion layer* over the branches' outputs: sum (paper's choice) or concatenation,
 //!   with *kernel dropout* in training (each branch's whole output dropped with
 //!   probability 0.5, at least one kept; the kept ones scaled by `P / kept` so that
@@ -14,7 +14,7 @@
 //! The input of a network is every embedding of every kernel side by side (one row per
 //! sample); `widths` says how many columns each branch reads.
 
-use crate::nn::{CandleResult, Dense, Network, DenseSettings};
+use crate::nn::{CandleResult, LayerStack, Network, StackSettings};
 use crate::{Error, Result};
 use candle_core::{Tensor, D};
 use candle_nn::VarMap;
@@ -101,8 +101,8 @@ pub struct DkmoNet {
     arch: Architecture,
     vars: VarMap,
     /// `branches[m][p]`.
-    branches: Vec<Vec<Dense>>,
-    head: Dense,
+    branches: Vec<Vec<LayerStack>>,
+    head: LayerStack,
     /// Kernel-dropout draws (seeded: candle's CPU generator cannot be).
     rng: Mutex<ChaCha8Rng>,
 }
@@ -112,7 +112,7 @@ impl DkmoNet {
     pub fn new(arch: &Architecture, seed: u64) -> Result<Self> {
         let vars = VarMap::new();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let settings = DenseSettings { batch_norm: true, dropout: arch.dropout, relu: true };
+        let settings = StackSettings { batch_norm: true, dropout: arch.dropout, relu: true };
         let branches = arch
             .groups
             .iter()
@@ -121,12 +121,12 @@ impl DkmoNet {
                 widths
                     .iter()
                     .enumerate()
-                    .map(|(p, &w)| Dense::stack(&vars, &format!("k{m}.e{p}"), w, &arch.hidden, settings, &mut rng))
+                    .map(|(p, &w)| LayerStack::stack(&vars, &format!("k{m}.e{p}"), w, &arch.hidden, settings, &mut rng))
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        let linear = DenseSettings { batch_norm: false, dropout: 0.0, relu: false };
-        let head = Dense::stack(&vars, "head", arch.fused_out(), &[arch.classes], linear, &mut rng)?;
+        let linear = StackSettings { batch_norm: false, dropout: 0.0, relu: false };
+        let head = LayerStack::stack(&vars, "head", arch.fused_out(), &[arch.classes], linear, &mut rng)?;
         Ok(Self {
             arch: arch.clone(),
             vars,

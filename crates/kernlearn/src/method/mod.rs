@@ -22,6 +22,7 @@ pub use selection::select_candidate;
 
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
+use crate::dkmo::learner::DkmoLearner;
 use crate::hyperkernel::learner::HyperkernelLearner;
 use crate::kernel::Kernel;
 use crate::localized::learner::LocalizedLearner;
@@ -195,6 +196,8 @@ pub enum Method {
     Localized(LocalizedLearner),
     /// Hyperkernels: a kernel learned in a hyper-RKHS by conic programming.
     Hyperkernel(HyperkernelLearner),
+    /// DKMO / M-DKMO: networks on dense embeddings of kernels.
+    Dkmo(DkmoLearner),
 }
 
 impl Method {
@@ -209,6 +212,7 @@ impl Method {
             Method::DankScalable(l) => l,
             Method::Localized(l) => l,
             Method::Hyperkernel(l) => l,
+            Method::Dkmo(l) => l,
         }
     }
 

@@ -197,6 +197,32 @@ pub struct MethodOptions {
     pub no_fallback: bool,
     /// KNPL: the published alternation of Algorithm 2 instead of the monotone ascent.
     pub knpl_alternate: bool,
+    /// Networks: optimiser (default SGD with momentum; DKMO: Adam).
+    pub optimizer: Option<crate::nn::OptimizerChoice>,
+    /// Networks: learning rate (default 0.01; DKMO: 0.001).
+    pub learning_rate: Option<f64>,
+    /// Networks: weight decay (default 0).
+    pub weight_decay: Option<f64>,
+    /// Networks: most epochs (default 10,000; DKMO: 100).
+    pub epochs: Option<usize>,
+    /// Networks: early-stopping patience in epochs (default 100; DKMO: 10).
+    pub patience: Option<usize>,
+    /// Networks: mini-batch size (default 128; DKMO: 32).
+    pub batch_size: Option<usize>,
+    /// Networks: validation fraction for early stopping (default 0.25; DKMO: 0.1).
+    pub validation_fraction: Option<f64>,
+    /// DKMO: embedding ensemble (default: clustered with features, nystrom on kernels).
+    pub dkmo_embedding: Option<crate::dkmo::EmbeddingScheme>,
+    /// DKMO: conventional Nyström embeddings per kernel (default 6).
+    pub dkmo_embeddings: Option<usize>,
+    /// DKMO: hidden layer sizes of every branch (default 256,512,256,128).
+    pub dkmo_hidden: Option<String>,
+    /// DKMO: dropout after every hidden layer (default 0.5).
+    pub dropout: Option<f64>,
+    /// DKMO: kernel dropout of the fusion layers (default 0.5).
+    pub kernel_dropout: Option<f64>,
+    /// DKMO: fusion merge (default sum).
+    pub dkmo_fusion: Option<crate::dkmo::Fusion>,
 }
 
 /// What kind of value an option takes on the command line.
@@ -274,7 +300,7 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("lkl-epsilon", Number, "Localized methods with --solver mwu: Gilbert's relative duality gap (default 0.01, the thesis's)"),
     spec("mwu-epsilon", Number, "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)"),
     spec("lambda", Number, "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)"),
-    spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's)"),
+    spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's). dkmo, m-dkmo: landmarks (clusters or columns) per dense embedding (default 100; the paper does not state it)"),
     spec("problem", OptionValue::Choice(&crate::hyperkernel::program::PROBLEM_NAMES), "hyperkernel: the quality functional, c-svm (Example 7; default), nu-svm (8), lsvm (Lagrangian SVM, 9), one-class (novelty, 10), nu-svr (regression, 11) or kta (kernel-target alignment, 12; hypothesis by a C-SVM on the learned kernel)"),
     spec("hyperkernel", OptionValue::Choice(&crate::hyperkernel::kernels::KIND_NAMES), "hyperkernel: harmonic (12)-(13) on one Gaussian, ard (14; default, the paper's), a power series of Table 2 (exp, sinh, cosh, arctanh, neglog = -ln(1-x)) on a Gaussian, or explicit (16: even polynomial + Gaussian)"),
     spec("lambda-h", Number, "hyperkernel: λ_h ∈ (0, 1) of the harmonic and ARD hyperkernels (default 0.6)"),
@@ -284,6 +310,19 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("hk-rank", Count, "hyperkernel: rank cap of that factorisation, i.e. most expansion pairs (default 100)"),
     spec("no-fallback", Flag, "KNPL, DANK, MKL and localized methods with --select grid: keep the learned kernel even when its cross-validated score does not beat SVM-CV's on the same folds (default: the fit falls back to the SVM-CV model and says so, `fell_back_to_base_svm` = 1)"),
     spec("knpl-alternate", Flag, "KNPL: Algorithm 2 as published (T alternations of SMO and ADMM, which can 2-cycle for small γ) instead of the default monotone ascent on the saddle objective φ(α) = min_G H(α, G) (SMO direction, backtracking line search on φ; stops when a round gains less than 1e-3 relatively, or after 10 rounds)"),
+    spec("optimizer", OptionValue::Choice(&crate::nn::optim::OPTIMIZER_NAMES), "Networks (dkmo, m-dkmo): sgd (momentum 0.5 rising to 0.99 over 10 epochs) or adam (AdamW without decay = Adam; dkmo's default, the paper's)"),
+    spec("learning-rate", Number, "Networks: learning rate ℓ > 0 (dkmo: 0.001, the paper's)"),
+    spec("weight-decay", Number, "Networks: weight decay λ ≥ 0 (L2 for sgd, decoupled for adam; default 0)"),
+    spec("epochs", Count, "Networks: most training epochs (dkmo: 100 per training run)"),
+    spec("patience", Count, "Networks: stop when the validation loss has not improved for this many epochs (dkmo: 10); the best epoch's parameters are kept"),
+    spec("batch-size", Count, "Networks: rows per mini-batch (dkmo: 32, Keras's default)"),
+    spec("validation-fraction", Number, "Networks: fraction of the training rows held out (stratified) for early stopping, in [0, 1) (dkmo: 0.1; 0 = no early stopping)"),
+    spec("dkmo-embedding", OptionValue::Choice(&crate::dkmo::embed::SCHEME_NAMES), "dkmo, m-dkmo: dense embeddings of each kernel, clustered (5 clustered Nyström embeddings: k-means, k-medians, k-medoids, agglomerative, spectral landmarks; default with features) or nystrom (random-column Nyström of varying size and rank; default for a Gram set)"),
+    spec("dkmo-embeddings", Count, "dkmo, m-dkmo with nystrom embeddings: embeddings per kernel P (default 6, the paper's)"),
+    spec("dkmo-hidden", Text, "dkmo, m-dkmo: hidden layer sizes of each embedding's network (default 256,512,256,128, the paper's)"),
+    spec("dropout", Number, "dkmo, m-dkmo: dropout rate after every hidden layer (default 0.5, the paper's)"),
+    spec("kernel-dropout", Number, "dkmo, m-dkmo: kernel dropout rate of the fusion layers, whole embeddings (or kernels) dropped (default 0.5, the paper's; 0 = off)"),
+    spec("dkmo-fusion", OptionValue::Choice(&crate::dkmo::net::FUSION_NAMES), "dkmo, m-dkmo: merge of the fusion layers, sum (default, the paper's) or concat"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -344,6 +383,19 @@ impl MethodOptions {
             "hk-rank" => self.hk_rank = Some(count()?),
             "no-fallback" => self.no_fallback = true,
             "knpl-alternate" => self.knpl_alternate = true,
+            "optimizer" => self.optimizer = Some(value.parse()?),
+            "learning-rate" => self.learning_rate = Some(number()?),
+            "weight-decay" => self.weight_decay = Some(number()?),
+            "epochs" => self.epochs = Some(count()?),
+            "patience" => self.patience = Some(count()?),
+            "batch-size" => self.batch_size = Some(count()?),
+            "validation-fraction" => self.validation_fraction = Some(number()?),
+            "dkmo-embedding" => self.dkmo_embedding = Some(value.parse()?),
+            "dkmo-embeddings" => self.dkmo_embeddings = Some(count()?),
+            "dkmo-hidden" => self.dkmo_hidden = Some(value.to_string()),
+            "dropout" => self.dropout = Some(number()?),
+            "kernel-dropout" => self.kernel_dropout = Some(number()?),
+            "dkmo-fusion" => self.dkmo_fusion = Some(value.parse()?),
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -387,6 +439,19 @@ impl MethodOptions {
             ("hk-rank", self.hk_rank.is_some()),
             ("no-fallback", self.no_fallback),
             ("knpl-alternate", self.knpl_alternate),
+            ("optimizer", self.optimizer.is_some()),
+            ("learning-rate", self.learning_rate.is_some()),
+            ("weight-decay", self.weight_decay.is_some()),
+            ("epochs", self.epochs.is_some()),
+            ("patience", self.patience.is_some()),
+            ("batch-size", self.batch_size.is_some()),
+            ("validation-fraction", self.validation_fraction.is_some()),
+            ("dkmo-embedding", self.dkmo_embedding.is_some()),
+            ("dkmo-embeddings", self.dkmo_embeddings.is_some()),
+            ("dkmo-hidden", self.dkmo_hidden.is_some()),
+            ("dropout", self.dropout.is_some()),
+            ("kernel-dropout", self.kernel_dropout.is_some()),
+            ("dkmo-fusion", self.dkmo_fusion.is_some()),
         ];
         flags
             .iter()

@@ -7,7 +7,7 @@
 //! (gradient-free) parameters so that a trainer's best-epoch snapshot restores them too,
 //! inverted dropout. Every random draw comes from a seeded ChaCha generator.
 
-use super::{parameter, uniform_values, CandleResult};
+use super::{parameter, CandleResult, Dense};
 use crate::Result;
 use candle_core::{Tensor, Var, D};
 use candle_nn::VarMap;
@@ -20,9 +20,9 @@ const BN_MOMENTUM: f64 = 0.99;
 /// Batch-normalisation ε (Keras's default).
 const BN_EPS: f64 = 1e-3;
 
-/// What follows the linear map of every layer of a [`Dense`] stack.
+/// What follows the linear map of every layer of a [`LayerStack`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DenseSettings {
+pub struct StackSettings {
     /// Batch normalisation after the linear map.
     pub batch_norm: bool,
     /// Dropout rate after the activation (0 = none).
@@ -41,19 +41,18 @@ struct BatchNorm {
 
 /// One layer.
 struct Layer {
-    weight: Var,
-    bias: Var,
+    linear: Dense,
     norm: Option<BatchNorm>,
 }
 
 /// A stack of fully connected layers.
-pub struct Dense {
+pub struct LayerStack {
     layers: Vec<Layer>,
-    settings: DenseSettings,
+    settings: StackSettings,
     rng: Mutex<ChaCha8Rng>,
 }
 
-impl Dense {
+impl LayerStack {
     /// Layers of `sizes` on `input` columns, parameters registered in `vars` as
     /// `prefix.l<i>.{w,b,gamma,beta,mean,var}`, initial values drawn from `rng`.
     pub fn stack(
@@ -61,17 +60,15 @@ impl Dense {
         prefix: &str,
         input: usize,
         sizes: &[usize],
-        settings: DenseSettings,
+        settings: StackSettings,
         rng: &mut ChaCha8Rng,
     ) -> Result<Self> {
         let mut fan_in = input;
         let mut layers = Vec::with_capacity(sizes.len());
         for (i, &out) in sizes.iter().enumerate() {
             let name = |p: &str| format!("{prefix}.l{i}.{p}");
-            let limit = (6.0 / (fan_in + out) as f64).sqrt();
-            let w = super::to_f32(&uniform_values(rng, fan_in * out, -limit, limit));
-            let weight = parameter(vars, &name("w"), w, &[out, fan_in])?;
-            let bias = parameter(vars, &name("b"), vec![0.0; out], &[out])?;
+            let glorot = (6.0 / (fan_in + out) as f64).sqrt();
+            let linear = Dense::new(vars, &format!("{prefix}.l{i}"), fan_in, out, glorot, rng)?;
             let norm = if settings.batch_norm {
                 Some(BatchNorm {
                     gamma: parameter(vars, &name("gamma"), vec![1.0; out], &[out])?,
@@ -82,7 +79,7 @@ impl Dense {
             } else {
                 None
             };
-            layers.push(Layer { weight, bias, norm });
+            layers.push(Layer { linear, norm });
             fan_in = out;
         }
         Ok(Self {
@@ -96,7 +93,7 @@ impl Dense {
     pub fn forward(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let mut h = x.clone();
         for layer in &self.layers {
-            h = h.broadcast_matmul(&layer.weight.t()?)?.broadcast_add(&layer.bias)?;
+            h = layer.linear.forward(&h)?;
             if let Some(bn) = &layer.norm {
                 h = bn.forward(&h, train)?;
             }
