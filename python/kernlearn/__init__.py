@@ -14,6 +14,7 @@ from .compare import compare
 from .learned import (
     DANKClassifier,
     DANKRegressor,
+    DKMOClassifier,
     HyperkernelClassifier,
     HyperkernelNovelty,
     HyperkernelRegressor,
@@ -41,6 +42,7 @@ __all__ = [
     "MKLClassifier",
     "LocalizedMKLClassifier",
     "HyperkernelClassifier",
+    "DKMOClassifier",
     "HyperkernelRegressor",
     "HyperkernelNovelty",
     "compare",

@@ -63,6 +63,84 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
     };
     let [residual_path, objective_path] = trace_plot_paths(csv);
+    let plots = if trace.column("val_accuracy").is_some() {
+        network_plots(trace, method)?
+    } else {
+        solver_plots(trace, method, &col)?
+    };
+    write_atomic_with(&residual_path, |tmp| {
+        line_plot(
+            tmp,
+            &plots.residual_title,
+            plots.residual_x,
+            plots.residual_y,
+            &plots.residual,
+            true,
+        )
+    })?;
+    write_atomic_with(&objective_path, |tmp| {
+        line_plot(
+            tmp,
+            &plots.objective_title,
+            plots.objective_x,
+            plots.objective_y,
+            &plots.objective,
+            false,
+        )
+    })
+}
+
+/// A network's epochs (DKMO, M-DKMO): training and validation loss, validation
+/// accuracy, one series per training run (`phase`: M-DKMO's per-kernel pre-training
+/// runs, then fine-tuning).
+fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
+    let col = |name: &str| {
+        trace
+            .column(name)
+            .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
+    };
+    let (epoch, train, val, acc) = (col("epoch")?, col("train_loss")?, col("val_loss")?, col("val_accuracy")?);
+    let phase = trace.column("phase").unwrap_or_else(|| vec![0.0; epoch.len()]);
+    let last = phase.iter().fold(0.0f64, |m, &p| m.max(p));
+    let name = |p: f64, what: &str| {
+        if last == 0.0 {
+            what.to_string()
+        } else if p == last {
+            format!("fine-tuning, {what}")
+        } else {
+            format!("kernel {} pre-training, {what}", p as usize + 1)
+        }
+    };
+    let mut loss: Series = Vec::new();
+    let mut accuracy: Series = Vec::new();
+    let add = |series: &mut Series, label: String, x: f64, value: f64| {
+        if !value.is_finite() {
+            return;
+        }
+        match series.iter_mut().find(|s| s.0 == label) {
+            Some(s) => s.1.push((x, value)),
+            None => series.push((label, vec![(x, value)])),
+        }
+    };
+    for i in 0..epoch.len() {
+        add(&mut loss, name(phase[i], "train"), epoch[i], train[i]);
+        add(&mut loss, name(phase[i], "validation"), epoch[i], val[i]);
+        add(&mut accuracy, name(phase[i], "validation"), epoch[i], acc[i]);
+    }
+    Ok(TracePlots {
+        residual: loss,
+        residual_title: format!("{method}: cross-entropy loss per epoch"),
+        residual_x: "epoch",
+        residual_y: "loss",
+        objective: accuracy,
+        objective_title: format!("{method}: validation accuracy per epoch"),
+        objective_x: "epoch",
+        objective_y: "accuracy",
+    })
+}
+
+/// KNPL's and DANK's solver traces.
+fn solver_plots(trace: &Trace, method: &str, col: &dyn Fn(&str) -> Result<Vec<f64>>) -> Result<TracePlots> {
     let diff = col("diff")?;
     let objective = col("objective")?;
     let plots = match trace.column("admm_iter") {
@@ -148,26 +226,7 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             }
         }
     };
-    write_atomic_with(&residual_path, |tmp| {
-        line_plot(
-            tmp,
-            &plots.residual_title,
-            plots.residual_x,
-            plots.residual_y,
-            &plots.residual,
-            true,
-        )
-    })?;
-    write_atomic_with(&objective_path, |tmp| {
-        line_plot(
-            tmp,
-            &plots.objective_title,
-            plots.objective_x,
-            plots.objective_y,
-            &plots.objective,
-            false,
-        )
-    })
+    Ok(plots)
 }
 
 fn rename(mut s: Series, name: &str) -> Series {

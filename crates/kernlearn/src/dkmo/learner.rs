@@ -22,13 +22,12 @@ pub struct DkmoLearner {
 }
 
 /// Catalogue builder of `dkmo` and `m-dkmo`.
-pub(crate) fn build(kind: MethodKind, options: &MethodOptions, data: &Dataset, search: Option<GridSettings>) -> Result<Method> {
-    if search.is_some() {
-        return Err(Error::param(
-            "select",
-            "DKMO has no grid search: the paper trains with fixed settings and early stopping on a validation split",
-        ));
-    }
+///
+/// DKMO has no hyper-parameter search (the paper trains with fixed settings and early
+/// stopping on a validation split): a grid search setting is accepted and changes
+/// nothing, so that `experiment --select grid --baseline svm` can run DKMO beside
+/// SVM-CV on the same splits.
+pub(crate) fn build(kind: MethodKind, options: &MethodOptions, data: &Dataset, _search: Option<GridSettings>) -> Result<Method> {
     let mut p = DkmoParams { multi: kind == MethodKind::MDkmo, ..DkmoParams::default() };
     // Without a kernel or width the §V-A rule sets the Gaussian's γ from the data.
     let explicit = options.kernel.is_some() || options.gamma.is_some() || options.sigma.is_some();
@@ -119,6 +118,10 @@ impl Learner for DkmoLearner {
     /// per kernel, unknown before the data are seen, counted as one, plus fine-tuning).
     fn steps(&self) -> u64 {
         self.params.train.max_epochs as u64 * if self.params.multi { 2 } else { 1 }
+    }
+
+    fn reads_kernel_values(&self) -> bool {
+        self.params.precomputed
     }
 
     fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn) -> Result<FittedMethod> {

@@ -443,3 +443,78 @@ impl Estimator for DkmoModel {
         Ok(dec.to_vec())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::gaussian_blobs;
+    use crate::data::Dataset;
+    use crate::kernel::Kernel;
+
+    fn blobs(seed: u64) -> Dataset {
+        let means = vec![vec![0.0, 0.0, 0.0], vec![4.0, 0.0, 0.0], vec![0.0, 4.0, 0.0]];
+        gaussian_blobs(&means, 40, 0.7, seed).unwrap()
+    }
+
+    /// Small networks so that the test stays fast; the paper's sizes are the defaults.
+    fn small(multi: bool) -> DkmoParams {
+        let mut p = DkmoParams { multi, hidden: vec![16, 8], landmarks: 10, embeddings: 3, ..DkmoParams::default() };
+        p.train.max_epochs = 40;
+        p.train.patience = 40;
+        p.train.batch_size = 16;
+        p.train.validation_fraction = 0.0;
+        p.train.learning_rate = 0.01;
+        p
+    }
+
+    #[test]
+    fn dkmo_separates_blobs_reproducibly_and_survives_a_model_file() {
+        let (train, test) = (blobs(1), blobs(2));
+        let fit = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {}).unwrap();
+        let model = fit.model;
+        let pred = model.predict(&test.x).unwrap();
+        let acc = crate::metrics::accuracy(&test.y, &pred).unwrap();
+        assert!(acc > 0.9, "accuracy {acc}");
+        let again = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {}).unwrap().model;
+        assert_eq!(again.weights, model.weights, "same seed, same network");
+        let text = serde_json::to_string(&model).unwrap();
+        let back: DkmoModel = serde_json::from_str(&text).unwrap();
+        back.validate().unwrap();
+        assert_eq!(back.predict(&test.x).unwrap(), pred);
+        assert_eq!(fit.trace.rows.len(), 40);
+    }
+
+    /// Two kernels given only as values (a Gram set), cosine-normalised, pre-trained and
+    /// fused; test rows of the wrong width are refused.
+    #[test]
+    fn m_dkmo_fits_precomputed_kernels() {
+        let (train, test) = (blobs(3), blobs(4));
+        let kernels = [Kernel::Rbf { gamma: 0.1 }, Kernel::Polynomial { degree: 2, gamma: 0.2, coef0: 1.0 }];
+        let stack = |a: &Features| {
+            let blocks: Vec<Features> = kernels.iter().map(|k| to_features(&k.cross(a, &train.x).unwrap()).unwrap()).collect();
+            side_by_side(&blocks).unwrap()
+        };
+        let mut p = small(true);
+        p.precomputed = true;
+        let model = DkmoModel::fit(&p, &stack(&train.x), &train.y, 1, &|| {}).unwrap().model;
+        assert_eq!(model.info.pretrain_epochs, vec![40, 40]);
+        let acc = crate::metrics::accuracy(&test.y, &model.predict(&stack(&test.x)).unwrap()).unwrap();
+        assert!(acc > 0.9, "accuracy {acc}");
+        let narrow = Features::new(2, 5, vec![0.5; 10]).unwrap();
+        let e = model.predict(&narrow).unwrap_err().to_string();
+        assert!(e.contains("wrong width"), "{e}");
+        let fused = model.fused_representation(&stack(&test.x)).unwrap();
+        assert_eq!(fused.n_cols(), 8);
+    }
+
+    #[test]
+    fn kernel_checks_run_on_precomputed_training_data() {
+        let train = blobs(5);
+        let mut p = small(false);
+        p.precomputed = true;
+        let mut k = to_features(&Kernel::Rbf { gamma: 0.1 }.gram(&train.x).unwrap()).unwrap();
+        k.row_mut(0)[1] += 0.5;
+        let e = DkmoModel::fit(&p, &k, &train.y, 1, &|| {}).err().unwrap().to_string();
+        assert!(e.contains("not symmetric"), "{e}");
+    }
+}

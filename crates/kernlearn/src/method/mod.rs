@@ -173,6 +173,11 @@ pub trait Learner: Send + Sync {
     /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
     fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
         -> Result<FittedMethod>;
+    /// True when the learner reads kernel values, not features (a Gram set): the
+    /// pipeline then leaves them unscaled, whatever the scaling asked for.
+    fn reads_kernel_values(&self) -> bool {
+        false
+    }
 }
 
 /// A method and its hyper-parameter selection: one learner of each family.
@@ -263,5 +268,8 @@ impl Learner for Method {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         self.learner().fit(x, y, seed, progress)
+    }
+    fn reads_kernel_values(&self) -> bool {
+        self.learner().reads_kernel_values()
     }
 }
