@@ -99,8 +99,15 @@ fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
             .column(name)
             .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
     };
-    let (epoch, train, val, acc) = (col("epoch")?, col("train_loss")?, col("val_loss")?, col("val_accuracy")?);
-    let phase = trace.column("phase").unwrap_or_else(|| vec![0.0; epoch.len()]);
+    let (epoch, train, val, acc) = (
+        col("epoch")?,
+        col("train_loss")?,
+        col("val_loss")?,
+        col("val_accuracy")?,
+    );
+    let phase = trace
+        .column("phase")
+        .unwrap_or_else(|| vec![0.0; epoch.len()]);
     let last = phase.iter().fold(0.0f64, |m, &p| m.max(p));
     let name = |p: f64, what: &str| {
         if last == 0.0 {
@@ -125,7 +132,12 @@ fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
     for i in 0..epoch.len() {
         add(&mut loss, name(phase[i], "train"), epoch[i], train[i]);
         add(&mut loss, name(phase[i], "validation"), epoch[i], val[i]);
-        add(&mut accuracy, name(phase[i], "validation"), epoch[i], acc[i]);
+        add(
+            &mut accuracy,
+            name(phase[i], "validation"),
+            epoch[i],
+            acc[i],
+        );
     }
     Ok(TracePlots {
         residual: loss,
@@ -140,7 +152,11 @@ fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
 }
 
 /// KNPL's and DANK's solver traces.
-fn solver_plots(trace: &Trace, method: &str, col: &dyn Fn(&str) -> Result<Vec<f64>>) -> Result<TracePlots> {
+fn solver_plots(
+    trace: &Trace,
+    method: &str,
+    col: &dyn Fn(&str) -> Result<Vec<f64>>,
+) -> Result<TracePlots> {
     let diff = col("diff")?;
     let objective = col("objective")?;
     let plots = match trace.column("admm_iter") {

@@ -138,7 +138,12 @@ fn read_kernel_file(path: &Path) -> Result<KernelFile> {
             .enumerate()
         {
             let v = parse_finite(field).map_err(|e| {
-                Error::parse(&name, line_no, c + 1, number_message("kernel value", field, e))
+                Error::parse(
+                    &name,
+                    line_no,
+                    c + 1,
+                    number_message("kernel value", field, e),
+                )
             })?;
             values.push(v);
         }
@@ -221,9 +226,18 @@ mod tests {
         let dir = scratch("counts");
         write(dir.as_path(), "a.csv", "1,0.5\n0.5,1\n");
         write(dir.as_path(), "b.csv", "1,0.5,0\n0.5,1,0\n0,0,1\n");
-        write(dir.as_path(), "set.json", r#"{"kernels": ["a.csv", "b.csv"]}"#);
-        let e = read_gram_set(&dir.as_path().join("set.json")).unwrap_err().to_string();
-        assert!(e.contains("different sample counts") && e.contains("b.csv"), "{e}");
+        write(
+            dir.as_path(),
+            "set.json",
+            r#"{"kernels": ["a.csv", "b.csv"]}"#,
+        );
+        let e = read_gram_set(&dir.as_path().join("set.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("different sample counts") && e.contains("b.csv"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -231,12 +245,20 @@ mod tests {
         let dir = scratch("ragged");
         write(dir.as_path(), "a.csv", "1,0.5\n0.5\n");
         write(dir.as_path(), "set.json", r#"{"kernels": ["a.csv"]}"#);
-        let e = read_gram_set(&dir.as_path().join("set.json")).unwrap_err().to_string();
+        let e = read_gram_set(&dir.as_path().join("set.json"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a.csv") && e.contains("row has 1"), "{e}");
         write(dir.as_path(), "a.csv", "1,0.5\n0.5,1\n");
         write(dir.as_path(), "y.txt", "1\n");
-        write(dir.as_path(), "set.json", r#"{"kernels": ["a.csv"], "labels": "y.txt"}"#);
-        let e = read_gram_set(&dir.as_path().join("set.json")).unwrap_err().to_string();
+        write(
+            dir.as_path(),
+            "set.json",
+            r#"{"kernels": ["a.csv"], "labels": "y.txt"}"#,
+        );
+        let e = read_gram_set(&dir.as_path().join("set.json"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("has 1 labels"), "{e}");
     }
 }

@@ -36,7 +36,8 @@ pub(crate) fn kmedians(x: &Features, k: usize, seed: u64) -> Vec<usize> {
     for _ in 0..MAX_ALTERNATIONS {
         let mut changed = false;
         for (i, label) in labels.iter_mut().enumerate() {
-            let l1 = |c: &Vec<f64>| -> f64 { c.iter().zip(x.row(i)).map(|(a, b)| (a - b).abs()).sum() };
+            let l1 =
+                |c: &Vec<f64>| -> f64 { c.iter().zip(x.row(i)).map(|(a, b)| (a - b).abs()).sum() };
             let best = (0..centres.len())
                 .min_by(|&a, &b| l1(&centres[a]).total_cmp(&l1(&centres[b])))
                 .unwrap_or(0);
@@ -74,7 +75,12 @@ pub(crate) fn kernel_kmedoids(k: &Mat<f64>, m: usize, seed: u64) -> Vec<usize> {
         let total: f64 = nearest.iter().sum();
         let next = if total > 0.0 {
             let mut u = rng.random::<f64>() * total;
-            (0..n).find(|&i| { u -= nearest[i]; u <= 0.0 && nearest[i] > 0.0 }).unwrap_or(n - 1)
+            (0..n)
+                .find(|&i| {
+                    u -= nearest[i];
+                    u <= 0.0 && nearest[i] > 0.0
+                })
+                .unwrap_or(n - 1)
         } else {
             (0..n).find(|i| !medoids.contains(i)).unwrap_or(0)
         };
@@ -86,13 +92,21 @@ pub(crate) fn kernel_kmedoids(k: &Mat<f64>, m: usize, seed: u64) -> Vec<usize> {
     }
     for _ in 0..MAX_ALTERNATIONS {
         let labels: Vec<usize> = (0..n)
-            .map(|i| (0..m).min_by(|&a, &b| dist(i, medoids[a]).total_cmp(&dist(i, medoids[b]))).unwrap_or(0))
+            .map(|i| {
+                (0..m)
+                    .min_by(|&a, &b| dist(i, medoids[a]).total_cmp(&dist(i, medoids[b])))
+                    .unwrap_or(0)
+            })
             .collect();
         let mut changed = false;
         for (c, medoid) in medoids.iter_mut().enumerate() {
             let members: Vec<usize> = (0..n).filter(|&i| labels[i] == c).collect();
             let cost = |j: usize| members.iter().map(|&i| dist(i, j)).sum::<f64>();
-            if let Some(best) = members.iter().copied().min_by(|&a, &b| cost(a).total_cmp(&cost(b))) {
+            if let Some(best) = members
+                .iter()
+                .copied()
+                .min_by(|&a, &b| cost(a).total_cmp(&cost(b)))
+            {
                 if cost(best) < cost(*medoid) - 1e-12 {
                     *medoid = best;
                     changed = true;
@@ -112,7 +126,10 @@ pub(crate) fn kernel_kmedoids(k: &Mat<f64>, m: usize, seed: u64) -> Vec<usize> {
 /// micro-clusters (each point joins its micro-cluster's final cluster): Ward's
 /// merge cost `n_a n_b/(n_a + n_b) ‖c_a − c_b‖²` on the micro-cluster means.
 pub(crate) fn agglomerative_ward(x: &Features, k: usize, seed: u64) -> Result<Vec<usize>> {
-    let micro = KMeans::new((4 * k).min(x.n_rows())).seed(seed).max_iter(50).fit(x)?;
+    let micro = KMeans::new((4 * k).min(x.n_rows()))
+        .seed(seed)
+        .max_iter(50)
+        .fit(x)?;
     let m = micro.centres.k();
     let mut centre: Vec<Vec<f64>> = (0..m).map(|c| micro.centres.centre(c).to_vec()).collect();
     let mut size: Vec<f64> = micro.cluster_sizes().iter().map(|&s| s as f64).collect();
@@ -122,7 +139,11 @@ pub(crate) fn agglomerative_ward(x: &Features, k: usize, seed: u64) -> Result<Ve
         na * nb / (na + nb) * a.iter().zip(b).map(|(u, v)| (u - v) * (u - v)).sum::<f64>()
     };
     let mut cost = Mat::<f64>::from_fn(m, m, |a, b| {
-        if a == b || !alive[a] || !alive[b] { f64::INFINITY } else { ward(&centre[a], &centre[b], size[a], size[b]) }
+        if a == b || !alive[a] || !alive[b] {
+            f64::INFINITY
+        } else {
+            ward(&centre[a], &centre[b], size[a], size[b])
+        }
     });
     while alive.iter().filter(|&&a| a).count() > k {
         let (mut best, mut pair) = (f64::INFINITY, (0, 0));
@@ -136,13 +157,25 @@ pub(crate) fn agglomerative_ward(x: &Features, k: usize, seed: u64) -> Result<Ve
         }
         let (a, b) = pair;
         let total = size[a] + size[b];
-        let merged: Vec<f64> = centre[a].iter().zip(&centre[b]).map(|(u, v)| (size[a] * u + size[b] * v) / total).collect();
+        let merged: Vec<f64> = centre[a]
+            .iter()
+            .zip(&centre[b])
+            .map(|(u, v)| (size[a] * u + size[b] * v) / total)
+            .collect();
         centre[a] = merged;
         size[a] = total;
         alive[b] = false;
-        owner.iter_mut().for_each(|o| if *o == b { *o = a });
+        owner.iter_mut().for_each(|o| {
+            if *o == b {
+                *o = a
+            }
+        });
         for c in 0..m {
-            let v = if c == a || !alive[c] { f64::INFINITY } else { ward(&centre[a], &centre[c], size[a], size[c]) };
+            let v = if c == a || !alive[c] {
+                f64::INFINITY
+            } else {
+                ward(&centre[a], &centre[c], size[a], size[c])
+            };
             cost[(a, c)] = v;
             cost[(c, a)] = v;
             cost[(b, c)] = f64::INFINITY;
@@ -166,8 +199,12 @@ pub(crate) fn spectral_knn(x: &Features, k: usize, seed: u64) -> Result<Vec<usiz
     let m = xs.n_rows();
     let k = k.min(m);
     let affinity = knn_affinity(&xs, SPECTRAL_NEIGHBOURS.min(m - 1));
-    let degree: Vec<f64> = (0..m).map(|i| (0..m).map(|j| affinity[(i, j)]).sum::<f64>().max(1e-12)).collect();
-    let norm = Mat::<f64>::from_fn(m, m, |i, j| affinity[(i, j)] / (degree[i] * degree[j]).sqrt());
+    let degree: Vec<f64> = (0..m)
+        .map(|i| (0..m).map(|j| affinity[(i, j)]).sum::<f64>().max(1e-12))
+        .collect();
+    let norm = Mat::<f64>::from_fn(m, m, |i, j| {
+        affinity[(i, j)] / (degree[i] * degree[j]).sqrt()
+    });
     let eig = symmetric_eigen(norm.as_ref())?;
     let mut coords = Vec::with_capacity(m * k);
     for i in 0..m {
@@ -175,7 +212,10 @@ pub(crate) fn spectral_knn(x: &Features, k: usize, seed: u64) -> Result<Vec<usiz
         let len = row.iter().map(|v| v * v).sum::<f64>().sqrt().max(1e-12);
         coords.extend(row.iter().map(|v| v / len));
     }
-    let fit = KMeans::new(k).seed(seed).max_iter(100).fit(&Features::new(m, k, coords)?)?;
+    let fit = KMeans::new(k)
+        .seed(seed)
+        .max_iter(100)
+        .fit(&Features::new(m, k, coords)?)?;
     // Cluster means in the input coordinates route every point (sampled or not).
     let d = x.n_cols();
     let mut means = vec![0.0; k * d];
@@ -186,7 +226,10 @@ pub(crate) fn spectral_knn(x: &Features, k: usize, seed: u64) -> Result<Vec<usiz
         }
     }
     let used: Vec<usize> = (0..k).filter(|&c| sizes[c] > 0).collect();
-    let kept: Vec<f64> = used.iter().flat_map(|&c| means[c * d..(c + 1) * d].to_vec()).collect();
+    let kept: Vec<f64> = used
+        .iter()
+        .flat_map(|&c| means[c * d..(c + 1) * d].to_vec())
+        .collect();
     Centres::new(Features::new(used.len(), d, kept)?)?.assign(x)
 }
 
@@ -198,7 +241,16 @@ fn knn_affinity(x: &Features, nn: usize) -> Mat<f64> {
     for i in 0..m {
         let mut d: Vec<(f64, usize)> = (0..m)
             .filter(|&j| j != i)
-            .map(|j| (x.row(i).iter().zip(x.row(j)).map(|(u, v)| (u - v) * (u - v)).sum(), j))
+            .map(|j| {
+                (
+                    x.row(i)
+                        .iter()
+                        .zip(x.row(j))
+                        .map(|(u, v)| (u - v) * (u - v))
+                        .sum(),
+                    j,
+                )
+            })
             .collect();
         let nth = nn.saturating_sub(1).min(d.len().saturating_sub(1));
         d.select_nth_unstable_by(nth, |p, q| p.0.total_cmp(&q.0));
@@ -220,8 +272,15 @@ mod tests {
     /// blobs to different clusters.
     fn recovers(labels: &[usize], truth: &[f64]) -> bool {
         let mut map = std::collections::BTreeMap::new();
-        labels.iter().zip(truth).all(|(&l, &t)| *map.entry(t as i64).or_insert(l) == l)
-            && map.values().collect::<std::collections::BTreeSet<_>>().len() == map.len()
+        labels
+            .iter()
+            .zip(truth)
+            .all(|(&l, &t)| *map.entry(t as i64).or_insert(l) == l)
+            && map
+                .values()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                == map.len()
     }
 
     #[test]
@@ -233,7 +292,8 @@ mod tests {
         assert!(recovers(&spectral_knn(&d.x, 3, 1).unwrap(), &d.y));
         let k = Kernel::Rbf { gamma: 0.05 }.gram(&d.x).unwrap();
         let medoids = kernel_kmedoids(&k, 3, 1);
-        let blobs: std::collections::BTreeSet<i64> = medoids.iter().map(|&i| d.y[i] as i64).collect();
+        let blobs: std::collections::BTreeSet<i64> =
+            medoids.iter().map(|&i| d.y[i] as i64).collect();
         assert_eq!(blobs.len(), 3, "one medoid per blob: {medoids:?}");
     }
 }

@@ -165,7 +165,12 @@ pub struct Embedding {
 impl Embedding {
     /// The embedding with `landmarks` on the Gram matrix `k`, keeping at most `rank`
     /// eigenpairs of `W`.
-    pub fn fit(k: &Mat<f64>, method: LandmarkMethod, landmarks: Landmarks, rank: usize) -> Result<Self> {
+    pub fn fit(
+        k: &Mat<f64>,
+        method: LandmarkMethod,
+        landmarks: Landmarks,
+        rank: usize,
+    ) -> Result<Self> {
         let w = landmark_gram(k, &landmarks);
         let eig = symmetric_eigen(w.as_ref())?;
         let s = w.nrows();
@@ -200,16 +205,18 @@ impl Embedding {
     pub fn transform(&self, rows: &Features) -> Vec<f64> {
         let (s, r) = (self.landmarks.len(), self.rank);
         let mut out = vec![0.0; rows.n_rows() * r];
-        out.par_chunks_mut(r).zip(rows.as_slice().par_chunks(rows.n_cols().max(1))).for_each_init(
-            || vec![0.0; s],
-            |e, (z, row)| {
-                self.landmarks.at(row, e);
-                for (i, &ei) in e.iter().enumerate() {
-                    let m = &self.map[i * r..(i + 1) * r];
-                    z.iter_mut().zip(m).for_each(|(a, v)| *a += ei * v);
-                }
-            },
-        );
+        out.par_chunks_mut(r)
+            .zip(rows.as_slice().par_chunks(rows.n_cols().max(1)))
+            .for_each_init(
+                || vec![0.0; s],
+                |e, (z, row)| {
+                    self.landmarks.at(row, e);
+                    for (i, &ei) in e.iter().enumerate() {
+                        let m = &self.map[i * r..(i + 1) * r];
+                        z.iter_mut().zip(m).for_each(|(a, v)| *a += ei * v);
+                    }
+                },
+            );
         out
     }
 
@@ -252,9 +259,7 @@ fn landmark_gram(k: &Mat<f64>, landmarks: &Landmarks) -> Mat<f64> {
                     w[(a, b)] += ka[(i, b)];
                 }
             }
-            Mat::from_fn(*m, *m, |a, b| {
-                w[(a, b)] / (count[a] * count[b]).max(1.0)
-            })
+            Mat::from_fn(*m, *m, |a, b| w[(a, b)] / (count[a] * count[b]).max(1.0))
         }
     }
 }
@@ -280,7 +285,9 @@ pub fn fit_ensemble(
     match scheme {
         EmbeddingScheme::Nystrom => random_column_sets(n, s, size.embeddings, seed)
             .into_iter()
-            .map(|(cols, rank)| Embedding::fit(k, LandmarkMethod::Random, Landmarks::Columns(cols), rank))
+            .map(|(cols, rank)| {
+                Embedding::fit(k, LandmarkMethod::Random, Landmarks::Columns(cols), rank)
+            })
             .collect(),
         EmbeddingScheme::Clustered => {
             let base = base_coordinates(k, s, seed)?;
@@ -328,8 +335,19 @@ fn base_coordinates(k: &Mat<f64>, s: usize, seed: u64) -> Result<Features> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9e37_79b9);
     let mut cols = rand::seq::index::sample(&mut rng, n, (4 * s).min(n)).into_vec();
     cols.sort_unstable();
-    let e = Embedding::fit(k, LandmarkMethod::Random, Landmarks::Columns(cols), usize::MAX)?;
-    let rows = Features::new(n, n, (0..n).flat_map(|i| (0..n).map(move |j| k[(i, j)])).collect())?;
+    let e = Embedding::fit(
+        k,
+        LandmarkMethod::Random,
+        Landmarks::Columns(cols),
+        usize::MAX,
+    )?;
+    let rows = Features::new(
+        n,
+        n,
+        (0..n)
+            .flat_map(|i| (0..n).map(move |j| k[(i, j)]))
+            .collect(),
+    )?;
     Features::new(n, e.rank, e.transform(&rows))
 }
 
@@ -366,7 +384,14 @@ mod tests {
         let d = gaussian_blobs(&means, n / 3 + 1, 1.0, 7).unwrap();
         let d = d.subset(&(0..n).collect::<Vec<_>>());
         let k = Kernel::Rbf { gamma: 0.1 }.gram(&d.x).unwrap();
-        let rows = Features::new(n, n, (0..n).flat_map(|i| (0..n).map(|j| k[(i, j)]).collect::<Vec<_>>()).collect()).unwrap();
+        let rows = Features::new(
+            n,
+            n,
+            (0..n)
+                .flat_map(|i| (0..n).map(|j| k[(i, j)]).collect::<Vec<_>>())
+                .collect(),
+        )
+        .unwrap();
         (rows, k)
     }
 
@@ -375,13 +400,23 @@ mod tests {
     fn all_points_as_landmarks_reproduce_the_gram_matrix() {
         let n = 40;
         let (rows, k) = gram(n);
-        let e = Embedding::fit(&k, LandmarkMethod::Random, Landmarks::Columns((0..n).collect()), n).unwrap();
+        let e = Embedding::fit(
+            &k,
+            LandmarkMethod::Random,
+            Landmarks::Columns((0..n).collect()),
+            n,
+        )
+        .unwrap();
         let zf = e.transform(&rows);
         let r = e.rank;
         for i in 0..n {
             for j in 0..n {
                 let v: f64 = (0..r).map(|c| zf[i * r + c] * zf[j * r + c]).sum();
-                assert!((v - k[(i, j)]).abs() < 1e-8, "({i},{j}): {v} vs {}", k[(i, j)]);
+                assert!(
+                    (v - k[(i, j)]).abs() < 1e-8,
+                    "({i},{j}): {v} vs {}",
+                    k[(i, j)]
+                );
             }
         }
     }
@@ -392,7 +427,13 @@ mod tests {
         let n = 30;
         let (rows, k) = gram(n);
         let labels: Vec<usize> = (0..n).rev().collect();
-        let e = Embedding::fit(&k, LandmarkMethod::KMeans, Landmarks::Clusters { k: n, labels }, n).unwrap();
+        let e = Embedding::fit(
+            &k,
+            LandmarkMethod::KMeans,
+            Landmarks::Clusters { k: n, labels },
+            n,
+        )
+        .unwrap();
         let z = e.transform(&rows);
         let r = e.rank;
         for i in 0..n {
@@ -408,9 +449,15 @@ mod tests {
     fn ensembles_have_the_papers_sizes() {
         let n = 80;
         let (rows, k) = gram(n);
-        let size = EnsembleSize { embeddings: 6, landmarks: 10 };
+        let size = EnsembleSize {
+            embeddings: 6,
+            landmarks: 10,
+        };
         let c = fit_ensemble(&k, EmbeddingScheme::Clustered, size, 3).unwrap();
-        assert_eq!(c.iter().map(|e| e.method).collect::<Vec<_>>(), CLUSTERED.to_vec());
+        assert_eq!(
+            c.iter().map(|e| e.method).collect::<Vec<_>>(),
+            CLUSTERED.to_vec()
+        );
         let r = fit_ensemble(&k, EmbeddingScheme::Nystrom, size, 3).unwrap();
         assert_eq!(r.len(), 6);
         assert_eq!(r[2].landmarks.len(), 15);

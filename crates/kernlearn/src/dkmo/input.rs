@@ -114,7 +114,11 @@ impl KernelInput {
         match self {
             KernelInput::Features { kernels, .. } => kernels
                 .iter()
-                .map(|k| Ok((0..x.n_rows()).map(|i| k.eval(x.row(i), x.row(i))).collect()))
+                .map(|k| {
+                    Ok((0..x.n_rows())
+                        .map(|i| k.eval(x.row(i), x.row(i)))
+                        .collect())
+                })
                 .collect::<Result<Vec<_>>>()
                 .map(Some),
             KernelInput::Precomputed { .. } => Ok(None),
@@ -124,7 +128,10 @@ impl KernelInput {
 
 /// Columns `from..from + width` of `x`.
 fn block(x: &Features, from: usize, width: usize) -> Features {
-    let values = x.rows().flat_map(|r| r[from..from + width].iter().copied()).collect();
+    let values = x
+        .rows()
+        .flat_map(|r| r[from..from + width].iter().copied())
+        .collect();
     Features::new(x.n_rows(), width, values).expect("block sizes")
 }
 
@@ -133,7 +140,9 @@ pub(crate) fn to_features(m: &Mat<f64>) -> Result<Features> {
     Features::new(
         m.nrows(),
         m.ncols(),
-        (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)])).collect(),
+        (0..m.nrows())
+            .flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)]))
+            .collect(),
     )
 }
 
@@ -148,7 +157,11 @@ pub fn check_gram(k: &Features, which: usize) -> Result<()> {
             k.n_cols()
         )));
     }
-    let scale = k.as_slice().iter().fold(0.0f64, |a, v| a.max(v.abs())).max(f64::MIN_POSITIVE);
+    let scale = k
+        .as_slice()
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
     for i in 0..n {
         for j in 0..i {
             let (a, b) = (k.row(i)[j], k.row(j)[i]);
@@ -183,7 +196,11 @@ pub(crate) fn cosine_gram(k: &Features) -> Result<(Mat<f64>, Vec<f64>)> {
 /// Cosine-normalised kernel rows `K(x_i, x_j) / √(k(x_i, x_i) K_jj)`; without the test
 /// points' own values (`self_values = None`, a precomputed kernel) they are taken as 1,
 /// exact for the unit-diagonal kernels (Gaussian, exponential χ²) the paper uses.
-pub(crate) fn cosine_rows(rows: &Features, self_values: Option<&[f64]>, train_diag: &[f64]) -> Result<Features> {
+pub(crate) fn cosine_rows(
+    rows: &Features,
+    self_values: Option<&[f64]>,
+    train_diag: &[f64],
+) -> Result<Features> {
     let mut out = rows.clone();
     for i in 0..rows.n_rows() {
         let own = self_values.map_or(1.0, |s| s[i]);
@@ -224,7 +241,9 @@ pub fn gamma_rule(x: &Features, cols: Option<&[usize]>) -> Result<f64> {
         .sum();
     let mean_dist = 2.0 * n as f64 / (n as f64 - 1.0) * total_var;
     if !(mean_dist > 0.0) {
-        return Err(Error::data("all samples coincide: the mean pairwise distance is 0"));
+        return Err(Error::data(
+            "all samples coincide: the mean pairwise distance is 0",
+        ));
     }
     Ok(1.0 / mean_dist)
 }
@@ -245,12 +264,21 @@ mod tests {
 
     #[test]
     fn bad_gram_matrices_are_refused_with_the_reason() {
-        let e = check_gram(&mat(&[&[1.0, 0.5, 0.0]]), 2).unwrap_err().to_string();
+        let e = check_gram(&mat(&[&[1.0, 0.5, 0.0]]), 2)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("kernel 2") && e.contains("square"), "{e}");
-        let e = check_gram(&mat(&[&[1.0, 0.5], &[0.4, 1.0]]), 1).unwrap_err().to_string();
+        let e = check_gram(&mat(&[&[1.0, 0.5], &[0.4, 1.0]]), 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not symmetric") && e.contains("K[1][0]"), "{e}");
-        let e = check_gram(&mat(&[&[1.0, 2.0], &[2.0, 1.0]]), 1).unwrap_err().to_string();
-        assert!(e.contains("not positive semidefinite") && e.contains("-1"), "{e}");
+        let e = check_gram(&mat(&[&[1.0, 2.0], &[2.0, 1.0]]), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not positive semidefinite") && e.contains("-1"),
+            "{e}"
+        );
         check_gram(&mat(&[&[1.0, 0.5], &[0.5, 1.0]]), 1).unwrap();
     }
 
@@ -258,10 +286,17 @@ mod tests {
     fn precomputed_input_checks_widths() {
         let e = KernelInput::precomputed(&mat(&[&[1.0, 0.5, 0.2], &[0.5, 1.0, 0.1]])).unwrap_err();
         assert!(e.to_string().contains("must be square"), "{e}");
-        let input = KernelInput::precomputed(&mat(&[&[1.0, 0.5, 2.0, 1.0], &[0.5, 1.0, 1.0, 2.0]])).unwrap();
+        let input = KernelInput::precomputed(&mat(&[&[1.0, 0.5, 2.0, 1.0], &[0.5, 1.0, 1.0, 2.0]]))
+            .unwrap();
         assert_eq!(input.n_kernels(), 2);
-        let e = input.rows(&mat(&[&[1.0, 0.5, 2.0]])).unwrap_err().to_string();
-        assert!(e.contains("wrong width") && e.contains("2 kernel(s) × 2"), "{e}");
+        let e = input
+            .rows(&mat(&[&[1.0, 0.5, 2.0]]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("wrong width") && e.contains("2 kernel(s) × 2"),
+            "{e}"
+        );
         let rows = input.rows(&mat(&[&[0.1, 0.2, 0.3, 0.4]])).unwrap();
         assert_eq!(rows[1].row(0), &[0.3, 0.4]);
     }
@@ -273,7 +308,12 @@ mod tests {
         for i in 0..3 {
             for j in 0..3 {
                 if i != j {
-                    sum += x.row(i).iter().zip(x.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+                    sum += x
+                        .row(i)
+                        .iter()
+                        .zip(x.row(j))
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum::<f64>();
                 }
             }
         }

@@ -6,8 +6,8 @@ use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
 use crate::kernel::KernelOnFeatures;
 use crate::method::{
-    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
-    ProgressFn,
+    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
+    Progress, ProgressFn,
 };
 use crate::mkl::KernelFamily;
 use crate::{Error, Result};
@@ -27,18 +27,31 @@ pub struct DkmoLearner {
 /// stopping on a validation split): a grid search setting is accepted and changes
 /// nothing, so that `experiment --select grid --baseline svm` can run DKMO beside
 /// SVM-CV on the same splits.
-pub(crate) fn build(kind: MethodKind, options: &MethodOptions, data: &Dataset, _search: Option<GridSettings>) -> Result<Method> {
-    let mut p = DkmoParams { multi: kind == MethodKind::MDkmo, ..DkmoParams::default() };
+pub(crate) fn build(
+    kind: MethodKind,
+    options: &MethodOptions,
+    data: &Dataset,
+    _search: Option<GridSettings>,
+) -> Result<Method> {
+    let mut p = DkmoParams {
+        multi: kind == MethodKind::MDkmo,
+        ..DkmoParams::default()
+    };
     // Without a kernel or width the §V-A rule sets the Gaussian's γ from the data.
     let explicit = options.kernel.is_some() || options.gamma.is_some() || options.sigma.is_some();
     if options.kernel.as_deref() == Some("precomputed") {
         p.precomputed = true;
     } else if explicit {
-        p.kernels = Some(vec![KernelOnFeatures::all(options.kernel(data.x.n_cols())?)]);
+        p.kernels = Some(vec![KernelOnFeatures::all(
+            options.kernel(data.x.n_cols())?,
+        )]);
     }
     if let Some(spec) = &options.kernels {
         if p.precomputed {
-            return Err(Error::param("kernels", "the kernels of a precomputed input are the data (a Gram set); drop --kernels"));
+            return Err(Error::param(
+                "kernels",
+                "the kernels of a precomputed input are the data (a Gram set); drop --kernels",
+            ));
         }
         let family = KernelFamily::from_spec_or_file(spec)?;
         p.kernels = Some(family.expand(data.x.n_cols())?);
@@ -99,7 +112,10 @@ fn parse_sizes(text: &str) -> Result<Vec<usize>> {
     text.split(',')
         .map(|s| {
             s.trim().parse::<usize>().map_err(|_| {
-                Error::param("dkmo-hidden", format!("`{text}`: expected layer sizes such as 256,512,256,128"))
+                Error::param(
+                    "dkmo-hidden",
+                    format!("`{text}`: expected layer sizes such as 256,512,256,128"),
+                )
             })
         })
         .collect()
@@ -124,7 +140,13 @@ impl Learner for DkmoLearner {
         self.params.precomputed
     }
 
-    fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn) -> Result<FittedMethod> {
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
         let budget = self.steps();
         let done = AtomicU64::new(0);
         let on_epoch = || {
@@ -136,9 +158,15 @@ impl Learner for DkmoLearner {
         (done.load(Ordering::Relaxed)..budget).for_each(|_| progress(Progress::Step));
         let mut chosen = ChosenParams::default();
         let info = &fit.model.info;
-        chosen.other.insert("dkmo_epochs".into(), info.epochs as f64);
-        chosen.other.insert("dkmo_best_epoch".into(), info.best_epoch as f64);
-        chosen.other.insert("landmarks".into(), self.params.landmarks as f64);
+        chosen
+            .other
+            .insert("dkmo_epochs".into(), info.epochs as f64);
+        chosen
+            .other
+            .insert("dkmo_best_epoch".into(), info.best_epoch as f64);
+        chosen
+            .other
+            .insert("landmarks".into(), self.params.landmarks as f64);
         if let Some(acc) = info.val_accuracy {
             chosen.other.insert("dkmo_val_accuracy".into(), acc);
         }

@@ -15,7 +15,9 @@ pub mod learner;
 pub mod model;
 pub mod net;
 
-pub use embed::{fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize, LandmarkMethod, Landmarks};
+pub use embed::{
+    fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize, LandmarkMethod, Landmarks,
+};
+pub use input::{check_gram, gamma_rule, rule_kernel, KernelInput, PSD_TOL, SYMMETRY_TOL};
 pub use model::{DkmoFit, DkmoFitInfo, DkmoModel, DkmoParams};
 pub use net::{Architecture, Fusion};
-pub use input::{check_gram, gamma_rule, rule_kernel, KernelInput, PSD_TOL, SYMMETRY_TOL};

@@ -6,7 +6,10 @@ use super::net::{Architecture, DkmoNet, Fusion};
 use crate::data::{class_labels, Features};
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::KernelOnFeatures;
-use crate::nn::{softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings, TrainingData};
+use crate::nn::{
+    softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
+    TrainingData,
+};
 use crate::nonparametric::Trace;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -79,15 +82,24 @@ impl DkmoParams {
             return Err(Error::param("landmarks", "must be at least 1"));
         }
         if self.hidden.is_empty() || self.hidden.contains(&0) {
-            return Err(Error::param("dkmo-hidden", "needs at least one layer, each of at least one unit"));
+            return Err(Error::param(
+                "dkmo-hidden",
+                "needs at least one layer, each of at least one unit",
+            ));
         }
-        for (name, rate) in [("dropout", self.dropout), ("kernel-dropout", self.kernel_dropout)] {
+        for (name, rate) in [
+            ("dropout", self.dropout),
+            ("kernel-dropout", self.kernel_dropout),
+        ] {
             if !(0.0..1.0).contains(&rate) {
                 return Err(Error::param(name, format!("{rate} is outside [0, 1)")));
             }
         }
         if !self.multi && self.kernels.as_ref().is_some_and(|k| k.len() != 1) {
-            return Err(Error::param("kernel", "DKMO takes one kernel; use m-dkmo for several"));
+            return Err(Error::param(
+                "kernel",
+                "DKMO takes one kernel; use m-dkmo for several",
+            ));
         }
         Ok(())
     }
@@ -118,11 +130,17 @@ impl<'de> Deserialize<'de> for Weights {
         encoded
             .into_iter()
             .map(|(name, text)| {
-                let bytes = base64::decode(&text).map_err(|e| serde::de::Error::custom(format!("weights `{name}`: {e}")))?;
+                let bytes = base64::decode(&text)
+                    .map_err(|e| serde::de::Error::custom(format!("weights `{name}`: {e}")))?;
                 if bytes.len() % 4 != 0 {
-                    return Err(serde::de::Error::custom(format!("weights `{name}`: not a whole number of f32")));
+                    return Err(serde::de::Error::custom(format!(
+                        "weights `{name}`: not a whole number of f32"
+                    )));
                 }
-                let v = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let v = bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
                 Ok((name, v))
             })
             .collect::<std::result::Result<Vec<_>, _>>()
@@ -176,7 +194,13 @@ pub struct DkmoFit {
 impl DkmoModel {
     /// Fits on training data `x` (features, or a Gram set's kernel values when
     /// `params.precomputed`) with labels `y`; `on_epoch` is called after every epoch.
-    pub fn fit(params: &DkmoParams, x: &Features, y: &[f64], seed: u64, on_epoch: &dyn Fn()) -> Result<DkmoFit> {
+    pub fn fit(
+        params: &DkmoParams,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        on_epoch: &dyn Fn(),
+    ) -> Result<DkmoFit> {
         params.validate()?;
         let classes = class_labels(y);
         if classes.len() < 2 {
@@ -185,10 +209,16 @@ impl DkmoModel {
         let input = kernel_input(params, x)?;
         let mut grams = input.rows(x)?;
         if params.precomputed {
-            grams.iter().enumerate().try_for_each(|(m, k)| check_gram(k, m + 1))?;
+            grams
+                .iter()
+                .enumerate()
+                .try_for_each(|(m, k)| check_gram(k, m + 1))?;
         }
         if params.multi == (input.n_kernels() == 1) && params.multi {
-            return Err(Error::param("kernels", "M-DKMO needs at least two kernels (DKMO takes one)"));
+            return Err(Error::param(
+                "kernels",
+                "M-DKMO needs at least two kernels (DKMO takes one)",
+            ));
         }
         if !params.multi && input.n_kernels() != 1 {
             return Err(Error::data(format!(
@@ -208,10 +238,20 @@ impl DkmoModel {
             grams = mats.iter().map(to_features).collect::<Result<_>>()?;
             cosine_diag = Some(diags);
         } else {
-            mats = grams.iter().map(|k| faer::Mat::from_fn(k.n_rows(), k.n_cols(), |i, j| k.row(i)[j])).collect();
+            mats = grams
+                .iter()
+                .map(|k| faer::Mat::from_fn(k.n_rows(), k.n_cols(), |i, j| k.row(i)[j]))
+                .collect();
         }
-        let scheme = params.scheme.unwrap_or(if params.precomputed { EmbeddingScheme::Nystrom } else { EmbeddingScheme::Clustered });
-        let size = EnsembleSize { embeddings: params.embeddings, landmarks: params.landmarks };
+        let scheme = params.scheme.unwrap_or(if params.precomputed {
+            EmbeddingScheme::Nystrom
+        } else {
+            EmbeddingScheme::Clustered
+        });
+        let size = EnsembleSize {
+            embeddings: params.embeddings,
+            landmarks: params.landmarks,
+        };
         let embeddings = mats
             .iter()
             .enumerate()
@@ -223,7 +263,10 @@ impl DkmoModel {
             .map(|(es, k)| embed(es, k))
             .collect::<Result<_>>()?;
         let arch = Architecture {
-            groups: embeddings.iter().map(|es| es.iter().map(|e| e.rank).collect()).collect(),
+            groups: embeddings
+                .iter()
+                .map(|es| es.iter().map(|e| e.rank).collect())
+                .collect(),
             hidden: params.hidden.clone(),
             dropout: params.dropout,
             kernel_dropout: params.kernel_dropout,
@@ -235,7 +278,10 @@ impl DkmoModel {
         let net = DkmoNet::new(&arch, seed)?;
         if params.multi {
             for (m, z) in per_kernel.iter().enumerate() {
-                let single = Architecture { groups: vec![arch.groups[m].clone()], ..arch.clone() };
+                let single = Architecture {
+                    groups: vec![arch.groups[m].clone()],
+                    ..arch.clone()
+                };
                 let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
                 let report = run(&pre, z, y, &classes, params, seed, m, &mut trace, on_epoch)?;
                 info.pretrain_epochs.push(report.epochs);
@@ -243,7 +289,17 @@ impl DkmoModel {
             }
         }
         let all = side_by_side(&per_kernel)?;
-        let report = run(&net, &all, y, &classes, params, seed, per_kernel.len() * usize::from(params.multi), &mut trace, on_epoch)?;
+        let report = run(
+            &net,
+            &all,
+            y,
+            &classes,
+            params,
+            seed,
+            per_kernel.len() * usize::from(params.multi),
+            &mut trace,
+            on_epoch,
+        )?;
         info.epochs = report.epochs;
         info.best_epoch = report.best_epoch;
         info.val_accuracy = report.best_val_accuracy;
@@ -307,17 +363,22 @@ fn kernel_input(params: &DkmoParams, x: &Features) -> Result<KernelInput> {
     if params.precomputed {
         return KernelInput::precomputed(x);
     }
-    let kernels = match &params.kernels {
-        Some(k) => k.clone(),
-        None if params.multi => {
-            return Err(Error::param("kernels", "M-DKMO on features needs its kernels (--kernels), or give the data as a Gram set"))
-        }
-        None => vec![rule_kernel(x, None)?],
-    };
+    let kernels =
+        match &params.kernels {
+            Some(k) => k.clone(),
+            None if params.multi => return Err(Error::param(
+                "kernels",
+                "M-DKMO on features needs its kernels (--kernels), or give the data as a Gram set",
+            )),
+            None => vec![rule_kernel(x, None)?],
+        };
     for k in &kernels {
         k.validate(x.n_cols())?;
     }
-    Ok(KernelInput::Features { kernels, train: x.clone() })
+    Ok(KernelInput::Features {
+        kernels,
+        train: x.clone(),
+    })
 }
 
 /// Every embedding of one kernel of the rows `k`, side by side.
@@ -335,7 +396,9 @@ fn side_by_side(parts: &[Features]) -> Result<Features> {
     let width: usize = parts.iter().map(Features::n_cols).sum();
     let mut values = Vec::with_capacity(n * width);
     for i in 0..n {
-        parts.iter().for_each(|p| values.extend_from_slice(p.row(i)));
+        parts
+            .iter()
+            .for_each(|p| values.extend_from_slice(p.row(i)));
     }
     Features::new(n, width, values)
 }
@@ -354,7 +417,13 @@ fn run(
     on_epoch: &dyn Fn(),
 ) -> Result<crate::nn::TrainReport> {
     let data = TrainingData::new(z, y, classes, params.train.validation_fraction, seed)?;
-    let report = train(net, &data, &params.train, seed.wrapping_add(phase as u64), &|_| on_epoch())?;
+    let report = train(
+        net,
+        &data,
+        &params.train,
+        seed.wrapping_add(phase as u64),
+        &|_| on_epoch(),
+    )?;
     for row in &report.trace.rows {
         let mut r = vec![phase as f64];
         r.extend_from_slice(row);
@@ -414,28 +483,47 @@ impl Estimator for DkmoModel {
         use crate::validate::ensure;
         crate::validate::classes("classes", &self.classes)?;
         ensure(self.architecture.classes == self.classes.len(), || {
-            format!("architecture has {} outputs, the model {} classes", self.architecture.classes, self.classes.len())
+            format!(
+                "architecture has {} outputs, the model {} classes",
+                self.architecture.classes,
+                self.classes.len()
+            )
         })?;
         let m = self.input.n_kernels();
-        ensure(self.embeddings.len() == m && self.architecture.groups.len() == m, || {
-            format!("embeddings cover {} kernels, the input has {m}", self.embeddings.len())
-        })?;
+        ensure(
+            self.embeddings.len() == m && self.architecture.groups.len() == m,
+            || {
+                format!(
+                    "embeddings cover {} kernels, the input has {m}",
+                    self.embeddings.len()
+                )
+            },
+        )?;
         for (es, widths) in self.embeddings.iter().zip(&self.architecture.groups) {
-            ensure(es.len() == widths.len() && es.iter().zip(widths).all(|(e, &w)| e.rank == w), || {
-                "embedding ranks do not match the network's branch widths".to_string()
-            })?;
-            es.iter().try_for_each(|e| e.validate(self.input.n_train()))?;
+            ensure(
+                es.len() == widths.len() && es.iter().zip(widths).all(|(e, &w)| e.rank == w),
+                || "embedding ranks do not match the network's branch widths".to_string(),
+            )?;
+            es.iter()
+                .try_for_each(|e| e.validate(self.input.n_train()))?;
         }
         if let Some(d) = &self.cosine_diag {
-            ensure(d.len() == m && d.iter().all(|v| v.len() == self.input.n_train() && v.iter().all(|x| *x > 0.0 && x.is_finite())), || {
-                "cosine_diag must hold a positive diagonal per kernel".to_string()
-            })?;
+            ensure(
+                d.len() == m
+                    && d.iter().all(|v| {
+                        v.len() == self.input.n_train()
+                            && v.iter().all(|x| *x > 0.0 && x.is_finite())
+                    }),
+                || "cosine_diag must hold a positive diagonal per kernel".to_string(),
+            )?;
         }
         self.network().map(|_| ())
     }
 
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
-        let best = (0..dec.len()).max_by(|&a, &b| dec[a].total_cmp(&dec[b])).unwrap_or(0);
+        let best = (0..dec.len())
+            .max_by(|&a, &b| dec[a].total_cmp(&dec[b]))
+            .unwrap_or(0);
         self.classes[best]
     }
 
@@ -452,13 +540,23 @@ mod tests {
     use crate::kernel::Kernel;
 
     fn blobs(seed: u64) -> Dataset {
-        let means = vec![vec![0.0, 0.0, 0.0], vec![4.0, 0.0, 0.0], vec![0.0, 4.0, 0.0]];
+        let means = vec![
+            vec![0.0, 0.0, 0.0],
+            vec![4.0, 0.0, 0.0],
+            vec![0.0, 4.0, 0.0],
+        ];
         gaussian_blobs(&means, 40, 0.7, seed).unwrap()
     }
 
     /// Small networks so that the test stays fast; the paper's sizes are the defaults.
     fn small(multi: bool) -> DkmoParams {
-        let mut p = DkmoParams { multi, hidden: vec![16, 8], landmarks: 10, embeddings: 3, ..DkmoParams::default() };
+        let mut p = DkmoParams {
+            multi,
+            hidden: vec![16, 8],
+            landmarks: 10,
+            embeddings: 3,
+            ..DkmoParams::default()
+        };
         p.train.max_epochs = 40;
         p.train.patience = 40;
         p.train.batch_size = 16;
@@ -475,7 +573,9 @@ mod tests {
         let pred = model.predict(&test.x).unwrap();
         let acc = crate::metrics::accuracy(&test.y, &pred).unwrap();
         assert!(acc > 0.9, "accuracy {acc}");
-        let again = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {}).unwrap().model;
+        let again = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {})
+            .unwrap()
+            .model;
         assert_eq!(again.weights, model.weights, "same seed, same network");
         let text = serde_json::to_string(&model).unwrap();
         let back: DkmoModel = serde_json::from_str(&text).unwrap();
@@ -489,16 +589,29 @@ mod tests {
     #[test]
     fn m_dkmo_fits_precomputed_kernels() {
         let (train, test) = (blobs(3), blobs(4));
-        let kernels = [Kernel::Rbf { gamma: 0.1 }, Kernel::Polynomial { degree: 2, gamma: 0.2, coef0: 1.0 }];
+        let kernels = [
+            Kernel::Rbf { gamma: 0.1 },
+            Kernel::Polynomial {
+                degree: 2,
+                gamma: 0.2,
+                coef0: 1.0,
+            },
+        ];
         let stack = |a: &Features| {
-            let blocks: Vec<Features> = kernels.iter().map(|k| to_features(&k.cross(a, &train.x).unwrap()).unwrap()).collect();
+            let blocks: Vec<Features> = kernels
+                .iter()
+                .map(|k| to_features(&k.cross(a, &train.x).unwrap()).unwrap())
+                .collect();
             side_by_side(&blocks).unwrap()
         };
         let mut p = small(true);
         p.precomputed = true;
-        let model = DkmoModel::fit(&p, &stack(&train.x), &train.y, 1, &|| {}).unwrap().model;
+        let model = DkmoModel::fit(&p, &stack(&train.x), &train.y, 1, &|| {})
+            .unwrap()
+            .model;
         assert_eq!(model.info.pretrain_epochs, vec![40, 40]);
-        let acc = crate::metrics::accuracy(&test.y, &model.predict(&stack(&test.x)).unwrap()).unwrap();
+        let acc =
+            crate::metrics::accuracy(&test.y, &model.predict(&stack(&test.x)).unwrap()).unwrap();
         assert!(acc > 0.9, "accuracy {acc}");
         let narrow = Features::new(2, 5, vec![0.5; 10]).unwrap();
         let e = model.predict(&narrow).unwrap_err().to_string();
@@ -514,7 +627,10 @@ mod tests {
         p.precomputed = true;
         let mut k = to_features(&Kernel::Rbf { gamma: 0.1 }.gram(&train.x).unwrap()).unwrap();
         k.row_mut(0)[1] += 0.5;
-        let e = DkmoModel::fit(&p, &k, &train.y, 1, &|| {}).err().unwrap().to_string();
+        let e = DkmoModel::fit(&p, &k, &train.y, 1, &|| {})
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("not symmetric"), "{e}");
     }
 }

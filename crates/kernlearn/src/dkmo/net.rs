@@ -42,7 +42,10 @@ impl std::str::FromStr for Fusion {
         match s {
             "sum" => Ok(Fusion::Sum),
             "concat" => Ok(Fusion::Concat),
-            _ => Err(Error::param("dkmo-fusion", format!("unknown fusion `{s}`; expected sum or concat"))),
+            _ => Err(Error::param(
+                "dkmo-fusion",
+                format!("unknown fusion `{s}`; expected sum or concat"),
+            )),
         }
     }
 }
@@ -67,7 +70,10 @@ pub struct Architecture {
 impl Architecture {
     /// Width of a branch's output.
     fn branch_out(&self) -> usize {
-        *self.hidden.last().expect("hidden sizes are checked non-empty")
+        *self
+            .hidden
+            .last()
+            .expect("hidden sizes are checked non-empty")
     }
 
     /// Width of one kernel's fused representation.
@@ -112,7 +118,11 @@ impl DkmoNet {
     pub fn new(arch: &Architecture, seed: u64) -> Result<Self> {
         let vars = VarMap::new();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let settings = StackSettings { batch_norm: true, dropout: arch.dropout, relu: true };
+        let settings = StackSettings {
+            batch_norm: true,
+            dropout: arch.dropout,
+            relu: true,
+        };
         let branches = arch
             .groups
             .iter()
@@ -121,12 +131,32 @@ impl DkmoNet {
                 widths
                     .iter()
                     .enumerate()
-                    .map(|(p, &w)| LayerStack::stack(&vars, &format!("k{m}.e{p}"), w, &arch.hidden, settings, &mut rng))
+                    .map(|(p, &w)| {
+                        LayerStack::stack(
+                            &vars,
+                            &format!("k{m}.e{p}"),
+                            w,
+                            &arch.hidden,
+                            settings,
+                            &mut rng,
+                        )
+                    })
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        let linear = StackSettings { batch_norm: false, dropout: 0.0, relu: false };
-        let head = LayerStack::stack(&vars, "head", arch.fused_out(), &[arch.classes], linear, &mut rng)?;
+        let linear = StackSettings {
+            batch_norm: false,
+            dropout: 0.0,
+            relu: false,
+        };
+        let head = LayerStack::stack(
+            &vars,
+            "head",
+            arch.fused_out(),
+            &[arch.classes],
+            linear,
+            &mut rng,
+        )?;
         Ok(Self {
             arch: arch.clone(),
             vars,
@@ -144,13 +174,21 @@ impl DkmoNet {
     /// Copies the branch parameters of kernel `m` from a pre-trained single-kernel
     /// network (its softmax layer is not copied: M-DKMO's head is new).
     pub fn adopt_group(&self, m: usize, single: &DkmoNet) -> Result<()> {
-        let theirs = single.vars.data().lock().map_err(|_| Error::numerical("parameter store poisoned"))?;
-        let ours = self.vars.data().lock().map_err(|_| Error::numerical("parameter store poisoned"))?;
+        let theirs = single
+            .vars
+            .data()
+            .lock()
+            .map_err(|_| Error::numerical("parameter store poisoned"))?;
+        let ours = self
+            .vars
+            .data()
+            .lock()
+            .map_err(|_| Error::numerical("parameter store poisoned"))?;
         for (name, var) in theirs.iter() {
             if let Some(rest) = name.strip_prefix("k0.") {
-                let target = ours
-                    .get(&format!("k{m}.{rest}"))
-                    .ok_or_else(|| Error::numerical(format!("no parameter k{m}.{rest} to adopt")))?;
+                let target = ours.get(&format!("k{m}.{rest}")).ok_or_else(|| {
+                    Error::numerical(format!("no parameter k{m}.{rest} to adopt"))
+                })?;
                 target.set(var.as_tensor()).nn()?;
             }
         }
@@ -159,10 +197,22 @@ impl DkmoNet {
 
     /// Every parameter's values by name (model files).
     pub fn weights(&self) -> Result<Vec<(String, Vec<f32>)>> {
-        let data = self.vars.data().lock().map_err(|_| Error::numerical("parameter store poisoned"))?;
+        let data = self
+            .vars
+            .data()
+            .lock()
+            .map_err(|_| Error::numerical("parameter store poisoned"))?;
         let mut out = data
             .iter()
-            .map(|(name, var)| Ok((name.clone(), var.as_tensor().flatten_all().and_then(|t| t.to_vec1::<f32>()).nn()?)))
+            .map(|(name, var)| {
+                Ok((
+                    name.clone(),
+                    var.as_tensor()
+                        .flatten_all()
+                        .and_then(|t| t.to_vec1::<f32>())
+                        .nn()?,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
@@ -171,7 +221,11 @@ impl DkmoNet {
     /// Sets every parameter from [`DkmoNet::weights`]' output; names and sizes must
     /// match the architecture.
     pub fn load_weights(&self, weights: &[(String, Vec<f32>)]) -> Result<()> {
-        let data = self.vars.data().lock().map_err(|_| Error::numerical("parameter store poisoned"))?;
+        let data = self
+            .vars
+            .data()
+            .lock()
+            .map_err(|_| Error::numerical("parameter store poisoned"))?;
         if weights.len() != data.len() {
             return Err(Error::data(format!(
                 "network weights: {} tensors stored, the architecture has {}",
@@ -191,7 +245,8 @@ impl DkmoNet {
                     shape.elem_count()
                 )));
             }
-            var.set(&Tensor::from_vec(values.clone(), shape, &crate::nn::device()).nn()?).nn()?;
+            var.set(&Tensor::from_vec(values.clone(), shape, &crate::nn::device()).nn()?)
+                .nn()?;
         }
         Ok(())
     }
@@ -227,7 +282,13 @@ impl DkmoNet {
         let parts: Vec<Tensor> = parts
             .into_iter()
             .zip(&keep)
-            .map(|(t, &k)| if k { t.affine(scale, 0.0) } else { t.zeros_like() })
+            .map(|(t, &k)| {
+                if k {
+                    t.affine(scale, 0.0)
+                } else {
+                    t.zeros_like()
+                }
+            })
             .collect::<candle_core::Result<_>>()?;
         match self.arch.fusion {
             Fusion::Sum => {
@@ -245,7 +306,9 @@ impl DkmoNet {
     fn kernel_dropout_mask(&self, p: usize) -> Vec<bool> {
         let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let keep: Vec<bool> = (0..p).map(|_| rng.random::<f64>() >= self.arch.kernel_dropout).collect();
+            let keep: Vec<bool> = (0..p)
+                .map(|_| rng.random::<f64>() >= self.arch.kernel_dropout)
+                .collect();
             if keep.iter().any(|&k| k) {
                 return keep;
             }

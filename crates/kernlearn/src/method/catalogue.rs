@@ -399,9 +399,26 @@ const DKMO_SELECTION: &str = "none (the paper's settings; early stopping on a va
 
 /// Options of `dkmo` and `m-dkmo`.
 const DKMO_OPTIONS: &[&str] = &[
-    "kernel", "gamma", "sigma", "degree", "coef0", "kernels", "dkmo-embedding", "dkmo-embeddings", "landmarks",
-    "dkmo-hidden", "dropout", "kernel-dropout", "dkmo-fusion", "optimizer", "learning-rate", "weight-decay",
-    "epochs", "patience", "batch-size", "validation-fraction",
+    "kernel",
+    "gamma",
+    "sigma",
+    "degree",
+    "coef0",
+    "kernels",
+    "dkmo-embedding",
+    "dkmo-embeddings",
+    "landmarks",
+    "dkmo-hidden",
+    "dropout",
+    "kernel-dropout",
+    "dkmo-fusion",
+    "optimizer",
+    "learning-rate",
+    "weight-decay",
+    "epochs",
+    "patience",
+    "batch-size",
+    "validation-fraction",
 ];
 
 impl MethodKind {

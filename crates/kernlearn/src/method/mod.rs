@@ -21,8 +21,8 @@ pub use options::{GridSettings, MethodOptions, OptionSpec, OptionValue, SolverCh
 pub use selection::select_candidate;
 
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
 use crate::dkmo::learner::DkmoLearner;
+use crate::estimator::{AnyModel, Task};
 use crate::hyperkernel::learner::HyperkernelLearner;
 use crate::kernel::Kernel;
 use crate::localized::learner::LocalizedLearner;

@@ -114,7 +114,13 @@ impl LayerStack {
         let keep = 1.0 / (1.0 - rate);
         let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
         let mask: Vec<f32> = (0..h.elem_count())
-            .map(|_| if rng.random::<f64>() >= rate { keep as f32 } else { 0.0 })
+            .map(|_| {
+                if rng.random::<f64>() >= rate {
+                    keep as f32
+                } else {
+                    0.0
+                }
+            })
             .collect();
         h.mul(&Tensor::from_vec(mask, h.shape(), h.device())?)
     }
@@ -139,7 +145,9 @@ impl BatchNorm {
                 self.running_var.as_tensor().unsqueeze(0)?,
             )
         };
-        let normalised = h.broadcast_sub(&mean)?.broadcast_div(&(var + BN_EPS)?.sqrt()?)?;
+        let normalised = h
+            .broadcast_sub(&mean)?
+            .broadcast_div(&(var + BN_EPS)?.sqrt()?)?;
         normalised
             .broadcast_mul(self.gamma.as_tensor())?
             .broadcast_add(self.beta.as_tensor())
