@@ -29,7 +29,7 @@ ESTIMATORS = [
     kernlearn.HyperkernelClassifier(rank=30),
     kernlearn.HyperkernelRegressor(rank=30),
     kernlearn.HyperkernelNovelty(rank=30),
-    kernlearn.DKMOClassifier(hidden=[16], landmarks=5, epochs=5, patience=2, validation_fraction=0),
+    kernlearn.DKMOClassifier(hidden=[16], landmarks=5, epochs=30, learning_rate=0.01, validation_fraction=0),
 ]
 
 # Checks each estimator is expected to fail, with the reason.

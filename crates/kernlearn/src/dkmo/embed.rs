@@ -175,7 +175,7 @@ impl Embedding {
         let eig = symmetric_eigen(w.as_ref())?;
         let s = w.nrows();
         let top = eig.values.last().copied().unwrap_or(0.0);
-        if !(top > 0.0) {
+        if top.is_nan() || top <= 0.0 {
             return Err(Error::numerical(
                 "the kernel on the Nyström landmarks has no positive eigenvalue",
             ));

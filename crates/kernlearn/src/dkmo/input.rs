@@ -240,7 +240,7 @@ pub fn gamma_rule(x: &Features, cols: Option<&[usize]>) -> Result<f64> {
         })
         .sum();
     let mean_dist = 2.0 * n as f64 / (n as f64 - 1.0) * total_var;
-    if !(mean_dist > 0.0) {
+    if mean_dist.is_nan() || mean_dist <= 0.0 {
         return Err(Error::data(
             "all samples coincide: the mean pairwise distance is 0",
         ));

@@ -48,13 +48,15 @@ pub struct DkmoParams {
 
 impl Default for DkmoParams {
     fn default() -> Self {
-        let mut train = TrainSettings::default();
-        train.optimizer = OptimizerChoice::Adam;
-        train.learning_rate = 1e-3;
-        train.max_epochs = 100;
-        train.patience = 10;
-        train.batch_size = 32;
-        train.validation_fraction = 0.1;
+        let train = TrainSettings {
+            optimizer: OptimizerChoice::Adam,
+            learning_rate: 1e-3,
+            max_epochs: 100,
+            patience: 10,
+            batch_size: 32,
+            validation_fraction: 0.1,
+            ..TrainSettings::default()
+        };
         Self {
             multi: false,
             kernels: None,
