@@ -32,6 +32,7 @@ ESTIMATORS = [
     kernlearn.HyperkernelNovelty(rank=30),
     kernlearn.CKLClassifier(fourier_features=16, learning_rate=0.1, epochs=50, validation_fraction=0.0, random_state=0),
     kernlearn.CKLClassifier("rff-linear", fourier_features=16, learning_rate=0.1, epochs=50, validation_fraction=0.0, random_state=0),
+    kernlearn.DKMOClassifier(hidden=[16], landmarks=5, epochs=30, learning_rate=0.01, validation_fraction=0),
 ]
 
 # Checks each estimator is expected to fail, with the reason.

@@ -63,12 +63,83 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
     };
     let [residual_path, objective_path] = trace_plot_paths(csv);
-    if trace.column("pg_norm").is_some() {
-        return write_plots(&residual_path, &objective_path, &spg_plots(trace, method)?);
+    let plots = if trace.column("pg_norm").is_some() {
+        spg_plots(trace, method)?
+    } else if trace.column("val_accuracy").is_some() {
+        network_plots(trace, method)?
+    } else {
+        solver_plots(trace, method, &col)?
+    };
+    write_plots(&residual_path, &objective_path, &plots)
+}
+
+/// A network's epochs (CKL, rff-linear, DKMO, M-DKMO): training and validation loss, validation
+/// accuracy, one series per training run (`phase`: M-DKMO's per-kernel pre-training
+/// runs, then fine-tuning).
+fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
+    let col = |name: &str| {
+        trace
+            .column(name)
+            .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
+    };
+    let (epoch, train, val, acc) = (
+        col("epoch")?,
+        col("train_loss")?,
+        col("val_loss")?,
+        col("val_accuracy")?,
+    );
+    let phase = trace
+        .column("phase")
+        .unwrap_or_else(|| vec![0.0; epoch.len()]);
+    let last = phase.iter().fold(0.0f64, |m, &p| m.max(p));
+    let name = |p: f64, what: &str| {
+        if last == 0.0 {
+            what.to_string()
+        } else if p == last {
+            format!("fine-tuning, {what}")
+        } else {
+            format!("kernel {} pre-training, {what}", p as usize + 1)
+        }
+    };
+    let mut loss: Series = Vec::new();
+    let mut accuracy: Series = Vec::new();
+    let add = |series: &mut Series, label: String, x: f64, value: f64| {
+        if !value.is_finite() {
+            return;
+        }
+        match series.iter_mut().find(|s| s.0 == label) {
+            Some(s) => s.1.push((x, value)),
+            None => series.push((label, vec![(x, value)])),
+        }
+    };
+    for i in 0..epoch.len() {
+        add(&mut loss, name(phase[i], "train"), epoch[i], train[i]);
+        add(&mut loss, name(phase[i], "validation"), epoch[i], val[i]);
+        add(
+            &mut accuracy,
+            name(phase[i], "validation"),
+            epoch[i],
+            acc[i],
+        );
     }
-    if trace.column("epoch").is_some() {
-        return write_training_plots(trace, [&residual_path, &objective_path], method);
-    }
+    Ok(TracePlots {
+        residual: loss,
+        residual_title: format!("{method}: cross-entropy loss per epoch"),
+        residual_x: "epoch",
+        residual_y: "loss",
+        objective: accuracy,
+        objective_title: format!("{method}: validation accuracy per epoch"),
+        objective_x: "epoch",
+        objective_y: "accuracy",
+    })
+}
+
+/// KNPL's and DANK's solver traces.
+fn solver_plots(
+    trace: &Trace,
+    method: &str,
+    col: &dyn Fn(&str) -> Result<Vec<f64>>,
+) -> Result<TracePlots> {
     let diff = col("diff")?;
     let objective = col("objective")?;
     let plots = match trace.column("admm_iter") {
@@ -154,7 +225,7 @@ pub fn write_trace_plots(trace: &Trace, csv: &Path, method: &str) -> Result<()> 
             }
         }
     };
-    write_plots(&residual_path, &objective_path, &plots)
+    Ok(plots)
 }
 
 /// SPG-GMKL: per class pair, the projected-gradient norm and the objective `T(d)` per
@@ -211,46 +282,6 @@ fn write_plots(residual_path: &Path, objective_path: &Path, plots: &TracePlots) 
             plots.objective_x,
             plots.objective_y,
             &plots.objective,
-            false,
-        )
-    })
-}
-
-/// The two plots of a network's training trace (CKL): training and validation log loss
-/// per epoch (log scale) and validation accuracy per epoch.
-fn write_training_plots(trace: &Trace, paths: [&Path; 2], method: &str) -> Result<()> {
-    let col = |name: &str| {
-        trace
-            .column(name)
-            .ok_or_else(|| Error::data(format!("the trace has no `{name}` column")))
-    };
-    let epoch = col("epoch")?;
-    let zip = |v: Vec<f64>| -> Vec<(f64, f64)> { epoch.iter().copied().zip(v).collect() };
-    let losses = vec![
-        (
-            "training (mean over mini-batches)".to_string(),
-            zip(col("train_loss")?),
-        ),
-        ("validation".to_string(), zip(col("val_loss")?)),
-    ];
-    write_atomic_with(paths[0], |tmp| {
-        line_plot(
-            tmp,
-            &format!("{method}: log loss per epoch"),
-            "epoch",
-            "log loss (cross-entropy)",
-            &losses,
-            true,
-        )
-    })?;
-    let accuracy = vec![(method.to_string(), zip(col("val_accuracy")?))];
-    write_atomic_with(paths[1], |tmp| {
-        line_plot(
-            tmp,
-            &format!("{method}: validation accuracy per epoch\nthe kept parameters are the epoch of lowest validation loss"),
-            "epoch",
-            "validation accuracy",
-            &accuracy,
             false,
         )
     })

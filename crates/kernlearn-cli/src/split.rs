@@ -42,6 +42,10 @@ fn formatted(data: &Dataset, path: &Path) -> Result<String> {
                 .map_or("data".into(), |s| s.to_string_lossy());
             to_keel_string(data, &relation)
         }
+        Format::Gram => Err(kernlearn::Error::param(
+            "output",
+            "gram sets are read-only; write the split as csv, libsvm or keel",
+        )),
     }
 }
 

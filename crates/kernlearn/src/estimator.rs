@@ -6,6 +6,7 @@
 //! training data and is what model files store.
 
 use crate::data::Features;
+use crate::dkmo::DkmoModel;
 use crate::hyperkernel::HyperkernelModel;
 use crate::localized::LocalizedModel;
 use crate::mkl::{MklModel, NystromLinearModel};
@@ -210,6 +211,8 @@ pub enum AnyModel {
     Hyperkernel(HyperkernelModel),
     /// CKL or its fixed-feature baseline (`ckl`, `rff-linear`).
     Ckl(crate::ckl::CklModel),
+    /// A DKMO / M-DKMO network (`dkmo`, `m-dkmo`).
+    Dkmo(DkmoModel),
 }
 
 impl AnyModel {
@@ -224,6 +227,7 @@ impl AnyModel {
             AnyModel::Localized(m) => m,
             AnyModel::Hyperkernel(m) => m,
             AnyModel::Ckl(m) => m,
+            AnyModel::Dkmo(m) => m,
         }
     }
 }

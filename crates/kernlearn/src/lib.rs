@@ -55,6 +55,7 @@ mod check;
 pub mod ckl;
 pub mod cluster;
 pub mod data;
+pub mod dkmo;
 pub mod error;
 pub mod estimator;
 pub mod experiment;

@@ -240,6 +240,12 @@ impl Pipeline {
             Task::Regression => train.validate_regression()?,
             Task::Novelty => {}
         }
+        // Kernel values are not features: scaling columns would break the Gram matrix.
+        let scale = if method.reads_kernel_values() {
+            ScaleMode::None
+        } else {
+            scale
+        };
         let scaler = Scaler::fit(scale, &train.x);
         let x = scaler.transform(&train.x)?;
         let fitted = method.fit(&x, &train.y, seed, progress)?;

@@ -15,6 +15,9 @@ pub enum Format {
     Libsvm,
     /// KEEL `.dat` (see [`keel`](super::keel)).
     Keel,
+    /// A Gram-set manifest `.json`: samples given by kernel values only (see
+    /// [`gram`](super::gram)); read-only.
+    Gram,
 }
 
 impl Format {
@@ -24,6 +27,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Libsvm => "libsvm",
             Format::Keel => "keel",
+            Format::Gram => "gram",
         }
     }
 
@@ -44,11 +48,12 @@ impl Format {
             Some("csv") => Ok(Format::Csv),
             Some("libsvm" | "svm" | "svmlight" | "txt" | "scale" | "t") => Ok(Format::Libsvm),
             Some("dat") => Ok(Format::Keel),
+            Some("json") => Ok(Format::Gram),
             _ => Err(Error::param(
                 "format",
                 format!(
                     "cannot tell the format of `{}` from its extension; \
-                     pass --format csv, libsvm or keel",
+                     pass --format csv, libsvm, keel or gram",
                     path.display()
                 ),
             )),
@@ -70,9 +75,10 @@ impl FromStr for Format {
             "csv" => Ok(Format::Csv),
             "libsvm" | "svmlight" => Ok(Format::Libsvm),
             "keel" => Ok(Format::Keel),
+            "gram" => Ok(Format::Gram),
             _ => Err(Error::param(
                 "format",
-                format!("unknown format `{s}`; expected one of csv, libsvm, keel"),
+                format!("unknown format `{s}`; expected one of csv, libsvm, keel, gram"),
             )),
         }
     }
@@ -103,6 +109,13 @@ pub fn read_dataset(path: &Path, format: Option<Format>, target: Option<&str>) -
             let text = super::text::read_text(path)?;
             keel::parse_keel_with_target(&text, &path.display().to_string(), target)
         }
+        Format::Gram => match target {
+            Some(t) => Err(Error::param(
+                "target",
+                format!("`{t}`: a Gram set names its labels file in the manifest (`labels`)"),
+            )),
+            None => super::gram::read_gram_set(path),
+        },
     }
 }
 
@@ -113,6 +126,10 @@ pub fn write_dataset(path: &Path, data: &Dataset, format: Format) -> Result<()> 
         Format::Csv => csv::write_csv(path, data),
         Format::Libsvm => libsvm::write_libsvm(path, data),
         Format::Keel => keel::write_keel(path, data),
+        Format::Gram => Err(Error::param(
+            "format",
+            "gram sets are read-only (write the kernel files and a manifest yourself)",
+        )),
     }
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod csv;
 mod format;
+pub mod gram;
 pub mod keel;
 pub mod libsvm;
 pub mod scale;
@@ -16,6 +17,7 @@ pub use csv::{
     parse_csv, parse_csv_unlabeled, read_csv, read_csv_unlabeled, to_csv_string, write_csv,
 };
 pub use format::{ensure_not_same_file, read_dataset, write_dataset, Format};
+pub use gram::read_gram_set;
 pub use keel::{parse_keel, parse_keel_with_target, read_keel, to_keel_string, write_keel};
 pub use libsvm::{parse_libsvm, read_libsvm, to_libsvm_string, write_libsvm};
 pub use scale::{ScaleMode, Scaler};

@@ -64,6 +64,10 @@ pub enum MethodKind {
     Ckl,
     /// Fixed random Fourier / Nyström features and a softmax layer (CKL's baseline).
     RffLinear,
+    /// DKMO: a network over dense Nyström embeddings of one kernel.
+    Dkmo,
+    /// M-DKMO: DKMO on several kernels with a global fusion layer.
+    MDkmo,
 }
 
 /// The family a method belongs to (one library module each).
@@ -83,6 +87,8 @@ pub enum Family {
     Hyperkernel,
     /// Continuous kernel learning ([`crate::ckl`]).
     Ckl,
+    /// Deep kernel machine optimisation ([`crate::dkmo`]).
+    Dkmo,
 }
 
 impl Family {
@@ -95,6 +101,7 @@ impl Family {
             Family::Localized => "localized MKL",
             Family::Hyperkernel => "hyperkernel",
             Family::Ckl => "continuous kernel learning",
+            Family::Dkmo => "deep kernel machine",
         }
     }
 }
@@ -416,6 +423,55 @@ pub static CATALOGUE: &[MethodInfo] = &[
         in_demo: false,
         build: crate::ckl::learner::build,
     },
+    MethodInfo {
+        kind: MethodKind::Dkmo,
+        name: "dkmo",
+        family: Family::Dkmo,
+        tasks: CLASSIFY,
+        summary: "DKMO: networks on dense Nyström embeddings of one kernel, fused with kernel dropout (Song et al., TNNLS 2018)",
+        selection: DKMO_SELECTION,
+        options: DKMO_OPTIONS,
+        in_demo: false,
+        build: crate::dkmo::learner::build,
+    },
+    MethodInfo {
+        kind: MethodKind::MDkmo,
+        name: "m-dkmo",
+        family: Family::Dkmo,
+        tasks: CLASSIFY,
+        summary: "M-DKMO: per-kernel DKMO pre-training, global fusion with kernel dropout, fine-tuning (Song et al., TNNLS 2018)",
+        selection: DKMO_SELECTION,
+        options: DKMO_OPTIONS,
+        in_demo: false,
+        build: crate::dkmo::learner::build,
+    },
+];
+
+/// What DKMO selects: nothing, early stopping only.
+const DKMO_SELECTION: &str = "none (the paper's settings; early stopping on a validation split)";
+
+/// Options of `dkmo` and `m-dkmo`.
+const DKMO_OPTIONS: &[&str] = &[
+    "kernel",
+    "gamma",
+    "sigma",
+    "degree",
+    "coef0",
+    "kernels",
+    "dkmo-embedding",
+    "dkmo-embeddings",
+    "landmarks",
+    "dkmo-hidden",
+    "dropout",
+    "kernel-dropout",
+    "dkmo-fusion",
+    "optimizer",
+    "learning-rate",
+    "weight-decay",
+    "epochs",
+    "patience",
+    "batch-size",
+    "validation-fraction",
 ];
 
 impl MethodKind {

@@ -22,6 +22,7 @@ pub use selection::select_candidate;
 
 use crate::ckl::CklLearner;
 use crate::data::{Dataset, Features};
+use crate::dkmo::learner::DkmoLearner;
 use crate::estimator::{AnyModel, Task};
 use crate::hyperkernel::learner::HyperkernelLearner;
 use crate::kernel::Kernel;
@@ -184,6 +185,11 @@ pub trait Learner: Send + Sync {
     /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
     fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
         -> Result<FittedMethod>;
+    /// True when the learner reads kernel values, not features (a Gram set): the
+    /// pipeline then leaves them unscaled, whatever the scaling asked for.
+    fn reads_kernel_values(&self) -> bool {
+        false
+    }
 }
 
 /// A method and its hyper-parameter selection: one learner of each family.
@@ -209,6 +215,8 @@ pub enum Method {
     Hyperkernel(HyperkernelLearner),
     /// CKL or its fixed-feature baseline (a network on Fourier / Nyström features).
     Ckl(CklLearner),
+    /// DKMO / M-DKMO: networks on dense embeddings of kernels.
+    Dkmo(DkmoLearner),
 }
 
 impl Method {
@@ -224,6 +232,7 @@ impl Method {
             Method::Localized(l) => l,
             Method::Hyperkernel(l) => l,
             Method::Ckl(l) => l,
+            Method::Dkmo(l) => l,
         }
     }
 
@@ -274,5 +283,8 @@ impl Learner for Method {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         self.learner().fit(x, y, seed, progress)
+    }
+    fn reads_kernel_values(&self) -> bool {
+        self.learner().reads_kernel_values()
     }
 }

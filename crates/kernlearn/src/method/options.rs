@@ -211,20 +211,32 @@ pub struct MethodOptions {
     pub feature_map: Option<crate::ckl::FeatureMapKind>,
     /// CKL: cap on each ‖ω‖ (default none).
     pub norm_cap: Option<f64>,
-    /// Networks: optimiser (default SGD with momentum).
+    /// Networks: optimiser (default SGD with momentum; DKMO: Adam).
     pub optimizer: Option<crate::nn::OptimizerChoice>,
-    /// Networks: learning rate (default 0.01).
+    /// Networks: learning rate (default 0.01; DKMO: 0.001).
     pub learning_rate: Option<f64>,
     /// Networks: weight decay (default 0).
     pub weight_decay: Option<f64>,
-    /// Networks: most epochs (default 10,000).
+    /// Networks: most epochs (default 10,000; DKMO: 100).
     pub epochs: Option<usize>,
-    /// Networks: early-stopping patience in epochs (default 100).
+    /// Networks: early-stopping patience in epochs (default 100; DKMO: 10).
     pub patience: Option<usize>,
-    /// Networks: mini-batch size (default 128).
+    /// Networks: mini-batch size (default 128; DKMO: 32).
     pub batch_size: Option<usize>,
-    /// Networks: validation fraction for early stopping (default 0.25).
+    /// Networks: validation fraction for early stopping (default 0.25; DKMO: 0.1).
     pub validation_fraction: Option<f64>,
+    /// DKMO: embedding ensemble (default: clustered with features, nystrom on kernels).
+    pub dkmo_embedding: Option<crate::dkmo::EmbeddingScheme>,
+    /// DKMO: conventional Nyström embeddings per kernel (default 6).
+    pub dkmo_embeddings: Option<usize>,
+    /// DKMO: hidden layer sizes of every branch (default 256,512,256,128).
+    pub dkmo_hidden: Option<String>,
+    /// DKMO: dropout after every hidden layer (default 0.5).
+    pub dropout: Option<f64>,
+    /// DKMO: kernel dropout of the fusion layers (default 0.5).
+    pub kernel_dropout: Option<f64>,
+    /// DKMO: fusion merge (default sum).
+    pub dkmo_fusion: Option<crate::dkmo::Fusion>,
     /// CKL: configurations of the random search (default 100).
     pub configs: Option<usize>,
 }
@@ -307,7 +319,7 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("gmkl-reg", OptionValue::Choice(&crate::mkl::GMKL_REGULARISERS), "spg-gmkl: regulariser of the kernel weights d, l1 (d on the simplex Σd = 1, sparse; default) or pnorm (r(d) = (λ/p) Σ d^p on d ≥ 0, dense)"),
     spec("gmkl-p", Number, "spg-gmkl with --gmkl-reg pnorm: the exponent p > 1 (default 2)"),
     spec("gmkl-lambda", Number, "spg-gmkl with --gmkl-reg pnorm: the weight λ > 0 of (λ/p) Σ d^p (default 1)"),
-    spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's)"),
+    spec("landmarks", Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's). dkmo, m-dkmo: landmarks (clusters or columns) per dense embedding (default 100; the paper does not state it)"),
     spec("problem", OptionValue::Choice(&crate::hyperkernel::program::PROBLEM_NAMES), "hyperkernel: the quality functional, c-svm (Example 7; default), nu-svm (8), lsvm (Lagrangian SVM, 9), one-class (novelty, 10), nu-svr (regression, 11) or kta (kernel-target alignment, 12; hypothesis by a C-SVM on the learned kernel)"),
     spec("hyperkernel", OptionValue::Choice(&crate::hyperkernel::kernels::KIND_NAMES), "hyperkernel: harmonic (12)-(13) on one Gaussian, ard (14; default, the paper's), a power series of Table 2 (exp, sinh, cosh, arctanh, neglog = -ln(1-x)) on a Gaussian, or explicit (16: even polynomial + Gaussian)"),
     spec("lambda-h", Number, "hyperkernel: λ_h ∈ (0, 1) of the harmonic and ARD hyperkernels (default 0.6)"),
@@ -321,14 +333,20 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("init-variance", Number, "ckl, rff-linear: variance σ² of the entries of the initial frequencies W ~ N(0, σ²), i.e. the Gaussian kernel exp(−σ²‖x−x'‖²/2) (default 2^-3; the thesis's search draws 2^-6..2^0); also the bandwidth of the laplacian (Cauchy scale σ) and nystrom maps"),
     spec("feature-map", OptionValue::Choice(&crate::ckl::features::FEATURE_MAP_NAMES), "ckl, rff-linear: gaussian (random Fourier features, default), laplacian (Cauchy frequencies: exp(−σ‖x−x'‖₁)); rff-linear also nystrom (D uniform landmarks) or nystrom-kmeans (D k-means centres) of the same Gaussian"),
     spec("norm-cap", Number, "ckl: cap every frequency vector's norm ‖ω‖ at this value after each step (thesis §5.2.4; default none)"),
-    spec("optimizer", OptionValue::Choice(&crate::nn::optim::OPTIMIZER_NAMES), "Networks (ckl, rff-linear): sgd (momentum 0.5 rising to 0.99 over 10 epochs, the thesis's; default) or adam (AdamW)"),
-    spec("learning-rate", Number, "Networks: learning rate ℓ > 0 (default 0.01; the thesis's search draws log-uniformly from [1e-5, 0.2])"),
+    spec("optimizer", OptionValue::Choice(&crate::nn::optim::OPTIMIZER_NAMES), "Networks (ckl, rff-linear, dkmo, m-dkmo): sgd (momentum 0.5 rising to 0.99 over 10 epochs, the thesis's; default of ckl) or adam (AdamW; without decay = Adam; default of dkmo, the paper's)"),
+    spec("learning-rate", Number, "Networks: learning rate ℓ > 0 (ckl: 0.01, the thesis's search draws log-uniformly from [1e-5, 0.2]; dkmo: 0.001, the paper's)"),
     spec("weight-decay", Number, "Networks: weight decay λ ≥ 0 (L2 for sgd, decoupled for adam; default 0)"),
-    spec("epochs", Count, "Networks: most training epochs (default 10000, the thesis's)"),
-    spec("patience", Count, "Networks: stop when the validation loss has not improved for this many epochs (default 100, the thesis's); the best epoch's parameters are kept"),
-    spec("batch-size", Count, "Networks: rows per mini-batch (default 128)"),
-    spec("validation-fraction", Number, "Networks: fraction of the training rows held out (stratified) for early stopping, in [0, 1) (default 0.25, the thesis's; 0 = no early stopping)"),
+    spec("epochs", Count, "Networks: most training epochs (ckl: 10000, the thesis's; dkmo: 100 per training run)"),
+    spec("patience", Count, "Networks: stop when the validation loss has not improved for this many epochs (ckl: 100, the thesis's; dkmo: 10); the best epoch's parameters are kept"),
+    spec("batch-size", Count, "Networks: rows per mini-batch (ckl: 128; dkmo: 32, Keras's default)"),
+    spec("validation-fraction", Number, "Networks: fraction of the training rows held out (stratified) for early stopping, in [0, 1) (ckl: 0.25, the thesis's; dkmo: 0.1; 0 = no early stopping)"),
     spec("configs", Count, "ckl, rff-linear with --select: configurations of the random search over D, σ² and the learning rate (default 100, the thesis's Table 5.3), each scored by k-fold CV (--folds)"),
+    spec("dkmo-embedding", OptionValue::Choice(&crate::dkmo::embed::SCHEME_NAMES), "dkmo, m-dkmo: dense embeddings of each kernel, clustered (5 clustered Nyström embeddings: k-means, k-medians, k-medoids, agglomerative, spectral landmarks; default with features) or nystrom (random-column Nyström of varying size and rank; default for a Gram set)"),
+    spec("dkmo-embeddings", Count, "dkmo, m-dkmo with nystrom embeddings: embeddings per kernel P (default 6, the paper's)"),
+    spec("dkmo-hidden", Text, "dkmo, m-dkmo: hidden layer sizes of each embedding's network (default 256,512,256,128, the paper's)"),
+    spec("dropout", Number, "dkmo, m-dkmo: dropout rate after every hidden layer (default 0.5, the paper's)"),
+    spec("kernel-dropout", Number, "dkmo, m-dkmo: kernel dropout rate of the fusion layers, whole embeddings (or kernels) dropped (default 0.5, the paper's; 0 = off)"),
+    spec("dkmo-fusion", OptionValue::Choice(&crate::dkmo::net::FUSION_NAMES), "dkmo, m-dkmo: merge of the fusion layers, sum (default, the paper's) or concat"),
     spec("clusters", Count, "dank-scalable: number of k-means clusters (default max(1, round(n/1000)) for n training rows; the paper used 50 and 200 on 50,000 and 580,000 rows). clmkl: number of soft clusters (default 3)"),
 ];
 
@@ -407,6 +425,12 @@ impl MethodOptions {
             "batch-size" => self.batch_size = Some(count()?),
             "validation-fraction" => self.validation_fraction = Some(number()?),
             "configs" => self.configs = Some(count()?),
+            "dkmo-embedding" => self.dkmo_embedding = Some(value.parse()?),
+            "dkmo-embeddings" => self.dkmo_embeddings = Some(count()?),
+            "dkmo-hidden" => self.dkmo_hidden = Some(value.to_string()),
+            "dropout" => self.dropout = Some(number()?),
+            "kernel-dropout" => self.kernel_dropout = Some(number()?),
+            "dkmo-fusion" => self.dkmo_fusion = Some(value.parse()?),
             "seed" => self.seed = count()? as u64,
             other => return Err(Error::param(other, "is not a method option")),
         }
@@ -465,6 +489,12 @@ impl MethodOptions {
             ("batch-size", self.batch_size.is_some()),
             ("validation-fraction", self.validation_fraction.is_some()),
             ("configs", self.configs.is_some()),
+            ("dkmo-embedding", self.dkmo_embedding.is_some()),
+            ("dkmo-embeddings", self.dkmo_embeddings.is_some()),
+            ("dkmo-hidden", self.dkmo_hidden.is_some()),
+            ("dropout", self.dropout.is_some()),
+            ("kernel-dropout", self.kernel_dropout.is_some()),
+            ("dkmo-fusion", self.dkmo_fusion.is_some()),
         ];
         flags
             .iter()

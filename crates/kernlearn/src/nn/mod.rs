@@ -12,9 +12,11 @@
 //!   drawn from our ChaCha generator (candle's CPU generator cannot be seeded), so that a
 //!   fit is reproducible from its seed.
 
+mod dense;
 pub(crate) mod optim;
 mod train;
 
+pub use dense::{softmax_rows, LayerStack, StackSettings};
 pub use optim::{MomentumSgd, OptimizerChoice};
 pub use train::{train, EpochRecord, TrainReport, TrainSettings, TrainingData};
 

@@ -1,0 +1,175 @@
+//! DKMO and M-DKMO as [`Learner`]s: the paper's settings, no hyper-parameter search
+//! (the paper trains one network with fixed settings and early stopping).
+
+use super::model::{DkmoModel, DkmoParams};
+use crate::data::{Dataset, Features};
+use crate::estimator::{AnyModel, Task};
+use crate::kernel::KernelOnFeatures;
+use crate::method::{
+    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
+    Progress, ProgressFn,
+};
+use crate::mkl::KernelFamily;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A DKMO or M-DKMO network with the given settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DkmoLearner {
+    /// Settings (kernels, embeddings, network, training).
+    pub params: DkmoParams,
+}
+
+/// Catalogue builder of `dkmo` and `m-dkmo`.
+///
+/// DKMO has no hyper-parameter search (the paper trains with fixed settings and early
+/// stopping on a validation split): a grid search setting is accepted and changes
+/// nothing, so that `experiment --select grid --baseline svm` can run DKMO beside
+/// SVM-CV on the same splits.
+pub(crate) fn build(
+    kind: MethodKind,
+    options: &MethodOptions,
+    data: &Dataset,
+    _search: Option<GridSettings>,
+) -> Result<Method> {
+    let mut p = DkmoParams {
+        multi: kind == MethodKind::MDkmo,
+        ..DkmoParams::default()
+    };
+    // Without a kernel or width the §V-A rule sets the Gaussian's γ from the data.
+    let explicit = options.kernel.is_some() || options.gamma.is_some() || options.sigma.is_some();
+    if options.kernel.as_deref() == Some("precomputed") {
+        p.precomputed = true;
+    } else if explicit {
+        p.kernels = Some(vec![KernelOnFeatures::all(
+            options.kernel(data.x.n_cols())?,
+        )]);
+    }
+    if let Some(spec) = &options.kernels {
+        if p.precomputed {
+            return Err(Error::param(
+                "kernels",
+                "the kernels of a precomputed input are the data (a Gram set); drop --kernels",
+            ));
+        }
+        let family = KernelFamily::from_spec_or_file(spec)?;
+        p.kernels = Some(family.expand(data.x.n_cols())?);
+    }
+    if let Some(v) = options.dkmo_embedding {
+        p.scheme = Some(v);
+    }
+    if let Some(v) = options.dkmo_embeddings {
+        p.embeddings = v;
+    }
+    if let Some(v) = options.landmarks {
+        p.landmarks = v;
+    }
+    if let Some(v) = &options.dkmo_hidden {
+        p.hidden = parse_sizes(v)?;
+    }
+    if let Some(v) = options.dropout {
+        p.dropout = v;
+    }
+    if let Some(v) = options.kernel_dropout {
+        p.kernel_dropout = v;
+    }
+    if let Some(v) = options.dkmo_fusion {
+        p.fusion = v;
+    }
+    apply_training(options, &mut p.train);
+    p.validate()?;
+    Ok(Method::Dkmo(DkmoLearner { params: p }))
+}
+
+/// The network options given on top of DKMO's defaults.
+fn apply_training(options: &MethodOptions, t: &mut crate::nn::TrainSettings) {
+    if let Some(v) = options.optimizer {
+        t.optimizer = v;
+    }
+    if let Some(v) = options.learning_rate {
+        t.learning_rate = v;
+    }
+    if let Some(v) = options.weight_decay {
+        t.weight_decay = v;
+    }
+    if let Some(v) = options.epochs {
+        t.max_epochs = v;
+    }
+    if let Some(v) = options.patience {
+        t.patience = v;
+    }
+    if let Some(v) = options.batch_size {
+        t.batch_size = v;
+    }
+    if let Some(v) = options.validation_fraction {
+        t.validation_fraction = v;
+    }
+}
+
+/// `256,512,256,128` → sizes.
+fn parse_sizes(text: &str) -> Result<Vec<usize>> {
+    text.split(',')
+        .map(|s| {
+            s.trim().parse::<usize>().map_err(|_| {
+                Error::param(
+                    "dkmo-hidden",
+                    format!("`{text}`: expected layer sizes such as 256,512,256,128"),
+                )
+            })
+        })
+        .collect()
+}
+
+impl Learner for DkmoLearner {
+    fn name(&self) -> String {
+        if self.params.multi { "M-DKMO" } else { "DKMO" }.into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    /// One step per epoch that can run: `max_epochs` per training run (M-DKMO: one
+    /// per kernel, unknown before the data are seen, counted as one, plus fine-tuning).
+    fn steps(&self) -> u64 {
+        self.params.train.max_epochs as u64 * if self.params.multi { 2 } else { 1 }
+    }
+
+    fn reads_kernel_values(&self) -> bool {
+        self.params.precomputed
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let budget = self.steps();
+        let done = AtomicU64::new(0);
+        let on_epoch = || {
+            if done.fetch_add(1, Ordering::Relaxed) < budget {
+                progress(Progress::Step);
+            }
+        };
+        let (fit, secs) = timed(|| DkmoModel::fit(&self.params, x, y, seed, &on_epoch))?;
+        (done.load(Ordering::Relaxed)..budget).for_each(|_| progress(Progress::Step));
+        let mut chosen = ChosenParams::default();
+        let info = &fit.model.info;
+        chosen
+            .other
+            .insert("dkmo_epochs".into(), info.epochs as f64);
+        chosen
+            .other
+            .insert("dkmo_best_epoch".into(), info.best_epoch as f64);
+        chosen
+            .other
+            .insert("landmarks".into(), self.params.landmarks as f64);
+        if let Some(acc) = info.val_accuracy {
+            chosen.other.insert("dkmo_val_accuracy".into(), acc);
+        }
+        Ok(FittedMethod::new(AnyModel::Dkmo(fit.model), chosen, secs).traced(Some(fit.trace)))
+    }
+}

@@ -1,0 +1,638 @@
+//! Fitting and using DKMO / M-DKMO: kernels → dense embeddings → network.
+
+use super::embed::{fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize};
+use super::input::{check_gram, cosine_gram, cosine_rows, rule_kernel, to_features, KernelInput};
+use super::net::{Architecture, DkmoNet, Fusion};
+use crate::data::{class_labels, Features};
+use crate::estimator::{Estimator, FitSummary, Task};
+use crate::kernel::KernelOnFeatures;
+use crate::nn::{
+    softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
+    TrainingData,
+};
+use crate::nonparametric::Trace;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// DKMO / M-DKMO settings (defaults: the paper's, §V, where it gives them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DkmoParams {
+    /// M-DKMO (several kernels, cosine-normalised, per-kernel pre-training, global
+    /// fusion, fine-tuning) instead of DKMO (one kernel).
+    pub multi: bool,
+    /// Kernels on features (DKMO: one; M-DKMO: several). `None` with features: DKMO uses
+    /// the Gaussian with the §V-A width rule on all features; with a precomputed input
+    /// the kernels are the data.
+    pub kernels: Option<Vec<KernelOnFeatures>>,
+    /// The data are kernel values (a Gram set), not features.
+    pub precomputed: bool,
+    /// Embedding ensemble; `None`: clustered Nyström with features, conventional
+    /// Nyström on precomputed kernels (the paper's two settings).
+    pub scheme: Option<EmbeddingScheme>,
+    /// Conventional Nyström embeddings per kernel `P` (paper, §V-B: 6).
+    pub embeddings: usize,
+    /// Landmarks per embedding `s` (the paper does not state it; default 100).
+    pub landmarks: usize,
+    /// Hidden layers of every branch (paper: 256-512-256-128).
+    pub hidden: Vec<usize>,
+    /// Dropout after every hidden layer (paper: 0.5).
+    pub dropout: f64,
+    /// Kernel dropout of the fusion layers (paper: 0.5).
+    pub kernel_dropout: f64,
+    /// Merge of the fusion layers (paper: sum).
+    pub fusion: Fusion,
+    /// Optimiser and stopping (paper: Adam, learning rate 0.001).
+    pub train: TrainSettings,
+}
+
+impl Default for DkmoParams {
+    fn default() -> Self {
+        let train = TrainSettings {
+            optimizer: OptimizerChoice::Adam,
+            learning_rate: 1e-3,
+            max_epochs: 100,
+            patience: 10,
+            batch_size: 32,
+            validation_fraction: 0.1,
+            ..TrainSettings::default()
+        };
+        Self {
+            multi: false,
+            kernels: None,
+            precomputed: false,
+            scheme: None,
+            embeddings: 6,
+            landmarks: 100,
+            hidden: vec![256, 512, 256, 128],
+            dropout: 0.5,
+            kernel_dropout: 0.5,
+            fusion: Fusion::Sum,
+            train,
+        }
+    }
+}
+
+impl DkmoParams {
+    /// Checks every setting; errors name the command-line option.
+    pub fn validate(&self) -> Result<()> {
+        self.train.validate()?;
+        if self.embeddings == 0 {
+            return Err(Error::param("dkmo-embeddings", "must be at least 1"));
+        }
+        if self.landmarks == 0 {
+            return Err(Error::param("landmarks", "must be at least 1"));
+        }
+        if self.hidden.is_empty() || self.hidden.contains(&0) {
+            return Err(Error::param(
+                "dkmo-hidden",
+                "needs at least one layer, each of at least one unit",
+            ));
+        }
+        for (name, rate) in [
+            ("dropout", self.dropout),
+            ("kernel-dropout", self.kernel_dropout),
+        ] {
+            if !(0.0..1.0).contains(&rate) {
+                return Err(Error::param(name, format!("{rate} is outside [0, 1)")));
+            }
+        }
+        if !self.multi && self.kernels.as_ref().is_some_and(|k| k.len() != 1) {
+            return Err(Error::param(
+                "kernel",
+                "DKMO takes one kernel; use m-dkmo for several",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Network weights stored as base64 of little-endian f32 (model files stay a fraction
+/// of the size of JSON numbers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights(pub Vec<(String, Vec<f32>)>);
+
+impl Serialize for Weights {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let encoded: Vec<(&str, String)> = self
+            .0
+            .iter()
+            .map(|(name, v)| {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                (name.as_str(), base64::encode(bytes))
+            })
+            .collect();
+        encoded.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Weights {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let encoded: Vec<(String, String)> = Vec::deserialize(d)?;
+        encoded
+            .into_iter()
+            .map(|(name, text)| {
+                let bytes = base64::decode(&text)
+                    .map_err(|e| serde::de::Error::custom(format!("weights `{name}`: {e}")))?;
+                if bytes.len() % 4 != 0 {
+                    return Err(serde::de::Error::custom(format!(
+                        "weights `{name}`: not a whole number of f32"
+                    )));
+                }
+                let v = bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                Ok((name, v))
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map(Weights)
+    }
+}
+
+/// How training went.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DkmoFitInfo {
+    /// Epochs of each per-kernel pre-training (M-DKMO) .
+    pub pretrain_epochs: Vec<usize>,
+    /// Epochs of the final (DKMO) or fine-tuning (M-DKMO) training.
+    pub epochs: usize,
+    /// Epoch whose parameters were kept.
+    pub best_epoch: usize,
+    /// Validation accuracy of the kept parameters (`None` without a validation split).
+    pub val_accuracy: Option<f64>,
+}
+
+/// A fitted DKMO / M-DKMO classifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DkmoModel {
+    /// The settings it was fitted with.
+    pub params: DkmoParams,
+    /// Where kernel rows come from.
+    pub input: KernelInput,
+    /// Training diagonal of every kernel when they are cosine-normalised (M-DKMO).
+    pub cosine_diag: Option<Vec<Vec<f64>>>,
+    /// The dense embeddings of every kernel.
+    pub embeddings: Vec<Vec<Embedding>>,
+    /// The network's shape.
+    pub architecture: Architecture,
+    /// The network's parameters.
+    pub weights: Weights,
+    /// Class labels in the order of the network's outputs.
+    pub classes: Vec<f64>,
+    /// How training went.
+    pub info: DkmoFitInfo,
+}
+
+/// The fit's trace and the model.
+pub struct DkmoFit {
+    /// The model.
+    pub model: DkmoModel,
+    /// One row per epoch: `phase` (kernel `m` of the pre-training, or `M` for the
+    /// final/fine-tuning run), `epoch`, `train_loss`, `val_loss`, `val_accuracy`.
+    pub trace: Trace,
+}
+
+impl DkmoModel {
+    /// Fits on training data `x` (features, or a Gram set's kernel values when
+    /// `params.precomputed`) with labels `y`; `on_epoch` is called after every epoch.
+    pub fn fit(
+        params: &DkmoParams,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        on_epoch: &dyn Fn(),
+    ) -> Result<DkmoFit> {
+        params.validate()?;
+        let classes = class_labels(y);
+        if classes.len() < 2 {
+            return Err(Error::data("DKMO needs at least two classes"));
+        }
+        let input = kernel_input(params, x)?;
+        let mut grams = input.rows(x)?;
+        if params.precomputed {
+            grams
+                .iter()
+                .enumerate()
+                .try_for_each(|(m, k)| check_gram(k, m + 1))?;
+        }
+        if params.multi == (input.n_kernels() == 1) && params.multi {
+            return Err(Error::param(
+                "kernels",
+                "M-DKMO needs at least two kernels (DKMO takes one)",
+            ));
+        }
+        if !params.multi && input.n_kernels() != 1 {
+            return Err(Error::data(format!(
+                "DKMO takes one kernel, the data hold {}; use m-dkmo to fuse several",
+                input.n_kernels()
+            )));
+        }
+        let mut cosine_diag = None;
+        let mut mats = Vec::with_capacity(grams.len());
+        if params.multi {
+            let mut diags = Vec::new();
+            for k in &grams {
+                let (m, d) = cosine_gram(k)?;
+                mats.push(m);
+                diags.push(d);
+            }
+            grams = mats.iter().map(to_features).collect::<Result<_>>()?;
+            cosine_diag = Some(diags);
+        } else {
+            mats = grams
+                .iter()
+                .map(|k| faer::Mat::from_fn(k.n_rows(), k.n_cols(), |i, j| k.row(i)[j]))
+                .collect();
+        }
+        let scheme = params.scheme.unwrap_or(if params.precomputed {
+            EmbeddingScheme::Nystrom
+        } else {
+            EmbeddingScheme::Clustered
+        });
+        let size = EnsembleSize {
+            embeddings: params.embeddings,
+            landmarks: params.landmarks,
+        };
+        let embeddings = mats
+            .iter()
+            .enumerate()
+            .map(|(m, k)| fit_ensemble(k, scheme, size, seed.wrapping_add(1000 * m as u64)))
+            .collect::<Result<Vec<_>>>()?;
+        let per_kernel: Vec<Features> = embeddings
+            .iter()
+            .zip(&grams)
+            .map(|(es, k)| embed(es, k))
+            .collect::<Result<_>>()?;
+        let arch = Architecture {
+            groups: embeddings
+                .iter()
+                .map(|es| es.iter().map(|e| e.rank).collect())
+                .collect(),
+            hidden: params.hidden.clone(),
+            dropout: params.dropout,
+            kernel_dropout: params.kernel_dropout,
+            fusion: params.fusion,
+            classes: classes.len(),
+        };
+        let mut trace = Trace::new(&["phase", "epoch", "train_loss", "val_loss", "val_accuracy"]);
+        let mut info = DkmoFitInfo::default();
+        let net = DkmoNet::new(&arch, seed)?;
+        if params.multi {
+            for (m, z) in per_kernel.iter().enumerate() {
+                let single = Architecture {
+                    groups: vec![arch.groups[m].clone()],
+                    ..arch.clone()
+                };
+                let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
+                let report = run(&pre, z, y, &classes, params, seed, m, &mut trace, on_epoch)?;
+                info.pretrain_epochs.push(report.epochs);
+                net.adopt_group(m, &pre)?;
+            }
+        }
+        let all = side_by_side(&per_kernel)?;
+        let report = run(
+            &net,
+            &all,
+            y,
+            &classes,
+            params,
+            seed,
+            per_kernel.len() * usize::from(params.multi),
+            &mut trace,
+            on_epoch,
+        )?;
+        info.epochs = report.epochs;
+        info.best_epoch = report.best_epoch;
+        info.val_accuracy = report.best_val_accuracy;
+        let model = DkmoModel {
+            params: params.clone(),
+            input,
+            cosine_diag,
+            embeddings,
+            architecture: arch,
+            weights: Weights(net.weights()?),
+            classes,
+            info,
+        };
+        Ok(DkmoFit { model, trace })
+    }
+
+    /// The network's input for the samples `x`: every kernel's embeddings side by side.
+    fn network_input(&self, x: &Features) -> Result<Features> {
+        let rows = self.input.rows(x)?;
+        let own = self.input.self_values(x)?;
+        let per_kernel = rows
+            .iter()
+            .enumerate()
+            .map(|(m, r)| {
+                let r = match &self.cosine_diag {
+                    Some(d) => cosine_rows(r, own.as_ref().map(|o| o[m].as_slice()), &d[m])?,
+                    None => r.clone(),
+                };
+                embed(&self.embeddings[m], &r)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        side_by_side(&per_kernel)
+    }
+
+    /// The trained network.
+    fn network(&self) -> Result<DkmoNet> {
+        let net = DkmoNet::new(&self.architecture, 0)?;
+        net.load_weights(&self.weights.0)?;
+        Ok(net)
+    }
+
+    /// Class probabilities (softmax outputs, `classes` order) of the samples `x`.
+    pub fn probabilities(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        let z = tensor_of(&self.network_input(x)?)?;
+        let logits = self.network()?.forward(&z, false).nn()?;
+        softmax_rows(&logits)
+    }
+
+    /// The fused representation (the layer the softmax reads; M-DKMO: the global
+    /// fusion layer) of the samples `x`, one row each: the paper's Fig. 7 idea.
+    pub fn fused_representation(&self, x: &Features) -> Result<Features> {
+        let z = tensor_of(&self.network_input(x)?)?;
+        let h = self.network()?.fused(&z, false).nn()?;
+        let (n, d) = h.dims2().nn()?;
+        Features::new(n, d, crate::nn::values_of(&h)?)
+    }
+}
+
+/// Where the kernels come from for these settings and data.
+fn kernel_input(params: &DkmoParams, x: &Features) -> Result<KernelInput> {
+    if params.precomputed {
+        return KernelInput::precomputed(x);
+    }
+    let kernels =
+        match &params.kernels {
+            Some(k) => k.clone(),
+            None if params.multi => return Err(Error::param(
+                "kernels",
+                "M-DKMO on features needs its kernels (--kernels), or give the data as a Gram set",
+            )),
+            None => vec![rule_kernel(x, None)?],
+        };
+    for k in &kernels {
+        k.validate(x.n_cols())?;
+    }
+    Ok(KernelInput::Features {
+        kernels,
+        train: x.clone(),
+    })
+}
+
+/// Every embedding of one kernel of the rows `k`, side by side.
+fn embed(embeddings: &[Embedding], k: &Features) -> Result<Features> {
+    let parts: Vec<Features> = embeddings
+        .iter()
+        .map(|e| Features::new(k.n_rows(), e.rank, e.transform(k)))
+        .collect::<Result<_>>()?;
+    side_by_side(&parts)
+}
+
+/// Matrices with the same rows, concatenated column-wise.
+fn side_by_side(parts: &[Features]) -> Result<Features> {
+    let n = parts[0].n_rows();
+    let width: usize = parts.iter().map(Features::n_cols).sum();
+    let mut values = Vec::with_capacity(n * width);
+    for i in 0..n {
+        parts
+            .iter()
+            .for_each(|p| values.extend_from_slice(p.row(i)));
+    }
+    Features::new(n, width, values)
+}
+
+/// One training run of `net` on `z`, its epochs appended to `trace` as `phase`.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    net: &DkmoNet,
+    z: &Features,
+    y: &[f64],
+    classes: &[f64],
+    params: &DkmoParams,
+    seed: u64,
+    phase: usize,
+    trace: &mut Trace,
+    on_epoch: &dyn Fn(),
+) -> Result<crate::nn::TrainReport> {
+    let data = TrainingData::new(z, y, classes, params.train.validation_fraction, seed)?;
+    let report = train(
+        net,
+        &data,
+        &params.train,
+        seed.wrapping_add(phase as u64),
+        &|_| on_epoch(),
+    )?;
+    for row in &report.trace.rows {
+        let mut r = vec![phase as f64];
+        r.extend_from_slice(row);
+        trace.push(r);
+    }
+    Ok(report)
+}
+
+impl Estimator for DkmoModel {
+    fn method(&self) -> String {
+        if self.params.multi { "m-dkmo" } else { "dkmo" }.into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn n_features(&self) -> usize {
+        self.input.n_features()
+    }
+
+    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        Ok(self
+            .probabilities(x)?
+            .iter()
+            .map(|p| self.predict_from_decision(p))
+            .collect())
+    }
+
+    /// One value per class (in [`Estimator::classes`] order): the softmax outputs.
+    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+        self.probabilities(x)
+    }
+
+    fn params_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.params).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn summary(&self) -> FitSummary {
+        FitSummary {
+            n_support: None,
+            objective: None,
+            iterations: Some(self.info.epochs + self.info.pretrain_epochs.iter().sum::<usize>()),
+            extra: serde_json::json!({
+                "embeddings": self.embeddings.iter().map(|es| es.iter().map(|e| (e.method, e.landmarks.len(), e.rank)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                "info": self.info,
+                "classes": self.classes,
+            }),
+        }
+    }
+
+    fn classes(&self) -> Vec<f64> {
+        self.classes.clone()
+    }
+
+    fn validate(&self) -> Result<()> {
+        use crate::validate::ensure;
+        crate::validate::classes("classes", &self.classes)?;
+        ensure(self.architecture.classes == self.classes.len(), || {
+            format!(
+                "architecture has {} outputs, the model {} classes",
+                self.architecture.classes,
+                self.classes.len()
+            )
+        })?;
+        let m = self.input.n_kernels();
+        ensure(
+            self.embeddings.len() == m && self.architecture.groups.len() == m,
+            || {
+                format!(
+                    "embeddings cover {} kernels, the input has {m}",
+                    self.embeddings.len()
+                )
+            },
+        )?;
+        for (es, widths) in self.embeddings.iter().zip(&self.architecture.groups) {
+            ensure(
+                es.len() == widths.len() && es.iter().zip(widths).all(|(e, &w)| e.rank == w),
+                || "embedding ranks do not match the network's branch widths".to_string(),
+            )?;
+            es.iter()
+                .try_for_each(|e| e.validate(self.input.n_train()))?;
+        }
+        if let Some(d) = &self.cosine_diag {
+            ensure(
+                d.len() == m
+                    && d.iter().all(|v| {
+                        v.len() == self.input.n_train()
+                            && v.iter().all(|x| *x > 0.0 && x.is_finite())
+                    }),
+                || "cosine_diag must hold a positive diagonal per kernel".to_string(),
+            )?;
+        }
+        self.network().map(|_| ())
+    }
+
+    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+        let best = (0..dec.len())
+            .max_by(|&a, &b| dec[a].total_cmp(&dec[b]))
+            .unwrap_or(0);
+        self.classes[best]
+    }
+
+    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+        Ok(dec.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::gaussian_blobs;
+    use crate::data::Dataset;
+    use crate::kernel::Kernel;
+
+    fn blobs(seed: u64) -> Dataset {
+        let means = vec![
+            vec![0.0, 0.0, 0.0],
+            vec![4.0, 0.0, 0.0],
+            vec![0.0, 4.0, 0.0],
+        ];
+        gaussian_blobs(&means, 40, 0.7, seed).unwrap()
+    }
+
+    /// Small networks so that the test stays fast; the paper's sizes are the defaults.
+    fn small(multi: bool) -> DkmoParams {
+        let mut p = DkmoParams {
+            multi,
+            hidden: vec![16, 8],
+            landmarks: 10,
+            embeddings: 3,
+            ..DkmoParams::default()
+        };
+        p.train.max_epochs = 40;
+        p.train.patience = 40;
+        p.train.batch_size = 16;
+        p.train.validation_fraction = 0.0;
+        p.train.learning_rate = 0.01;
+        p
+    }
+
+    #[test]
+    fn dkmo_separates_blobs_reproducibly_and_survives_a_model_file() {
+        let (train, test) = (blobs(1), blobs(2));
+        let fit = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {}).unwrap();
+        let model = fit.model;
+        let pred = model.predict(&test.x).unwrap();
+        let acc = crate::metrics::accuracy(&test.y, &pred).unwrap();
+        assert!(acc > 0.9, "accuracy {acc}");
+        let again = DkmoModel::fit(&small(false), &train.x, &train.y, 5, &|| {})
+            .unwrap()
+            .model;
+        assert_eq!(again.weights, model.weights, "same seed, same network");
+        let text = serde_json::to_string(&model).unwrap();
+        let back: DkmoModel = serde_json::from_str(&text).unwrap();
+        back.validate().unwrap();
+        assert_eq!(back.predict(&test.x).unwrap(), pred);
+        assert_eq!(fit.trace.rows.len(), 40);
+    }
+
+    /// Two kernels given only as values (a Gram set), cosine-normalised, pre-trained and
+    /// fused; test rows of the wrong width are refused.
+    #[test]
+    fn m_dkmo_fits_precomputed_kernels() {
+        let (train, test) = (blobs(3), blobs(4));
+        let kernels = [
+            Kernel::Rbf { gamma: 0.1 },
+            Kernel::Polynomial {
+                degree: 2,
+                gamma: 0.2,
+                coef0: 1.0,
+            },
+        ];
+        let stack = |a: &Features| {
+            let blocks: Vec<Features> = kernels
+                .iter()
+                .map(|k| to_features(&k.cross(a, &train.x).unwrap()).unwrap())
+                .collect();
+            side_by_side(&blocks).unwrap()
+        };
+        let mut p = small(true);
+        p.precomputed = true;
+        let model = DkmoModel::fit(&p, &stack(&train.x), &train.y, 1, &|| {})
+            .unwrap()
+            .model;
+        assert_eq!(model.info.pretrain_epochs, vec![40, 40]);
+        let acc =
+            crate::metrics::accuracy(&test.y, &model.predict(&stack(&test.x)).unwrap()).unwrap();
+        assert!(acc > 0.9, "accuracy {acc}");
+        let narrow = Features::new(2, 5, vec![0.5; 10]).unwrap();
+        let e = model.predict(&narrow).unwrap_err().to_string();
+        assert!(e.contains("wrong width"), "{e}");
+        let fused = model.fused_representation(&stack(&test.x)).unwrap();
+        assert_eq!(fused.n_cols(), 8);
+    }
+
+    #[test]
+    fn kernel_checks_run_on_precomputed_training_data() {
+        let train = blobs(5);
+        let mut p = small(false);
+        p.precomputed = true;
+        let mut k = to_features(&Kernel::Rbf { gamma: 0.1 }.gram(&train.x).unwrap()).unwrap();
+        k.row_mut(0)[1] += 0.5;
+        let e = DkmoModel::fit(&p, &k, &train.y, 1, &|| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not symmetric"), "{e}");
+    }
+}
