@@ -388,11 +388,16 @@ def mwumkl(X, y, kernels="family12", *, C=None, epsilon=0.2, width=1.5, iteratio
                          "iterations": None if iterations is None else int(iterations)})
     n, m = X.shape[0], _core.kernel_count(kernels, X.shape[1])
     rounds = _core.mwumkl_rounds(params, n)
-    if shards is None:
-        shards = int(ray.cluster_resources().get("CPU", 1))
-    cuts = np.linspace(0, m, max(1, min(int(shards), m)) + 1).astype(int)
+    cpus = ray.cluster_resources().get("CPU", 1.0)
+    shards = int(cpus) if shards is None else int(shards)
+    if shards < 1:
+        raise ValueError(f"shards must be >= 1, got {shards}")
+    cuts = np.linspace(0, m, min(shards, m) + 1).astype(int)
     x_ref, y_ref = _put(X, "X"), _put(signed, "y")
-    actor = _MwumklShardActor.options(max_restarts=max_restarts, max_task_retries=max_restarts)
+    # An actor holds its CPUs while it lives: more shards than CPUs share them.
+    per_cpu = -(-(len(cuts) - 1) // max(int(cpus), 1))  # actors per CPU, rounded up
+    actor = _MwumklShardActor.options(num_cpus=1.0 / per_cpu,
+                                      max_restarts=max_restarts, max_task_retries=max_restarts)
     actors = [actor.remote(kernels, params, x_ref, y_ref, int(lo), int(hi))
               for lo, hi in zip(cuts[:-1], cuts[1:])]
     bar = _Progress(rounds, f"MWUMKL ({len(actors)} shards)", quiet)
