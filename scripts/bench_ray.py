@@ -88,8 +88,10 @@ class Cluster:
 
 
 def load_magic(rows):
-    data = np.genfromtxt(MAGIC, delimiter=",", skip_header=1, max_rows=rows)
-    X, y = data[:, :-1], data[:, -1]
+    """A seeded sample of ``rows`` rows (the file is sorted by class), scaled to [0, 1]."""
+    data = np.genfromtxt(MAGIC, delimiter=",", skip_header=1)
+    keep = np.sort(np.random.default_rng(0).choice(len(data), size=rows, replace=False))
+    X, y = data[keep, :-1], data[keep, -1]
     lo, hi = X.min(axis=0), X.max(axis=0)
     return np.ascontiguousarray((X - lo) / np.where(hi > lo, hi - lo, 1.0)), y
 
@@ -157,7 +159,8 @@ def main():
     powers = [2.0 ** e for e in range(-5, 6)]
     grid = {"sigma": powers, "C": powers}
     X, y = load_magic(args.rows)
-    Xm, ym = X[: args.mwu_rows], y[: args.mwu_rows]
+    pick = np.sort(np.random.default_rng(1).choice(len(X), size=args.mwu_rows, replace=False))
+    Xm, ym = X[pick], y[pick]
     kernels = f"rbf(sigma=1)@random(subsets={args.kernels},size=3,seed=0)"
 
     import kernlearn

@@ -40,7 +40,7 @@ except ImportError as err:  # pragma: no cover - exercised without ray installed
     ) from err
 
 from . import _core
-from ._base import check_fit_data, seed_of
+from ._base import seed_of
 from .model_selection import GridSearch
 
 __all__ = ["connect", "grid_search", "experiment", "mwumkl"]
