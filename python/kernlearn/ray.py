@@ -11,12 +11,10 @@ so every result equals the single-machine one (see ``docs/SCALING.md``):
   driver picks the best point with the library's rule.
 - :func:`experiment`: one task per (data set, method, repeat); the reports are the CLI's
   ``kernlearn experiment --json`` entries.
-- :func:`scalable_dank`: k-means as Lloyd steps over row partitions held in the object
-  store (the library's seeding and update rules, so the clusters are identical), then
-  one task per cluster; the fitted machines are gathered into one
-  :class:`~kernlearn.ScalableDANKClassifier`-compatible model.
 - :func:`mwumkl`: the kernel family sharded over Ray actors; each actor keeps its
   kernels' MWUMKL state and the driver runs the forward step on the sum of their parts.
+
+Scalable DANK is not distributed yet (``docs/SCALING.md``, "Left out").
 
 Connect with :func:`connect` (or let each function do it): ``address=None`` uses the
 cluster in ``RAY_ADDRESS`` or starts a local one, ``address="HOST:PORT"`` joins a running
