@@ -107,6 +107,11 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
+        return self._fit_with(_core.grid_search, X, y)
+
+    def _fit_with(self, search, X, y):
+        """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib)`` giving
+        the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
         base = self._base()
         if not isinstance(self.cv, numbers.Integral) or self.cv < 2:
             raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
@@ -114,9 +119,7 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
         classifier = is_classifier(base)
         X, y_lib = check_fit_data(self, X, y, classifier=classifier)
         params = base._params_json(X)
-        selection = json.loads(
-            _core.grid_search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib)
-        )
+        selection = json.loads(search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib))
         self._record(selection, by_gamma, classifier)
         if self.refit:
             self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)

@@ -7,9 +7,11 @@
 
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
 use kernlearn::estimator::Estimator;
+use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::localized::LocalizedModel;
 use kernlearn::method::{GridSettings, MethodOptions};
-use kernlearn::select::{Grid, GridSearch};
+use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
+use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::{SvmModel, SvmParams};
 use kernlearn::{AnyModel, Error, Method, MethodKind, Pipeline};
 use numpy::ndarray::Array2;
@@ -239,6 +241,63 @@ fn fit_svm(
     Ok(PyModel { pipeline })
 }
 
+/// A catalogue method as the Python layer names it: method name, command-line options
+/// (names and text values, as `kernlearn fit --NAME VALUE`), scaling, grid settings
+/// (`GridSettings` JSON) when selecting, and seed.
+struct MethodSpec {
+    kind: MethodKind,
+    options: MethodOptions,
+    scale: ScaleMode,
+    grid: Option<GridSettings>,
+}
+
+impl MethodSpec {
+    fn parse(
+        method: &str,
+        options: &[(String, String)],
+        scale: &str,
+        grid_json: Option<&str>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let kind: MethodKind = method.parse().map_err(py_err)?;
+        let mut opts = MethodOptions::default();
+        for (name, value) in options {
+            opts.set(name, value).map_err(py_err)?;
+        }
+        opts.seed = seed;
+        let grid: Option<GridSettings> = grid_json
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| json_err("grid settings", e))?;
+        Ok(Self {
+            kind,
+            options: opts,
+            scale: scale.parse().map_err(py_err)?,
+            grid,
+        })
+    }
+
+    fn build(&self, data: &Dataset) -> kernlearn::Result<Method> {
+        Method::build(self.kind, &self.options, data, self.grid.clone())
+    }
+
+    /// The experiment protocol of `kernlearn experiment` with this method.
+    fn experiment(
+        &self,
+        data: &Dataset,
+        repeats: usize,
+        test_fraction: f64,
+    ) -> kernlearn::Result<Experiment> {
+        Ok(Experiment {
+            method: self.build(data)?,
+            repeats,
+            test_fraction,
+            scale: self.scale,
+            seed: self.options.seed,
+        })
+    }
+}
+
 /// Fits catalogue method `method` with `options` (command-line names and text values,
 /// as `kernlearn fit --NAME VALUE`), scaling `scale`, selection by `grid_json`
 /// (`GridSettings`) when given, and seed `seed`. Returns the model and the chosen
@@ -257,22 +316,12 @@ fn fit_method(
     y: PyReadonlyArray1<'_, f64>,
     regression: bool,
 ) -> PyResult<(PyModel, String)> {
-    let kind: MethodKind = method.parse().map_err(py_err)?;
-    let mut opts = MethodOptions::default();
-    for (name, value) in &options {
-        opts.set(name, value).map_err(py_err)?;
-    }
-    opts.seed = seed;
-    let scale: ScaleMode = scale.parse().map_err(py_err)?;
-    let grid: Option<GridSettings> = grid_json
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(|e| json_err("grid settings", e))?;
+    let spec = MethodSpec::parse(method, &options, scale, grid_json, seed)?;
     let data = dataset(features(&x)?, labels(&y)?, regression);
     let fitted = py
         .detach(|| {
-            let method = Method::build(kind, &opts, &data, grid)?;
-            Pipeline::fit(scale, &method, &data, seed, &|_| {})
+            let method = spec.build(&data)?;
+            Pipeline::fit(spec.scale, &method, &data, seed, &|_| {})
         })
         .map_err(py_err)?;
     let chosen = serde_json::json!({
@@ -289,6 +338,23 @@ fn fit_method(
     ))
 }
 
+/// The library's grid search with base parameters `params_json` (`SvmParams`), grid
+/// `grid_json` (`Grid`), `folds` folds and fold seed `seed`.
+fn search(params_json: &str, grid_json: &str, folds: usize, seed: u64) -> PyResult<GridSearch> {
+    let base: SvmParams =
+        serde_json::from_str(params_json).map_err(|e| json_err("SVM parameters", e))?;
+    let grid: Grid = serde_json::from_str(grid_json).map_err(|e| json_err("grid", e))?;
+    let mut search = GridSearch::new(base);
+    search.grid = grid;
+    search.folds = folds;
+    search.seed = seed;
+    Ok(search)
+}
+
+fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
+    serde_json::from_str(plan_json).map_err(|e| json_err("grid plan", e))
+}
+
 /// Grid search with k-fold cross-validation over σ, C (and ε for regression) for an RBF
 /// kernel machine (`select::GridSearch`: one Gram matrix per σ shared by folds and C,
 /// warm starts along C). Returns the `Selection` as JSON.
@@ -302,16 +368,284 @@ fn grid_search(
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
 ) -> PyResult<String> {
-    let base: SvmParams =
-        serde_json::from_str(params_json).map_err(|e| json_err("SVM parameters", e))?;
-    let grid: Grid = serde_json::from_str(grid_json).map_err(|e| json_err("grid", e))?;
+    let search = search(params_json, grid_json, folds, seed)?;
     let (x, y) = (features(&x)?, labels(&y)?);
-    let mut search = GridSearch::new(base);
-    search.grid = grid;
-    search.folds = folds;
-    search.seed = seed;
     let selection = py.detach(|| search.run(&x, &y, &|| {})).map_err(py_err)?;
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
+}
+
+/// The shared part of a grid search split into σ blocks (`GridSearch::plan`: folds,
+/// ε values), as JSON, for `y`.
+#[pyfunction]
+fn grid_search_plan(
+    params_json: &str,
+    grid_json: &str,
+    folds: usize,
+    seed: u64,
+    y: PyReadonlyArray1<'_, f64>,
+) -> PyResult<String> {
+    let y = labels(&y)?;
+    let plan = search(params_json, grid_json, folds, seed)?
+        .plan(y.len(), &y)
+        .map_err(py_err)?;
+    serde_json::to_string(&plan).map_err(|e| json_err("grid plan", e))
+}
+
+/// Fold scores `[σ][fold][ε][C]` of the widths `sigmas` (one block of a split search,
+/// `GridSearch::score_sigmas`), as JSON.
+#[pyfunction]
+fn grid_search_block(
+    py: Python<'_>,
+    params_json: &str,
+    grid_json: &str,
+    plan_json: &str,
+    sigmas: Vec<f64>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+) -> PyResult<String> {
+    let search = search(params_json, grid_json, 2, 0)?;
+    let plan = plan_of(plan_json)?;
+    let (x, y) = (features(&x)?, labels(&y)?);
+    let scores = py
+        .detach(|| search.score_sigmas(&plan, &sigmas, &x, &y, &|| {}))
+        .map_err(py_err)?;
+    serde_json::to_string(&scores).map_err(|e| json_err("fold scores", e))
+}
+
+/// The `Selection` (JSON) from the fold scores of every σ of the grid, in grid order
+/// (`GridSearch::select`).
+#[pyfunction]
+fn grid_search_select(
+    params_json: &str,
+    grid_json: &str,
+    plan_json: &str,
+    scores_json: &str,
+) -> PyResult<String> {
+    let search = search(params_json, grid_json, 2, 0)?;
+    let plan = plan_of(plan_json)?;
+    let scores: Vec<Vec<FoldScores>> =
+        serde_json::from_str(scores_json).map_err(|e| json_err("fold scores", e))?;
+    let selection = search.select(&plan, &scores).map_err(py_err)?;
+    serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
+}
+
+fn mwumkl_params(params_json: &str) -> PyResult<MwumklParams> {
+    serde_json::from_str(params_json).map_err(|e| json_err("MWUMKL parameters", e))
+}
+
+/// One slice of an MWUMKL fit's kernels (`mkl::MwumklShard`): the kernels `lo..hi` of
+/// the family `kernels` (a `--kernels` spec or file) on `x`, labels `y ∈ {±1}`.
+#[pyclass(module = "kernlearn._core", name = "MwumklShard")]
+struct PyMwumklShard {
+    shard: MwumklShard,
+}
+
+#[pymethods]
+impl PyMwumklShard {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn py_new(
+        py: Python<'_>,
+        kernels: &str,
+        params_json: &str,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray1<'_, f64>,
+        lo: usize,
+        hi: usize,
+    ) -> PyResult<Self> {
+        let family = KernelFamily::from_spec_or_file(kernels).map_err(py_err)?;
+        let params = mwumkl_params(params_json)?;
+        let (x, y) = (features(&x)?, labels(&y)?);
+        let shard = py
+            .detach(|| MwumklShard::new(&family, &x, &y, &params, lo..hi))
+            .map_err(py_err)?;
+        Ok(Self { shard })
+    }
+
+    /// Rounds applied so far.
+    fn rounds_done(&self) -> usize {
+        self.shard.rounds_done()
+    }
+
+    /// The next round with forward-step points `p`, `r`: `(g part, l_max)`.
+    fn round<'py>(
+        &mut self,
+        py: Python<'py>,
+        p: usize,
+        r: usize,
+        l_ref: f64,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, f64)> {
+        let shard = &mut self.shard;
+        let part = py.detach(|| shard.round(p, r, l_ref)).map_err(py_err)?;
+        Ok((part.g.into_pyarray(py), part.l_max))
+    }
+
+    /// Rebuilds the state from the forward steps `pairs` of every round so far.
+    fn replay(&mut self, py: Python<'_>, pairs: Vec<(usize, usize)>) -> PyResult<()> {
+        let shard = &mut self.shard;
+        py.detach(|| shard.replay(&pairs)).map_err(py_err)
+    }
+
+    /// `αᵀḠ_iα` of the shard's kernels.
+    fn objectives<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.shard.objectives().to_vec().into_pyarray(py)
+    }
+
+    /// `Σ_i μ_i Ḡ_iα / T` over the shard's kernels.
+    fn weighted_sum<'py>(
+        &self,
+        py: Python<'py>,
+        weights: Vec<f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let sum = self.shard.weighted_sum(&weights).map_err(py_err)?;
+        Ok(sum.into_pyarray(py))
+    }
+}
+
+/// Number of base kernels of the family `kernels` on `n_features` features.
+#[pyfunction]
+fn kernel_count(kernels: &str, n_features: usize) -> PyResult<usize> {
+    let family = KernelFamily::from_spec_or_file(kernels).map_err(py_err)?;
+    family.validate(n_features).map_err(py_err)?;
+    Ok(family.len(n_features))
+}
+
+/// Rounds `T` of MWUMKL on `n` points.
+#[pyfunction]
+fn mwumkl_rounds(params_json: &str, n: usize) -> PyResult<usize> {
+    let params = mwumkl_params(params_json)?;
+    params.validate().map_err(py_err)?;
+    Ok(params.rounds(n))
+}
+
+/// MWUMKL's forward step: the most violating point of each class.
+#[pyfunction]
+fn mwumkl_most_violating(g: Vec<f64>, y: Vec<f64>) -> (usize, usize) {
+    kernlearn::mkl::mwumkl_most_violating(&g, &y)
+}
+
+/// Kernel weights (section 3.2.6) from every kernel's `αᵀḠ_iα` on `n` points.
+#[pyfunction]
+fn mwumkl_kernel_weights<'py>(
+    py: Python<'py>,
+    params_json: &str,
+    q: Vec<f64>,
+    n: usize,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let params = mwumkl_params(params_json)?;
+    Ok(kernlearn::mkl::mwumkl_kernel_weights(&q, n, &params).into_pyarray(py))
+}
+
+/// The fitted decision function (JSON: `weights`, `objective`, `coef`, `rho`,
+/// `rounds`) from the weights, objectives, `Ḡ_μᾱ` and forward-step counts.
+#[pyfunction]
+fn mwumkl_finish(
+    y: Vec<f64>,
+    weights: Vec<f64>,
+    q: Vec<f64>,
+    h_mu: Vec<f64>,
+    counts: Vec<u32>,
+    rounds: usize,
+) -> PyResult<String> {
+    if h_mu.len() != y.len() || counts.len() != y.len() || weights.len() != q.len() {
+        return Err(PyValueError::new_err(
+            "mwumkl_finish: y, h_mu and counts need one value per point, weights and q one per kernel",
+        ));
+    }
+    let sol = kernlearn::mkl::mwumkl_finish(&y, weights, &q, &h_mu, &counts, rounds);
+    Ok(serde_json::json!({
+        "weights": sol.weights,
+        "objective": sol.objective,
+        "coef": sol.coef,
+        "rho": sol.rho,
+        "rounds": sol.rounds,
+    })
+    .to_string())
+}
+
+/// The protocol of `kernlearn experiment` (method as in [`fit_method`], `repeats`
+/// random splits holding out `test_fraction`, repeat `r` seeded `seed + r`).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct ExperimentArgs {
+    method: String,
+    options: Vec<(String, String)>,
+    scale: String,
+    grid_json: Option<String>,
+    seed: u64,
+    repeats: usize,
+    test_fraction: f64,
+    regression: bool,
+}
+
+impl ExperimentArgs {
+    fn build(&self, name: &str, data: &Dataset) -> PyResult<Experiment> {
+        let spec = MethodSpec::parse(
+            &self.method,
+            &self.options,
+            &self.scale,
+            self.grid_json.as_deref(),
+            self.seed,
+        )?;
+        let exp = spec
+            .experiment(data, self.repeats, self.test_fraction)
+            .map_err(py_err)?;
+        exp.check_data(name, data).map_err(py_err)?;
+        Ok(exp)
+    }
+}
+
+/// Repeat `r` of an experiment (`Experiment::run_repeat`) on `(x, y)`: the
+/// `RepeatResult` as JSON.
+#[pyfunction]
+fn experiment_repeat(
+    py: Python<'_>,
+    args: ExperimentArgs,
+    name: &str,
+    r: usize,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+) -> PyResult<String> {
+    let data = dataset(features(&x)?, labels(&y)?, args.regression);
+    let exp = args.build(name, &data)?;
+    if r >= exp.repeats {
+        return Err(PyValueError::new_err(format!(
+            "repeat {r} out of 0..{}",
+            exp.repeats
+        )));
+    }
+    let run = py
+        .detach(|| exp.run_repeat(&data, r, &|_| {}))
+        .map_err(py_err)?;
+    serde_json::to_string(&run).map_err(|e| json_err("repeat", e))
+}
+
+/// The `ExperimentReport` (JSON, one entry of the CLI's `--json` `datasets`) of data set
+/// `name`: from the repeats' JSON `runs_json` (`Experiment::report`), or, when `None`,
+/// by running every repeat here (`Experiment::run`).
+#[pyfunction]
+#[pyo3(signature = (args, name, x, y, runs_json=None, total_seconds=0.0))]
+fn experiment_report(
+    py: Python<'_>,
+    args: ExperimentArgs,
+    name: &str,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    runs_json: Option<&str>,
+    total_seconds: f64,
+) -> PyResult<String> {
+    let data = dataset(features(&x)?, labels(&y)?, args.regression);
+    let exp = args.build(name, &data)?;
+    let report = match runs_json {
+        Some(text) => {
+            let runs: Vec<RepeatResult> =
+                serde_json::from_str(text).map_err(|e| json_err("repeats", e))?;
+            exp.report(name, &data, runs, total_seconds)
+        }
+        None => py.detach(|| exp.run(name, &data, &|_| {})),
+    }
+    .map_err(py_err)?;
+    serde_json::to_string(&report).map_err(|e| json_err("report", e))
 }
 
 /// The two-sided Wilcoxon signed-rank test of paired differences `d`
@@ -328,7 +662,18 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_method, m)?)?;
+    m.add_class::<PyMwumklShard>()?;
     m.add_function(wrap_pyfunction!(grid_search, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_search_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_search_block, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_search_select, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_repeat, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_report, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_count, m)?)?;
+    m.add_function(wrap_pyfunction!(mwumkl_rounds, m)?)?;
+    m.add_function(wrap_pyfunction!(mwumkl_most_violating, m)?)?;
+    m.add_function(wrap_pyfunction!(mwumkl_kernel_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(mwumkl_finish, m)?)?;
     m.add_function(wrap_pyfunction!(wilcoxon, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

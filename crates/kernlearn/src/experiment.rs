@@ -178,47 +178,83 @@ impl Experiment {
         data: &Dataset,
         progress: ProgressFn,
     ) -> Result<ExperimentReport> {
+        self.check_data(name, data)?;
+        let start = Instant::now();
+        let mut runs = Vec::with_capacity(self.repeats);
+        for r in 0..self.repeats {
+            runs.push(self.run_repeat(data, r, progress)?);
+            progress(Progress::RepeatDone(r));
+        }
+        self.report(name, data, runs, start.elapsed().as_secs_f64())
+    }
+
+    /// Checks the protocol and that `data` (named `name`) suits the method's task.
+    pub fn check_data(&self, name: &str, data: &Dataset) -> Result<()> {
         self.validate()?;
         if data.y.len() != data.len() || data.is_empty() {
             return Err(Error::data(format!(
                 "{name}: the experiment needs one label per sample"
             )));
         }
-        let regression = self.method.task() == Task::Regression;
-        if regression {
-            data.validate_regression()?;
+        if self.method.task() == Task::Regression {
+            data.validate_regression()
         } else {
-            data.validate_classification()?;
+            data.validate_classification().map(|_| ())
         }
+    }
+
+    /// Repeat `r` alone (its split, fit and scores): the repeats of an experiment are
+    /// independent, so they may run anywhere (e.g. as Ray tasks) and be put together by
+    /// [`Experiment::report`]. Call [`Experiment::check_data`] first.
+    pub fn run_repeat(
+        &self,
+        data: &Dataset,
+        r: usize,
+        progress: ProgressFn,
+    ) -> Result<RepeatResult> {
+        let regression = self.method.task() == Task::Regression;
+        let seed = self.seed.wrapping_add(r as u64);
+        let (train_idx, test_idx) = self.split(data, r)?;
+        let (train, test) = (data.subset(&train_idx), data.subset(&test_idx));
+        let fitted = Pipeline::fit(self.scale, &self.method, &train, seed, progress)?;
+        let pipeline = &fitted.pipeline;
+        let train_pred = pipeline.predict(&train.x)?;
         let start = Instant::now();
-        let mut runs = Vec::with_capacity(self.repeats);
-        for r in 0..self.repeats {
-            let seed = self.seed.wrapping_add(r as u64);
-            let (train_idx, test_idx) = self.split(data, r)?;
-            let (train, test) = (data.subset(&train_idx), data.subset(&test_idx));
-            let fitted = Pipeline::fit(self.scale, &self.method, &train, seed, progress)?;
-            let pipeline = &fitted.pipeline;
-            let train_pred = pipeline.predict(&train.x)?;
-            let start = Instant::now();
-            let test_pred = pipeline.predict(&test.x)?;
-            let predict_seconds = start.elapsed().as_secs_f64();
-            runs.push(RepeatResult {
-                repeat: r,
-                seed,
-                n_train: train.len(),
-                n_test: test.len(),
-                train: scores(regression, &train_pred, &train.y)?,
-                test: scores(regression, &test_pred, &test.y)?,
-                train_indices: train_idx,
-                test_indices: test_idx,
-                n_support: pipeline.model.summary().n_support.unwrap_or(0),
-                chosen: fitted.chosen,
-                select_seconds: fitted.select_seconds,
-                fit_seconds: fitted.fit_seconds,
-                predict_seconds,
-            });
-            progress(Progress::RepeatDone(r));
+        let test_pred = pipeline.predict(&test.x)?;
+        let predict_seconds = start.elapsed().as_secs_f64();
+        Ok(RepeatResult {
+            repeat: r,
+            seed,
+            n_train: train.len(),
+            n_test: test.len(),
+            train: scores(regression, &train_pred, &train.y)?,
+            test: scores(regression, &test_pred, &test.y)?,
+            train_indices: train_idx,
+            test_indices: test_idx,
+            n_support: pipeline.model.summary().n_support.unwrap_or(0),
+            chosen: fitted.chosen,
+            select_seconds: fitted.select_seconds,
+            fit_seconds: fitted.fit_seconds,
+            predict_seconds,
+        })
+    }
+
+    /// The report of `data` (named `name`) from its repeats in order, which took
+    /// `total_seconds` in all.
+    pub fn report(
+        &self,
+        name: &str,
+        data: &Dataset,
+        runs: Vec<RepeatResult>,
+        total_seconds: f64,
+    ) -> Result<ExperimentReport> {
+        if runs.len() != self.repeats || runs.iter().enumerate().any(|(r, run)| run.repeat != r) {
+            return Err(Error::param(
+                "runs",
+                format!("need repeats 0..{} in order", self.repeats),
+            ));
         }
+        let regression = self.method.task() == Task::Regression;
         Ok(ExperimentReport {
             dataset: name.to_string(),
             n: data.len(),
@@ -236,7 +272,7 @@ impl Experiment {
             scale: self.scale.name().into(),
             seed: self.seed,
             summary: summarize(&runs),
-            total_seconds: start.elapsed().as_secs_f64(),
+            total_seconds,
             runs,
             paired: None,
         })

@@ -37,7 +37,10 @@ pub use learner::{MklLearner, NystromLinearLearner};
 pub use linear::{LinearLoss, LinearSvmParams};
 pub use machine::{MachineInfo, MklMachine};
 pub use model::{weight_sparsity, MklMethod, MklModel, MklParams};
-pub use mwumkl::MwumklParams;
+pub use mwumkl::{
+    finish as mwumkl_finish, kernel_weights as mwumkl_kernel_weights,
+    most_violating as mwumkl_most_violating, MwumklParams, MwumklShard, MwumklSolution, RoundPart,
+};
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };

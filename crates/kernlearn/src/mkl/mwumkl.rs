@@ -87,7 +87,7 @@ impl MwumklParams {
     }
 
     /// Rounds for `n` training points: the given `iterations` or `⌈4ρ ln(n)/ε⌉`.
-    pub(crate) fn rounds(&self, n: usize) -> usize {
+    pub fn rounds(&self, n: usize) -> usize {
         self.iterations.unwrap_or_else(|| {
             (4.0 * self.width * (n.max(2) as f64).ln() / self.epsilon).ceil() as usize
         })
@@ -107,7 +107,7 @@ fn ln_sinhc(x: f64) -> f64 {
 
 /// Most violating point of each class: `argmin_{y_j = +1} g_j`, `argmin_{y_j = −1} g_j`
 /// (Algorithm 5; ties go to the lower index).
-fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
+pub fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
     let (mut p, mut q) = (usize::MAX, usize::MAX);
     for (j, (&v, &l)) in g.iter().zip(y).enumerate() {
         let best = if l > 0.0 { &mut p } else { &mut q };
@@ -118,9 +118,9 @@ fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
     (p, q)
 }
 
-/// What [`fit`] found, before it is packed into a machine.
-#[derive(Clone, Debug)]
-pub(super) struct MwumklSolution {
+/// What Algorithm 6 found, before it is packed into a machine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MwumklSolution {
     /// Kernel weights (section 3.2.6), summing to one.
     pub weights: Vec<f64>,
     /// `s = ᾱᵀḠ_μᾱ`: the squared half-distance of the hulls under the learned kernel.
@@ -133,38 +133,98 @@ pub(super) struct MwumklSolution {
     pub rounds: usize,
 }
 
-/// Algorithm 6 on the normalised kernels of `bank` with labels `y ∈ {±1}`.
-pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Result<MwumklSolution> {
-    params.validate()?;
-    let (n, m) = (bank.n_points(), bank.n_kernels());
-    check_binary(y, n)?;
-    bank.base().require_psd("MWUMKL")?;
-    let ridge = params.c.map_or(0.0, |c| 1.0 / c);
-    let rounds = params.rounds(n);
-    let rate = std::f64::consts::LN_2 / (2.0 * params.width);
-    let x = bank.points();
+/// One round's contribution of a set of kernels to the next forward step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundPart {
+    /// `Σ_i exp(l_i − l_ref) Ḡ_iα` over the set's kernels (the unnormalised `g`).
+    pub g: Vec<f64>,
+    /// `max_i l_i`, `l_i = ln sinhc(x_i)`: the next round's `l_ref`.
+    pub l_max: f64,
+}
 
-    let mut h = vec![0.0f64; m * n]; // Ḡ_i α for the accumulated α (row i = kernel i)
-    let mut q = vec![0.0f64; m]; // αᵀḠ_i α
-    let mut counts = vec![0u32; n]; // α_j = counts_j / 2
-    let mut g = vec![0.0f64; n];
-    let mut l_ref = 0.0f64;
-    let not_psd = AtomicUsize::new(usize::MAX);
-    // Enough kernels per task that the per-task buffers are amortised.
-    let min_len = (4096 / n).max(1);
-    for t in 1..=rounds {
-        let (p, r) = most_violating(&g, y);
-        counts[p] += 1;
-        counts[r] += 1;
+/// What stays fixed during one fit: the bank, the labels and the constants of the game.
+struct Game<'a> {
+    bank: &'a KernelBank,
+    y: &'a [f64],
+    /// `1/C` added to every normalised kernel (0: hard margin).
+    ridge: f64,
+    /// `ln 2 / 2ρ` (Lemma 1).
+    rate: f64,
+}
+
+impl<'a> Game<'a> {
+    fn new(bank: &'a KernelBank, y: &'a [f64], params: &MwumklParams) -> Result<Self> {
+        params.validate()?;
+        check_binary(y, bank.n_points())?;
+        bank.base().require_psd("MWUMKL")?;
+        Ok(Self {
+            bank,
+            y,
+            ridge: params.c.map_or(0.0, |c| 1.0 / c),
+            rate: rate(params),
+        })
+    }
+}
+
+fn rate(params: &MwumklParams) -> f64 {
+    std::f64::consts::LN_2 / (2.0 * params.width)
+}
+
+/// `ln sinhc(x_i)` of a kernel with `αᵀḠ_iα = q_i` on `n` points (Algorithm 4).
+fn log_weight(q_i: f64, n: usize, rate: f64) -> f64 {
+    ln_sinhc(rate * (q_i.max(0.0) / n as f64).sqrt())
+}
+
+/// The per-kernel state of Algorithm 6 for the kernels `range` of a bank: `Ḡ_iα` and
+/// `αᵀḠ_iα` for the accumulated `α`. [`solve`] keeps one state for every kernel; a
+/// [`MwumklShard`] keeps one for its slice of the family.
+#[derive(Clone, Debug)]
+struct KernelState {
+    range: std::ops::Range<usize>,
+    /// `Ḡ_iα`, row `i − range.start` for kernel `i`.
+    h: Vec<f64>,
+    /// `αᵀḠ_iα`.
+    q: Vec<f64>,
+}
+
+impl KernelState {
+    fn new(range: std::ops::Range<usize>, n: usize) -> Self {
+        Self {
+            h: vec![0.0; range.len() * n],
+            q: vec![0.0; range.len()],
+            range,
+        }
+    }
+
+    /// Round `t` after the forward step chose points `p` and `r`: `α += ½(e_p + e_r)` in
+    /// every kernel's `Ḡ_iα` and `αᵀḠ_iα` (two kernel columns per kernel, in parallel
+    /// over kernels), fused, when `with_sum`, with the weighted sum that gives the next
+    /// `g` (Algorithm 4, weights `exp(l_i − l_ref)`).
+    fn round(
+        &mut self,
+        game: &Game,
+        (t, p, r): (usize, usize, usize),
+        l_ref: f64,
+        with_sum: bool,
+    ) -> Result<RoundPart> {
+        let (bank, y, ridge, rate) = (game.bank, game.y, game.ridge, game.rate);
+        let n = bank.n_points();
+        let x = bank.points();
+        let lo = self.range.start;
         let tol = 1e-9 * (t * t) as f64;
-        let (acc, l_max) = h
+        let not_psd = AtomicUsize::new(usize::MAX);
+        // Enough kernels per task that the per-task buffers are amortised.
+        let min_len = (4096 / n).max(1);
+        let (g, l_max) = self
+            .h
             .par_chunks_mut(n)
-            .zip(q.par_iter_mut())
+            .zip(self.q.par_iter_mut())
             .enumerate()
             .with_min_len(min_len)
             .fold(
                 || (vec![0.0; n], vec![0.0; n], vec![0.0; n], f64::NEG_INFINITY),
-                |(mut acc, mut cp, mut cr, mut l_max), (i, (h_i, q_i))| {
+                |(mut acc, mut cp, mut cr, mut l_max), (k, (h_i, q_i))| {
+                    let i = lo + k;
                     bank.column(i, x.row(p), &mut cp);
                     bank.column(i, x.row(r), &mut cr);
                     // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
@@ -178,25 +238,21 @@ pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Resu
                     if *q_i < -tol {
                         not_psd.fetch_min(i, Ordering::Relaxed);
                     }
-                    let l = ln_sinhc(rate * (q_i.max(0.0) / n as f64).sqrt());
-                    l_max = l_max.max(l);
-                    let w = (l - l_ref).exp();
-                    if w > 0.0 {
-                        acc.iter_mut()
-                            .zip(h_i.iter())
-                            .for_each(|(a, v)| *a += w * v);
+                    if with_sum {
+                        let l = log_weight(*q_i, n, rate);
+                        l_max = l_max.max(l);
+                        let w = (l - l_ref).exp();
+                        if w > 0.0 {
+                            acc.iter_mut()
+                                .zip(h_i.iter())
+                                .for_each(|(a, v)| *a += w * v);
+                        }
                     }
                     (acc, cp, cr, l_max)
                 },
             )
             .map(|(acc, _, _, l)| (acc, l))
-            .reduce(
-                || (vec![0.0; n], f64::NEG_INFINITY),
-                |(mut a, la), (b, lb)| {
-                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                    (a, la.max(lb))
-                },
-            );
+            .reduce(|| (vec![0.0; n], f64::NEG_INFINITY), add_parts);
         let bad = not_psd.load(Ordering::Relaxed);
         if bad != usize::MAX {
             return Err(Error::param(
@@ -208,51 +264,81 @@ pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Resu
                 ),
             ));
         }
-        g = acc;
-        l_ref = l_max;
+        Ok(RoundPart { g, l_max })
     }
-    Ok(finish(bank, y, &h, &q, &counts, rounds, rate))
+
+    /// `Σ_i μ_i Ḡ_iα / T` over this state's kernels, `weights` being their `μ_i`.
+    fn weighted_h(&self, weights: &[f64], rounds: usize, n: usize) -> Vec<f64> {
+        let tf = rounds as f64;
+        self.h
+            .par_chunks(n)
+            .zip(weights.par_iter())
+            .fold(
+                || vec![0.0; n],
+                |mut acc, (h_i, &w)| {
+                    acc.iter_mut().zip(h_i).for_each(|(a, v)| *a += w * v / tf);
+                    acc
+                },
+            )
+            .reduce(|| vec![0.0; n], |a, b| add_parts((a, 0.0), (b, 0.0)).0)
+    }
 }
 
-/// Weights (3.2.6), `ᾱ`, and the decision function with the midpoint bias.
-fn finish(
-    bank: &KernelBank,
-    y: &[f64],
-    h: &[f64],
-    q: &[f64],
-    counts: &[u32],
-    rounds: usize,
-    rate: f64,
-) -> MwumklSolution {
-    let n = bank.n_points();
-    let tf = rounds as f64;
+/// Sum of two partial `g` vectors and the larger of their `l_max`.
+fn add_parts((mut a, la): (Vec<f64>, f64), (b, lb): (Vec<f64>, f64)) -> (Vec<f64>, f64) {
+    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+    (a, la.max(lb))
+}
+
+/// Algorithm 6 on the normalised kernels of `bank` with labels `y ∈ {±1}`.
+pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Result<MwumklSolution> {
+    let game = Game::new(bank, y, params)?;
+    let (n, m) = (bank.n_points(), bank.n_kernels());
+    let rounds = params.rounds(n);
+    let mut state = KernelState::new(0..m, n);
+    let mut counts = vec![0u32; n]; // α_j = counts_j / 2
+    let mut g = vec![0.0f64; n];
+    let mut l_ref = 0.0f64;
+    for t in 1..=rounds {
+        let (p, r) = most_violating(&g, y);
+        counts[p] += 1;
+        counts[r] += 1;
+        let part = state.round(&game, (t, p, r), l_ref, true)?;
+        g = part.g;
+        l_ref = part.l_max;
+    }
+    let weights = kernel_weights(&state.q, n, params);
+    let h_mu = state.weighted_h(&weights, rounds, n);
+    Ok(finish(y, weights, &state.q, &h_mu, &counts, rounds))
+}
+
+/// Kernel weights of section 3.2.6 from every kernel's `αᵀḠ_iα` on `n` points:
+/// `μ_i ∝ sinhc(x_i)`, normalised to sum to one.
+pub fn kernel_weights(q: &[f64], n: usize, params: &MwumklParams) -> Vec<f64> {
     let logs: Vec<f64> = q
         .iter()
-        .map(|&qi| ln_sinhc(rate * (qi.max(0.0) / n as f64).sqrt()))
+        .map(|&qi| log_weight(qi, n, rate(params)))
         .collect();
     let l_max = logs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let mut weights: Vec<f64> = logs.iter().map(|l| (l - l_max).exp()).collect();
     let total: f64 = weights.iter().sum();
     weights.iter_mut().for_each(|w| *w /= total);
+    weights
+}
+
+/// `ᾱ` and the decision function with the midpoint bias (module docs), from the weights,
+/// every kernel's `αᵀḠ_iα`, `h_mu = Ḡ_μᾱ = Σ_i μ_i Ḡ_iα / T` and the forward-step counts.
+pub fn finish(
+    y: &[f64],
+    weights: Vec<f64>,
+    q: &[f64],
+    h_mu: &[f64],
+    counts: &[u32],
+    rounds: usize,
+) -> MwumklSolution {
+    let n = y.len();
+    let tf = rounds as f64;
     let alpha: Vec<f64> = counts.iter().map(|&c| c as f64 / (2.0 * tf)).collect();
-    // Ḡ_μ ᾱ = Σ_i μ_i Ḡ_i α / T
-    let h_mu = h
-        .par_chunks(n)
-        .zip(weights.par_iter())
-        .fold(
-            || vec![0.0; n],
-            |mut acc, (h_i, &w)| {
-                acc.iter_mut().zip(h_i).for_each(|(a, v)| *a += w * v / tf);
-                acc
-            },
-        )
-        .reduce(
-            || vec![0.0; n],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
     let kernel_objectives: Vec<f64> = q.iter().map(|v| v / (tf * tf)).collect();
     let s: f64 = weights
         .iter()
@@ -267,6 +353,110 @@ fn finish(
         coef,
         rho,
         rounds,
+    }
+}
+
+/// A slice `range` of a kernel family's MWUMKL state, for fits spread over processes or
+/// machines (`kernlearn.ray.mwumkl` keeps one per Ray actor): the driver runs the forward
+/// step ([`most_violating`]) on the sum of the shards' [`RoundPart`]s, and at the end
+/// [`kernel_weights`] on all shards' [`MwumklShard::objectives`] and [`finish`] on the
+/// sum of their [`MwumklShard::weighted_sum`]s — the same arithmetic as the
+/// single-process fit, up to the order of the sums.
+pub struct MwumklShard {
+    bank: KernelBank,
+    y: Vec<f64>,
+    params: MwumklParams,
+    state: KernelState,
+    rounds_done: usize,
+}
+
+impl MwumklShard {
+    /// The kernels `range` of `family`, trace-normalised on `x`, with labels `y ∈ {±1}`.
+    pub fn new(
+        family: &KernelFamily,
+        x: &crate::data::Features,
+        y: &[f64],
+        params: &MwumklParams,
+        range: std::ops::Range<usize>,
+    ) -> Result<Self> {
+        let bank = KernelBank::new(family, x)?;
+        Game::new(&bank, y, params)?;
+        if range.start >= range.end || range.end > bank.n_kernels() {
+            return Err(Error::param(
+                "range",
+                format!(
+                    "kernels {}..{} are not a non-empty slice of the family's {} kernels",
+                    range.start,
+                    range.end,
+                    bank.n_kernels()
+                ),
+            ));
+        }
+        let state = KernelState::new(range, bank.n_points());
+        Ok(Self {
+            bank,
+            y: y.to_vec(),
+            params: *params,
+            state,
+            rounds_done: 0,
+        })
+    }
+
+    /// Rounds applied so far (0 after a restart: the driver then calls
+    /// [`MwumklShard::replay`]).
+    pub fn rounds_done(&self) -> usize {
+        self.rounds_done
+    }
+
+    /// Round `rounds_done + 1` with the forward step's points `p`, `r` and the previous
+    /// round's `l_ref`: this shard's part of the next `g`.
+    pub fn round(&mut self, p: usize, r: usize, l_ref: f64) -> Result<RoundPart> {
+        let n = self.bank.n_points();
+        if p >= n || r >= n {
+            return Err(Error::param(
+                "points",
+                format!("forward step points {p}, {r} out of 0..{n}"),
+            ));
+        }
+        let game = Game::new(&self.bank, &self.y, &self.params)?;
+        let t = self.rounds_done + 1;
+        let part = self.state.round(&game, (t, p, r), l_ref, true)?;
+        self.rounds_done = t;
+        Ok(part)
+    }
+
+    /// Rebuilds the state from scratch by replaying the forward steps `pairs` of the
+    /// rounds so far (after the process holding the shard was lost): the same updates
+    /// in the same order, so the state is bit-for-bit the one that was lost.
+    pub fn replay(&mut self, pairs: &[(usize, usize)]) -> Result<()> {
+        let game = Game::new(&self.bank, &self.y, &self.params)?;
+        self.state = KernelState::new(self.state.range.clone(), self.bank.n_points());
+        for (k, &(p, r)) in pairs.iter().enumerate() {
+            self.state.round(&game, (k + 1, p, r), 0.0, false)?;
+        }
+        self.rounds_done = pairs.len();
+        Ok(())
+    }
+
+    /// `αᵀḠ_iα` of the shard's kernels (for [`kernel_weights`]).
+    pub fn objectives(&self) -> &[f64] {
+        &self.state.q
+    }
+
+    /// `Σ_i μ_i Ḡ_iα / T` over the shard's kernels with their weights `weights`.
+    pub fn weighted_sum(&self, weights: &[f64]) -> Result<Vec<f64>> {
+        if weights.len() != self.state.range.len() {
+            return Err(Error::param(
+                "weights",
+                format!(
+                    "{} weights for the shard's {} kernels",
+                    weights.len(),
+                    self.state.range.len()
+                ),
+            ));
+        }
+        let rounds = self.rounds_done.max(1);
+        Ok(self.state.weighted_h(weights, rounds, self.bank.n_points()))
     }
 }
 

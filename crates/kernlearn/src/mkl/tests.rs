@@ -516,4 +516,80 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
     assert!(w.len() == 1 && w[0].contains("iteration cap"), "{w:?}");
     let nan = Features::new(2, 2, vec![f64::NAN, 1.0, 0.0, 1.0]).unwrap();
     assert!(MklModel::fit(&capped, &nan, &[1.0, -1.0]).is_err());
+
+/// Drives MWUMKL over `cuts` shards as `kernlearn.ray.mwumkl` does (forward step on the
+/// summed parts, weights from all shards' objectives); shard 0 is lost after round
+/// `lose_at` and rebuilt by replay.
+fn sharded_mwumkl(
+    family: &KernelFamily,
+    x: &Features,
+    y: &[f64],
+    p: &MwumklParams,
+    cuts: &[usize],
+    lose_at: usize,
+) -> super::MwumklSolution {
+    use super::{mwumkl_finish, mwumkl_kernel_weights, mwumkl_most_violating, MwumklShard};
+    let shard = |w: &[usize]| MwumklShard::new(family, x, y, p, w[0]..w[1]).unwrap();
+    let mut shards: Vec<MwumklShard> = cuts.windows(2).map(shard).collect();
+    let n = x.n_rows();
+    let rounds = p.rounds(n);
+    let (mut g, mut l_ref, mut counts, mut pairs) = (vec![0.0; n], 0.0, vec![0u32; n], vec![]);
+    for t in 1..=rounds {
+        let (a, b) = mwumkl_most_violating(&g, y);
+        counts[a] += 1;
+        counts[b] += 1;
+        if t == lose_at {
+            shards[0] = shard(&cuts[0..2]);
+            shards[0].replay(&pairs).unwrap();
+        }
+        pairs.push((a, b));
+        let parts: Vec<_> = shards
+            .iter_mut()
+            .map(|s| s.round(a, b, l_ref).unwrap())
+            .collect();
+        g = vec![0.0; n];
+        for part in &parts {
+            g.iter_mut().zip(&part.g).for_each(|(s, v)| *s += v);
+        }
+        l_ref = parts
+            .iter()
+            .map(|q| q.l_max)
+            .fold(f64::NEG_INFINITY, f64::max);
+    }
+    let q: Vec<f64> = shards
+        .iter()
+        .flat_map(|s| s.objectives().to_vec())
+        .collect();
+    let weights = mwumkl_kernel_weights(&q, n, p);
+    let mut h_mu = vec![0.0; n];
+    for (s, w) in shards.iter().zip(cuts.windows(2)) {
+        let part = s.weighted_sum(&weights[w[0]..w[1]]).unwrap();
+        h_mu.iter_mut().zip(&part).for_each(|(a, v)| *a += v);
+    }
+    mwumkl_finish(y, weights, &q, &h_mu, &counts, rounds)
+}
+
+#[test]
+fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
+    let (x, y) = data("heart.csv", 150);
+    let y: Vec<f64> = y
+        .iter()
+        .map(|&v| if v == y[0] { 1.0 } else { -1.0 })
+        .collect();
+    let family: KernelFamily = "family12@each".parse().unwrap();
+    let m = family.len(x.n_cols());
+    let p = MwumklParams {
+        c: Some(1.0),
+        ..Default::default()
+    };
+    let bank = KernelBank::new(&family, &x).unwrap();
+    let single = mwumkl::solve(&bank, &y, &p).unwrap();
+    let sharded = sharded_mwumkl(&family, &x, &y, &p, &[0, m / 3, m / 2, m], 7);
+    assert_eq!(sharded.rounds, single.rounds);
+    for (a, b) in sharded.weights.iter().zip(&single.weights) {
+        assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-300), "{a} vs {b}");
+    }
+    assert!((sharded.rho - single.rho).abs() <= 1e-9 * single.rho.abs());
+    assert!((sharded.objective - single.objective).abs() <= 1e-9 * single.objective);
+    assert!(super::MwumklShard::new(&family, &x, &y, &p, m..m + 1).is_err());
 }

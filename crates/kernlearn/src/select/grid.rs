@@ -104,6 +104,40 @@ pub struct GridPoint {
     pub fold_scores: Vec<f64>,
 }
 
+/// Scores of one fold, indexed `[ε][C]` in the grid's C order.
+pub type FoldScores = Vec<Vec<f64>>;
+
+/// What every block of a grid search shares ([`GridSearch::plan`]): a search split into
+/// blocks of σ ([`GridSearch::score_sigmas`], e.g. one Ray task each) and put back
+/// together ([`GridSearch::select`]) gives the single-process [`GridSearch::run`] result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GridPlan {
+    /// Test indices of each fold.
+    pub folds: Vec<Vec<usize>>,
+    /// SVR tube widths (one `None` for classifiers).
+    pub epsilons: Vec<Option<f64>>,
+    /// Whether each σ's Gram matrix is held in memory.
+    pub used_gram: bool,
+}
+
+impl GridPlan {
+    fn check(&self, n: usize, y: &[f64]) -> Result<()> {
+        if n != y.len() {
+            return Err(Error::data(format!("{} labels for {n} rows", y.len())));
+        }
+        if self.folds.len() < 2 || self.folds.iter().flatten().any(|&i| i >= n) {
+            return Err(Error::param(
+                "plan",
+                format!("the folds are not a split of these {n} rows"),
+            ));
+        }
+        if self.epsilons.is_empty() {
+            return Err(Error::param("plan", "has no ε values"));
+        }
+        Ok(())
+    }
+}
+
 /// Outcome of a grid search.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Selection {
@@ -160,14 +194,31 @@ impl GridSearch {
     /// Cross-validates every grid point on `(x, y)` and picks the best. `progress` is
     /// called once per (σ, fold) finished.
     pub fn run(&self, x: &Features, y: &[f64], progress: &(dyn Fn() + Sync)) -> Result<Selection> {
+        let plan = self.plan(x.n_rows(), y)?;
+        // As many σ as their Gram matrices fit the budget are searched together, so that
+        // all (σ, fold) pairs of a group share the cores (5 folds alone leave one idle).
+        let bytes = DenseGram::bytes(x.n_rows()).max(1);
+        let group = if plan.used_gram {
+            (self.gram_budget_bytes / bytes).max(1)
+        } else {
+            1
+        };
+        let mut scores = Vec::with_capacity(self.grid.sigmas.len());
+        for sigmas in self.grid.sigmas.chunks(group) {
+            scores.extend(self.score_sigmas(&plan, sigmas, x, y, progress)?);
+        }
+        // The pool's threads keep the storage of their last dense Q for the next one.
+        rayon::broadcast(|_| release_dense_storage());
+        self.select(&plan, &scores)
+    }
+
+    /// What every block of the search shares: the checked grid, the folds (seeded,
+    /// stratified for classification) and the ε values, for `n` rows labelled `y`.
+    pub fn plan(&self, n: usize, y: &[f64]) -> Result<GridPlan> {
         let regression = self.is_regression();
         self.grid.validate()?;
-        if x.n_rows() != y.len() {
-            return Err(Error::data(format!(
-                "{} labels for {} rows",
-                y.len(),
-                x.n_rows()
-            )));
+        if n != y.len() {
+            return Err(Error::data(format!("{} labels for {n} rows", y.len())));
         }
         if self.folds < 2 {
             return Err(Error::param(
@@ -175,7 +226,6 @@ impl GridSearch {
                 format!("need at least 2, got {}", self.folds),
             ));
         }
-        let n = x.n_rows();
         let folds = if regression {
             kfold(n, self.folds, self.seed)?
         } else {
@@ -188,69 +238,104 @@ impl GridSearch {
         } else {
             self.grid.epsilons.iter().copied().map(Some).collect()
         };
+        Ok(GridPlan {
+            folds,
+            epsilons,
+            used_gram: DenseGram::bytes(n) <= self.gram_budget_bytes,
+        })
+    }
+
+    /// Fold scores of every σ of `sigmas` (one block of the search: one Gram matrix per
+    /// σ shared by every fold and C), indexed `[σ][fold][ε][C]`, the (σ, fold) pairs in
+    /// parallel, narrowest σ first. `progress` is called once per (σ, fold) finished.
+    pub fn score_sigmas(
+        &self,
+        plan: &GridPlan,
+        sigmas: &[f64],
+        x: &Features,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<FoldScores>>> {
+        let n = x.n_rows();
+        plan.check(n, y)?;
         let mut c_order: Vec<usize> = (0..self.grid.cs.len()).collect();
         c_order.sort_by(|&a, &b| self.grid.cs[a].total_cmp(&self.grid.cs[b]));
-        let used_gram = DenseGram::bytes(n) <= self.gram_budget_bytes;
-        // As many σ as their Gram matrices fit the budget are searched together, so that
-        // all (σ, fold) pairs of a group share the cores (5 folds alone leave one idle).
-        let group = if used_gram {
-            (self.gram_budget_bytes / DenseGram::bytes(n).max(1)).max(1)
-        } else {
-            1
-        };
-        let mut points = Vec::new();
-        for sigmas in self.grid.sigmas.chunks(group) {
-            let kernels = sigmas
-                .iter()
-                .map(|&s| Kernel::rbf_sigma(s))
-                .collect::<Result<Vec<_>>>()?;
-            let grams = kernels
-                .iter()
-                .map(|k| used_gram.then(|| DenseGram::new(k, x)).transpose())
-                .collect::<Result<Vec<_>>>()?;
-            let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
-                .flat_map(|s| folds.iter().map(move |f| (s, f)))
-                .collect();
-            // Narrow kernels take the longest (most support vectors, most iterations):
-            // they start first, so that the cheap wide ones fill the gaps at the end.
-            let mut order: Vec<usize> = (0..pairs.len()).collect();
-            order.sort_by(|&a, &b| sigmas[pairs[a].0].total_cmp(&sigmas[pairs[b].0]));
-            let scores = in_order(&order, |k| {
-                let (s, test) = pairs[k];
-                let job = FoldJob {
-                    search: self,
-                    kernel: &kernels[s],
-                    gram: grams[s].as_ref(),
-                    x,
-                    y,
-                    train: complement(n, test),
-                    test,
-                };
-                let r = job.scores(&epsilons, &c_order);
-                progress();
-                r
-            })
-            .into_iter()
+        let folds = &plan.folds;
+        let kernels = sigmas
+            .iter()
+            .map(|&s| Kernel::rbf_sigma(s))
             .collect::<Result<Vec<_>>>()?;
-            for (s, &sigma) in sigmas.iter().enumerate() {
-                let per_fold = &scores[s * folds.len()..(s + 1) * folds.len()];
-                for (e, &eps) in epsilons.iter().enumerate() {
-                    for (ci, &c) in self.grid.cs.iter().enumerate() {
-                        let fold_scores: Vec<f64> = per_fold.iter().map(|f| f[e][ci]).collect();
-                        let score = fold_scores.iter().sum::<f64>() / fold_scores.len() as f64;
-                        points.push(GridPoint {
-                            sigma,
-                            c,
-                            epsilon: eps,
-                            score,
-                            fold_scores,
-                        });
-                    }
+        let grams = kernels
+            .iter()
+            .map(|k| plan.used_gram.then(|| DenseGram::new(k, x)).transpose())
+            .collect::<Result<Vec<_>>>()?;
+        let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
+            .flat_map(|s| folds.iter().map(move |f| (s, f)))
+            .collect();
+        // Narrow kernels take the longest (most support vectors, most iterations):
+        // they start first, so that the cheap wide ones fill the gaps at the end.
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by(|&a, &b| sigmas[pairs[a].0].total_cmp(&sigmas[pairs[b].0]));
+        let scores = in_order(&order, |k| {
+            let (s, test) = pairs[k];
+            let job = FoldJob {
+                search: self,
+                kernel: &kernels[s],
+                gram: grams[s].as_ref(),
+                x,
+                y,
+                train: complement(n, test),
+                test,
+            };
+            let r = job.scores(&plan.epsilons, &c_order);
+            progress();
+            r
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
+        Ok(scores
+            .chunks(folds.len().max(1))
+            .map(<[FoldScores]>::to_vec)
+            .collect())
+    }
+
+    /// The grid points and the pick from the fold scores of every σ of the grid, in the
+    /// grid's order (`[σ][fold][ε][C]`, as [`GridSearch::score_sigmas`] gives them).
+    pub fn select(&self, plan: &GridPlan, scores: &[Vec<FoldScores>]) -> Result<Selection> {
+        let regression = self.is_regression();
+        let (n_eps, n_c) = (plan.epsilons.len(), self.grid.cs.len());
+        let shape_ok = scores.len() == self.grid.sigmas.len()
+            && scores
+                .iter()
+                .flatten()
+                .all(|f| f.len() == n_eps && f.iter().all(|row| row.len() == n_c))
+            && scores.iter().all(|s| s.len() == plan.folds.len());
+        if !shape_ok {
+            return Err(Error::param(
+                "scores",
+                format!(
+                    "need [σ][fold][ε][C] = [{}][{}][{n_eps}][{n_c}] fold scores",
+                    self.grid.sigmas.len(),
+                    plan.folds.len()
+                ),
+            ));
+        }
+        let mut points = Vec::new();
+        for (per_fold, &sigma) in scores.iter().zip(&self.grid.sigmas) {
+            for (e, &eps) in plan.epsilons.iter().enumerate() {
+                for (ci, &c) in self.grid.cs.iter().enumerate() {
+                    let fold_scores: Vec<f64> = per_fold.iter().map(|f| f[e][ci]).collect();
+                    let score = fold_scores.iter().sum::<f64>() / fold_scores.len() as f64;
+                    points.push(GridPoint {
+                        sigma,
+                        c,
+                        epsilon: eps,
+                        score,
+                        fold_scores,
+                    });
                 }
             }
         }
-        // The pool's threads keep the storage of their last dense Q for the next one.
-        rayon::broadcast(|_| release_dense_storage());
         let (best, n_tied) = pick_best(&points, regression);
         let mut params = self.params_at(&points[best])?;
         params.seed = self.base.seed;
@@ -261,8 +346,8 @@ impl GridSearch {
             metric: if regression { "mse" } else { "accuracy" }.into(),
             n_tied,
             tie_rule: "ties go to the simpler model: smaller C, then wider σ, then wider ε".into(),
-            folds,
-            used_gram,
+            folds: plan.folds.clone(),
+            used_gram: plan.used_gram,
         })
     }
 

@@ -4,4 +4,4 @@
 mod gram;
 mod grid;
 
-pub use grid::{powers_of_two, Grid, GridPoint, GridSearch, Selection};
+pub use grid::{powers_of_two, FoldScores, Grid, GridPlan, GridPoint, GridSearch, Selection};
