@@ -516,6 +516,7 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
     assert!(w.len() == 1 && w[0].contains("iteration cap"), "{w:?}");
     let nan = Features::new(2, 2, vec![f64::NAN, 1.0, 0.0, 1.0]).unwrap();
     assert!(MklModel::fit(&capped, &nan, &[1.0, -1.0]).is_err());
+}
 
 /// Drives MWUMKL over `cuts` shards as `kernlearn.ray.mwumkl` does (forward step on the
 /// summed parts, weights from all shards' objectives); shard 0 is lost after round
