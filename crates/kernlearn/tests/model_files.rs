@@ -6,7 +6,7 @@
 use kernlearn::data::{read_dataset, Dataset, Features, ScaleMode};
 use kernlearn::kernel::Kernel;
 use kernlearn::svm::{SvmModel, SvmParams};
-use kernlearn::{AnyModel, Estimator, Method, MethodKind, Pipeline, Task};
+use kernlearn::{AnyModel, Estimator, Method, MethodKind, MethodOptions, Pipeline, Task};
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -589,8 +589,18 @@ fn fresh_models_of_every_method_validate_and_survive_mutations() {
         } else {
             &heart
         };
-        let method =
-            Method::defaults(kind, train, None, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let method = if kind == MethodKind::MDkmo {
+            // M-DKMO on features has no default kernels: it fuses the ones it is given.
+            let mut options = MethodOptions::default();
+            options.seed = 1;
+            options
+                .set("kernels", "rbf(gamma=1)@all;linear@all")
+                .unwrap();
+            Method::build(kind, &options, train, None)
+        } else {
+            Method::defaults(kind, train, None, 1)
+        }
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         let fitted = Pipeline::fit(ScaleMode::ZeroOne, &method, train, 1, &|_| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let p = fitted.pipeline;

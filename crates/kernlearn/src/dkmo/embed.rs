@@ -223,13 +223,14 @@ impl Embedding {
     /// Checks the map's size and values against `n` training points.
     pub fn validate(&self, n: usize) -> Result<()> {
         self.landmarks.validate(n)?;
-        let want = self.landmarks.len() * self.rank;
-        crate::validate::ensure(self.map.len() == want && self.rank > 0, || {
+        let want = self.landmarks.len().checked_mul(self.rank);
+        crate::validate::ensure(want == Some(self.map.len()) && self.rank > 0, || {
             format!(
-                "embedding map has {} values, {} landmarks × rank {} need {want}",
+                "embedding map has {} values, {} landmarks × rank {} need {}",
                 self.map.len(),
                 self.landmarks.len(),
-                self.rank
+                self.rank,
+                want.map_or("more than fit in memory".to_string(), |w| w.to_string())
             )
         })?;
         crate::validate::finite("embedding map", &self.map)

@@ -468,7 +468,12 @@ impl Estimator for DkmoModel {
         FitSummary {
             n_support: None,
             objective: None,
-            iterations: Some(self.info.epochs + self.info.pretrain_epochs.iter().sum::<usize>()),
+            iterations: Some(
+                self.info
+                    .pretrain_epochs
+                    .iter()
+                    .fold(self.info.epochs, |a, &b| a.saturating_add(b)),
+            ),
             extra: serde_json::json!({
                 "embeddings": self.embeddings.iter().map(|es| es.iter().map(|e| (e.method, e.landmarks.len(), e.rank)).collect::<Vec<_>>()).collect::<Vec<_>>(),
                 "info": self.info,
@@ -519,6 +524,21 @@ impl Estimator for DkmoModel {
                 || "cosine_diag must hold a positive diagonal per kernel".to_string(),
             )?;
         }
+        // Every layer of width w stores at least w values (its bias), so no width can
+        // exceed the stored values: checked before the network is built from them.
+        let stored: usize = self.weights.0.iter().map(|(_, v)| v.len()).sum();
+        let a = &self.architecture;
+        let widest = a
+            .hidden
+            .iter()
+            .chain(a.groups.iter().flatten())
+            .chain([&a.classes])
+            .max()
+            .copied()
+            .unwrap_or(0);
+        ensure(widest <= stored, || {
+            format!("a layer of {widest} units, but the model stores {stored} weights")
+        })?;
         self.network().map(|_| ())
     }
 
