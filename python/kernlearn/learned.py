@@ -887,7 +887,8 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
 
     def predict(self, X):
         """The class of the largest softmax output."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: raises NotFittedError before fit
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 #: Every learned-kernel estimator and the catalogue methods it fits.
