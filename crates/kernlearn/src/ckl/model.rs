@@ -240,10 +240,7 @@ impl Estimator for CklModel {
         Ok(self
             .logits(x)?
             .iter()
-            .map(|l| {
-                let best = (1..l.len()).fold(0, |b, c| if l[c] > l[b] { c } else { b });
-                self.classes[best]
-            })
+            .map(|l| self.classes[crate::nn::argmax(l)])
             .collect())
     }
 

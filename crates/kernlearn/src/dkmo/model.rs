@@ -543,10 +543,7 @@ impl Estimator for DkmoModel {
     }
 
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
-        let best = (0..dec.len())
-            .max_by(|&a, &b| dec[a].total_cmp(&dec[b]))
-            .unwrap_or(0);
-        self.classes[best]
+        self.classes[crate::nn::argmax(dec)]
     }
 
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {

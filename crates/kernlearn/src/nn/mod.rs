@@ -54,6 +54,12 @@ impl<T> CandleResult<T> for candle_core::Result<T> {
     }
 }
 
+/// Index of the largest of `scores` (the first on ties, as numpy's `argmax`, so the
+/// library and the Python layer pick the same class); 0 when empty.
+pub(crate) fn argmax(scores: &[f64]) -> usize {
+    (1..scores.len()).fold(0, |b, c| if scores[c] > scores[b] { c } else { b })
+}
+
 /// The device every network runs on (CPU; candle's `cuda` feature is not enabled).
 pub(crate) fn device() -> Device {
     Device::Cpu
