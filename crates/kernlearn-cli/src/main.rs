@@ -415,7 +415,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         let trace = fitted.trace.as_ref().ok_or_else(|| {
             Error::param(
                 "trace",
-                "this method records no per-iteration trace (knpl, dank, spg-gmkl, ckl, rff-linear do)",
+                "this method records no per-iteration trace (knpl, dank, spg-gmkl, ckl, rff-linear, dkmo, m-dkmo do)",
             )
         })?;
         write_atomic(path, trace.to_csv().as_bytes())?;
