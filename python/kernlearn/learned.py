@@ -84,6 +84,7 @@ OPTION_OF = {
     "batch_size": "batch-size",
     "validation_fraction": "validation-fraction",
     "configs": "configs",
+    "ckl_search": "ckl-search",
 }
 
 
@@ -926,12 +927,16 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
     configs : int, default=None
         With ``select="grid"``: configurations of the random search over D, σ² and the
         learning rate (thesis Table 5.3; default 100).
+    ckl_search : {"validation", "cv"}, default=None
+        How the random search scores a configuration: ``"validation"`` (default, the
+        thesis's §5.4.1: one fit each, scored on its early-stopping split, the best fit
+        kept) or ``"cv"`` (``cv``-fold CV, then the best refitted).
     select : {None, "grid"}, default=None
-        ``"grid"``: the random search, each configuration scored by ``cv``-fold CV.
+        ``"grid"``: the random search over the configurations.
     grid : dict, default=None
         Unused by CKL (kept for a uniform interface).
     cv : int, default=5
-        Folds of the random search's cross-validation.
+        Folds of the random search's cross-validation (``ckl_search="cv"``).
     scale : {"01", "pm1", "standard", "none"}, default="01"
         Feature scaling fitted on the training data (the thesis scales to [-1, 1]).
     random_state : int or None, default=None
@@ -954,8 +959,8 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
     def __init__(self, method="ckl", *, fourier_features=None, init_variance=None,
                  feature_map=None, norm_cap=None, optimizer=None, learning_rate=None,
                  weight_decay=None, epochs=None, patience=None, batch_size=None,
-                 validation_fraction=None, configs=None, select=None, grid=None, cv=5,
-                 scale="01", random_state=None):
+                 validation_fraction=None, configs=None, ckl_search=None, select=None,
+                 grid=None, cv=5, scale="01", random_state=None):
         self.method = method
         self.fourier_features = fourier_features
         self.init_variance = init_variance
@@ -969,6 +974,7 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
         self.batch_size = batch_size
         self.validation_fraction = validation_fraction
         self.configs = configs
+        self.ckl_search = ckl_search
         self.select = select
         self.grid = grid
         self.cv = cv

@@ -8,7 +8,7 @@ use crate::estimator::{AnyModel, Task};
 use crate::method::selection::best_candidate;
 use crate::method::{
     timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    Progress, ProgressFn,
+    Progress, ProgressFn, SearchScoring,
 };
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
@@ -16,12 +16,15 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// Random search over `(D, σ², ℓ)` (thesis Table 5.3): `D = 2^i`, `i ~ U{0..9}`;
-/// `σ² = 2^i`, `i ~ U{−6..0}`; `ℓ ~ LU[1e-5, 0.2]`; each configuration scored by k-fold
-/// CV (every fold's fit keeps its own early-stopping split), the best refitted.
+/// `σ² = 2^i`, `i ~ U{−6..0}`; `ℓ ~ LU[1e-5, 0.2]`. Each configuration is scored on its
+/// early-stopping split and the best fit kept (the thesis's §5.4.1), or by k-fold CV
+/// (every fold's fit keeps its own early-stopping split) and the best refitted.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RandomSearch {
     /// Number of configurations (default 100, the thesis's).
     pub configs: usize,
+    /// How a configuration is scored (default: its validation split).
+    pub scoring: SearchScoring,
     /// Folds and fold seed of the candidate CV (the grid of `--select` is not used).
     pub cv: GridSettings,
 }
@@ -106,14 +109,31 @@ pub(crate) fn build(
                     "the random search needs at least 1 configuration",
                 ));
             }
-            Some(RandomSearch { configs, cv })
+            let scoring = o.ckl_search.unwrap_or(SearchScoring::Validation);
+            if scoring == SearchScoring::Validation && p.train.validation_fraction == 0.0 {
+                return Err(Error::param(
+                    "ckl-search",
+                    "validation scores each configuration on its early-stopping split, so \
+                     --validation-fraction must be above 0 (or use --ckl-search cv)",
+                ));
+            }
+            Some(RandomSearch {
+                configs,
+                scoring,
+                cv,
+            })
         }
         None => {
-            if o.configs.is_some() {
-                return Err(Error::param(
-                    "configs",
-                    "only applies with --select (the random search)",
-                ));
+            for (name, given) in [
+                ("configs", o.configs.is_some()),
+                ("ckl-search", o.ckl_search.is_some()),
+            ] {
+                if given {
+                    return Err(Error::param(
+                        name,
+                        "only applies with --select (the random search)",
+                    ));
+                }
             }
             None
         }
@@ -143,6 +163,31 @@ impl CklLearner {
         }
         Ok(model)
     }
+
+    /// The thesis's search (§5.4.1): every candidate fitted once (in parallel), scored
+    /// by the validation accuracy of its kept epoch; the best candidate, its fit, that
+    /// accuracy and the fit's seconds (ties: the earlier candidate). One progress step
+    /// per candidate.
+    fn best_by_validation(
+        candidates: &[CklParams],
+        x: &Features,
+        y: &[f64],
+        progress: ProgressFn,
+    ) -> Result<(CklParams, CklModel, f64, f64)> {
+        use rayon::prelude::*;
+        let fits: Vec<(CklModel, f64, f64)> = candidates
+            .par_iter()
+            .map(|p| {
+                let (model, secs) = timed(|| CklModel::fit(p, x, y, &|_| {}))?;
+                progress(Progress::Step);
+                let score = model.report.best_val_accuracy.unwrap_or(f64::NAN);
+                Ok((model, score, secs))
+            })
+            .collect::<Result<_>>()?;
+        let best = (1..fits.len()).fold(0, |b, c| if fits[c].1 > fits[b].1 { c } else { b });
+        let (model, score, secs) = fits.into_iter().nth(best).expect("at least one candidate");
+        Ok((candidates[best].clone(), model, score, secs))
+    }
 }
 
 impl Learner for CklLearner {
@@ -164,11 +209,11 @@ impl Learner for CklLearner {
     }
 
     fn steps(&self) -> u64 {
-        let search = self
-            .search
-            .as_ref()
-            .map_or(0, |s| s.cv.candidate_steps(s.configs));
-        search + self.params.train.max_epochs as u64
+        match &self.search {
+            Some(s) if s.scoring == SearchScoring::Validation => s.configs as u64,
+            Some(s) => s.cv.candidate_steps(s.configs) + self.params.train.max_epochs as u64,
+            None => self.params.train.max_epochs as u64,
+        }
     }
 
     fn fit(
@@ -182,23 +227,39 @@ impl Learner for CklLearner {
         params.seed = seed;
         let mut chosen = ChosenParams::default();
         let (mut select_seconds, mut selected) = (0.0, None);
+        let mut kept = None;
         if let Some(search) = &self.search {
-            let candidates = search
-                .candidates(&params, seed)
-                .into_iter()
-                .map(|p| CklLearner {
-                    params: p,
-                    search: None,
-                })
-                .collect();
-            let best = best_candidate(candidates, &search.cv, x, y, seed, progress)?;
-            params = best.chosen.params;
+            let candidates = search.candidates(&params, seed);
+            let start = std::time::Instant::now();
+            let (best, score) = match search.scoring {
+                SearchScoring::Validation => {
+                    let (best, model, score, secs) =
+                        Self::best_by_validation(&candidates, x, y, progress)?;
+                    kept = Some((model, secs));
+                    (best, score)
+                }
+                SearchScoring::Cv => {
+                    let learners = candidates
+                        .into_iter()
+                        .map(|p| CklLearner {
+                            params: p,
+                            search: None,
+                        })
+                        .collect();
+                    let best = best_candidate(learners, &search.cv, x, y, seed, progress)?;
+                    (best.chosen.params, best.score)
+                }
+            };
+            params = best;
             params.seed = seed;
-            chosen.cv_score = Some(best.score);
-            select_seconds = best.seconds;
+            chosen.cv_score = Some(score);
+            select_seconds = start.elapsed().as_secs_f64();
             selected = Some(search.configs);
         }
-        let (model, secs) = timed(|| Self::fit_fixed(&params, x, y, progress))?;
+        let (model, secs) = match kept {
+            Some(fit) => fit,
+            None => timed(|| Self::fit_fixed(&params, x, y, progress))?,
+        };
         let other = &mut chosen.other;
         other.insert("ckl_features_d".into(), params.width as f64);
         other.insert("ckl_init_variance".into(), params.init_variance);

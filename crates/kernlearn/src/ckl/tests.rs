@@ -1,9 +1,10 @@
 use super::*;
 use crate::data::synthetic::gaussian_blobs;
 use crate::data::Features;
+use crate::estimator::AnyModel;
 use crate::estimator::Estimator;
 use crate::kernel::{Kernel, KernelSource};
-use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions};
+use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions, SearchScoring};
 use crate::nn::{OptimizerChoice, TrainSettings};
 use crate::svm::{SvmModel, SvmParams};
 use rand::{Rng, SeedableRng};
@@ -261,11 +262,18 @@ fn bad_input_is_a_clear_error() {
         (vec![("feature-map", "nystrom")], "feature-map"),
         (vec![("validation-fraction", "1.5")], "validation-fraction"),
         (vec![("configs", "3")], "configs"),
+        (vec![("ckl-search", "cv")], "ckl-search"),
+        (vec![("ckl-search", "holdout")], "ckl-search"),
     ];
     for (set, name) in cases {
         let e = build(MethodKind::Ckl, &set, None).unwrap_err().to_string();
         assert!(e.contains(name), "{set:?}: {e}");
     }
+    let no_split = [("validation-fraction", "0")];
+    let e = build(MethodKind::Ckl, &no_split, Some(GridSettings::default()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ckl-search"), "{e}");
     assert!(build(MethodKind::RffLinear, &[("norm-cap", "1")], None).is_err());
     assert!(build(MethodKind::RffLinear, &[("feature-map", "nystrom")], None).is_ok());
     let (x, y) = stripes(40, 1);
@@ -290,6 +298,7 @@ fn bad_input_is_a_clear_error() {
 fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
     let search = RandomSearch {
         configs: 50,
+        scoring: SearchScoring::Validation,
         cv: GridSettings::default(),
     };
     let c = search.candidates(&CklParams::default(), 3);
@@ -306,17 +315,44 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
         folds: 2,
         ..GridSettings::default()
     };
-    let method = build(
-        MethodKind::Ckl,
-        &[("configs", "3"), ("epochs", "15")],
-        Some(cv),
-    )
-    .unwrap();
     let (x, y) = stripes(80, 1);
-    let fitted = method.fit(&x, &y, 7, &|_| {}).unwrap();
-    let Method::Ckl(l) = &method else { panic!() };
-    let drawn = l.search.as_ref().unwrap().candidates(&l.params, 7);
-    let d = fitted.chosen.other["ckl_features_d"] as usize;
-    assert!(drawn.iter().any(|p| p.width == d), "{d}");
-    assert!(fitted.chosen.cv_score.is_some() && fitted.trace.is_some());
+    for scoring in ["cv", "validation"] {
+        let set = [("configs", "3"), ("epochs", "15"), ("ckl-search", scoring)];
+        let method = build(MethodKind::Ckl, &set, Some(cv.clone())).unwrap();
+        let fitted = method.fit(&x, &y, 7, &|_| {}).unwrap();
+        let Method::Ckl(l) = &method else { panic!() };
+        let drawn = l.search.as_ref().unwrap().candidates(&l.params, 7);
+        let d = fitted.chosen.other["ckl_features_d"] as usize;
+        assert!(drawn.iter().any(|p| p.width == d), "{d}");
+        assert!(fitted.chosen.cv_score.is_some() && fitted.trace.is_some());
+        if scoring == "validation" {
+            // Brute force: fit every drawn candidate alone; the kept model is the first
+            // with the best validation accuracy, and that accuracy is the score. The fit
+            // seeds its candidates with the fit's seed.
+            let fits: Vec<CklModel> = drawn
+                .iter()
+                .map(|p| {
+                    let p = CklParams {
+                        seed: 7,
+                        ..p.clone()
+                    };
+                    CklModel::fit(&p, &x, &y, &|_| {}).unwrap()
+                })
+                .collect();
+            let acc: Vec<f64> = fits
+                .iter()
+                .map(|m| m.report.best_val_accuracy.unwrap())
+                .collect();
+            let best = (1..acc.len()).fold(0, |b, c| if acc[c] > acc[b] { c } else { b });
+            assert_eq!(fitted.chosen.cv_score, Some(acc[best]));
+            assert_eq!(d, drawn[best].width);
+            let AnyModel::Ckl(kept) = &fitted.model else {
+                panic!()
+            };
+            assert_eq!(
+                kept.decision_function(&x).unwrap(),
+                fits[best].decision_function(&x).unwrap()
+            );
+        }
+    }
 }

@@ -160,12 +160,13 @@ macro_rules! network_options {
     ($($extra:literal),*) => {
         &["fourier-features", "init-variance", "feature-map", "optimizer", "learning-rate",
           "weight-decay", "epochs", "patience", "batch-size", "validation-fraction", "configs",
+          "ckl-search",
           $($extra),*]
     };
 }
 
 const RANDOM_SEARCH: &str =
-    "random search of D, σ², learning rate (thesis Table 5.3; --configs, default 100) by k-fold CV";
+    "random search of D, σ², learning rate (thesis Table 5.3; --configs, default 100) scored on the early-stopping split (thesis §5.4.1) or by k-fold CV (--ckl-search)";
 const CLASSIFY: &[Task] = &[Task::Classification];
 const REGRESS: &[Task] = &[Task::Regression];
 const SVM_CV: &str = "σ, C (and ε for regression) by k-fold grid search (SVM-CV / SVR-CV)";

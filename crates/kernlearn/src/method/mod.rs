@@ -17,7 +17,9 @@ pub mod options;
 pub mod selection;
 
 pub use catalogue::{Family, MethodInfo, MethodKind, CATALOGUE};
-pub use options::{GridSettings, MethodOptions, OptionSpec, OptionValue, SolverChoice, OPTIONS};
+pub use options::{
+    GridSettings, MethodOptions, OptionSpec, OptionValue, SearchScoring, SolverChoice, OPTIONS,
+};
 pub use selection::select_candidate;
 
 use crate::ckl::CklLearner;

@@ -17,7 +17,7 @@ pub(crate) mod optim;
 mod train;
 
 pub use dense::{softmax_rows, LayerStack, StackSettings};
-pub use optim::{MomentumSgd, OptimizerChoice};
+pub use optim::{FusedAdamW, MomentumSgd, OptimizerChoice};
 pub use train::{train, EpochRecord, TrainReport, TrainSettings, TrainingData};
 
 use crate::data::Features;
@@ -61,7 +61,20 @@ pub(crate) fn argmax(scores: &[f64]) -> usize {
 }
 
 /// The device every network runs on (CPU; candle's `cuda` feature is not enabled).
+///
+/// Before the first tensor exists, element-wise ops are kept on the calling thread
+/// (`CANDLE_NUM_THREADS=1`, unless the user set that variable): candle runs them on a
+/// spin-waiting barrier pool of its own beside rayon's, and on a busy two-core machine
+/// the caller spins on a descheduled worker (a 3-epoch DKMO fit took 739 s instead of
+/// 8 s, docs/BENCHMARKS.md "Neural-network threads"). Matrix products still use rayon's
+/// threads.
 pub(crate) fn device() -> Device {
+    static ELEMENTWISE_ON_CALLER: std::sync::Once = std::sync::Once::new();
+    ELEMENTWISE_ON_CALLER.call_once(|| {
+        if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+            std::env::set_var("CANDLE_NUM_THREADS", "1");
+        }
+    });
     Device::Cpu
 }
 

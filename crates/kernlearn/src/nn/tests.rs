@@ -21,10 +21,11 @@ fn fit_softmax(settings: &TrainSettings, seed: u64) -> Result<(SoftmaxRegression
 }
 
 /// The momentum update against the closed form on `f(w) = w²/2` (gradient `w`):
-/// `v₁ = −ℓw₀`, `w₁ = w₀ + v₁`, `v₂ = μv₁ − ℓw₁`, `w₂ = w₁ + v₂`.
+/// `v₁ = −ℓw₀`, `w₁ = w₀ + v₁`, `v₂ = μv₁ − ℓw₁`, `w₂ = w₁ + v₂` (in f32, as the
+/// networks train).
 #[test]
 fn momentum_sgd_follows_the_update_rule() {
-    let w = Var::new(&[2.0f64], &device()).unwrap();
+    let w = Var::new(&[2.0f32], &device()).unwrap();
     let (lr, mu) = (0.1, momentum_at(0));
     let mut opt = AnyOptimizer::new(OptimizerChoice::Sgd, vec![w.clone()], lr, 0.0).unwrap();
     let mut expected = (2.0f64, 0.0f64);
@@ -36,11 +37,57 @@ fn momentum_sgd_follows_the_update_rule() {
         opt.backward_step(&loss).unwrap();
         expected.1 = mu * expected.1 - lr * expected.0;
         expected.0 += expected.1;
-        let got = w.as_tensor().to_vec1::<f64>().unwrap()[0];
-        assert!((got - expected.0).abs() < 1e-12, "{got} vs {}", expected.0);
+        let got = w.as_tensor().to_vec1::<f32>().unwrap()[0] as f64;
+        assert!((got - expected.0).abs() < 1e-6, "{got} vs {}", expected.0);
     }
     assert_eq!(momentum_at(0), 0.5);
     assert!((momentum_at(10) - 0.99).abs() < 1e-15 && momentum_at(50) == momentum_at(10));
+}
+
+/// The fused in-place AdamW against candle's own `AdamW` (the same rule as a dozen
+/// tensor ops): same parameters after several steps with weight decay, on a loss whose
+/// gradient differs per element.
+#[test]
+fn fused_adamw_matches_candles_adamw() {
+    use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+    let start: Vec<f32> = (0..12).map(|i| (i as f32 - 5.5) * 0.3).collect();
+    let ours = Var::from_vec(start.clone(), (3, 4), &device()).unwrap();
+    let theirs = Var::from_vec(start, (3, 4), &device()).unwrap();
+    let params = ParamsAdamW {
+        lr: 0.05,
+        weight_decay: 0.1,
+        ..ParamsAdamW::default()
+    };
+    let mut fused = FusedAdamW::new(vec![ours.clone()], params.clone()).unwrap();
+    let mut reference = AdamW::new(vec![theirs.clone()], params).unwrap();
+    // f(w) = Σ (w⁴/4 − w): gradient w³ − 1, so every element moves differently.
+    let loss = |w: &Var| {
+        ((w.as_tensor().powf(4.0).unwrap() * 0.25).unwrap() - w.as_tensor())
+            .unwrap()
+            .sum_all()
+            .unwrap()
+    };
+    for _ in 0..5 {
+        fused.backward_step(&loss(&ours)).unwrap();
+        reference.backward_step(&loss(&theirs)).unwrap();
+    }
+    let a = ours
+        .as_tensor()
+        .flatten_all()
+        .unwrap()
+        .to_vec1::<f32>()
+        .unwrap();
+    let b = theirs
+        .as_tensor()
+        .flatten_all()
+        .unwrap()
+        .to_vec1::<f32>()
+        .unwrap();
+    // Both run in f32; the constants and the order of the roundings differ slightly.
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "{a:?} vs {b:?}");
+    }
+    assert!(a.iter().zip(&b).any(|(x, _)| (x.abs() - 1.65).abs() > 0.01));
 }
 
 #[test]
