@@ -516,7 +516,7 @@ def _partitioned(X, partitions):
 
 
 def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=None,
-                  max_retries=3):
+                  max_retries=3, _after_submit=None):
     """:class:`kernlearn.ScalableDANKClassifier` fitted on a Ray cluster.
 
     The k-means partition runs as Lloyd steps over row partitions held in the object
@@ -585,6 +585,8 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
         outs = [answer.remote(ref, off, state, request)
                 for (ref, _), off, state in zip(parts, offsets, states)]
         states[:] = [state for _, state in outs]
+        if _after_submit is not None:  # tests: lose workers while the tasks run
+            _after_submit(request)
         return ray.get([reply for reply, _ in outs])
 
     centres, sizes = _core.scalable_dank_kmeans(params, n, d, ask)

@@ -8,13 +8,13 @@
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
-use kernlearn::method::ChosenParams;
-use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::localized::LocalizedModel;
+use kernlearn::method::ChosenParams;
 use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
+use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::{SvmModel, SvmParams};
 use kernlearn::{AnyModel, Error, Method, MethodKind, Pipeline};
@@ -660,7 +660,6 @@ fn wilcoxon(d: Vec<f64>) -> PyResult<String> {
     serde_json::to_string(&w).map_err(|e| json_err("wilcoxon", e))
 }
 
-
 // ------------------------------------------------------------------ distributed scalable DANK
 
 /// Scalable DANK's parameters (`ScalableDankParams` JSON) of method options (as for
@@ -794,7 +793,11 @@ fn scalable_dank_model(
     let centres = Centres::new(features(&centres)?).map_err(py_err)?;
     let machines = machines
         .iter()
-        .map(|m| m.as_deref().map(serde_json::from_str::<ClusterMachine>).transpose())
+        .map(|m| {
+            m.as_deref()
+                .map(serde_json::from_str::<ClusterMachine>)
+                .transpose()
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| json_err("cluster machine", e))?;
     let d = centres.dim();

@@ -22,9 +22,9 @@
 use crate::data::Features;
 use crate::kernel::{dot, sq_dist};
 use crate::{Error, Result};
+use distributed::{answer, PartitionState};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
-use distributed::{answer, PartitionState};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -390,8 +390,12 @@ mod tests {
     /// k-means++ seeding of `km` on `x` held in one partition.
     fn seed_local(km: &KMeans, x: &Features, rng: &mut ChaCha8Rng) -> Features {
         let mut state = PartitionState::default();
-        km.seed_centres(x.n_rows(), &mut |r| Ok(vec![answer(x, 0, &mut state, r)?]), rng)
-            .unwrap()
+        km.seed_centres(
+            x.n_rows(),
+            &mut |r| Ok(vec![answer(x, 0, &mut state, r)?]),
+            rng,
+        )
+        .unwrap()
     }
 
     /// One centre update from `labels` and `dists` (the partials a partition would send);

@@ -400,7 +400,9 @@ fn assign_step(
     if fresh {
         state.labels.clear();
     } else if state.labels.len() != x.n_rows() {
-        return Err(Error::data("k-means partition state has no labels to update"));
+        return Err(Error::data(
+            "k-means partition state has no labels to update",
+        ));
     }
     for &(i, target) in moves {
         if let Some(label) = i.checked_sub(offset).and_then(|l| state.labels.get_mut(l)) {
@@ -665,11 +667,7 @@ fn mean_variance(ask: &mut Ask<'_>, n: usize, d: usize) -> Result<f64> {
 }
 
 /// The rows of the draws, in draw order, each from the one partition that holds it.
-fn located(
-    ask: &mut Ask<'_>,
-    commit: Option<usize>,
-    draws: Vec<Draw>,
-) -> Result<Vec<Vec<f64>>> {
+fn located(ask: &mut Ask<'_>, commit: Option<usize>, draws: Vec<Draw>) -> Result<Vec<Vec<f64>>> {
     let count = draws.len();
     let mut rows: Vec<Option<Vec<f64>>> = vec![None; count];
     for reply in ask(&Request::Locate { commit, draws })? {
@@ -795,7 +793,11 @@ mod tests {
     /// `fit_partitioned` with the rows cut after the given numbers of blocks (the rest
     /// in a last partition), each partition answering from its own copy of its rows and
     /// its own state: the fit and the concatenated labels.
-    fn fit_in_partitions(km: &KMeans, x: &Features, blocks: &[usize]) -> (PartitionedFit, Vec<usize>) {
+    fn fit_in_partitions(
+        km: &KMeans,
+        x: &Features,
+        blocks: &[usize],
+    ) -> (PartitionedFit, Vec<usize>) {
         let mut cuts = vec![0];
         for b in blocks {
             cuts.push(cuts.last().unwrap() + b * BLOCK_ROWS);
@@ -864,12 +866,21 @@ mod tests {
     #[test]
     fn weighted_draws_land_where_the_running_sums_say() {
         let totals = [1.0, 0.0, 2.0];
-        assert_eq!(weighted_draw(&totals, 0.5), Draw::Weighted { block: 0, r: 0.5 });
-        assert_eq!(weighted_draw(&totals, 1.5), Draw::Weighted { block: 2, r: 0.5 });
+        assert_eq!(
+            weighted_draw(&totals, 0.5),
+            Draw::Weighted { block: 0, r: 0.5 }
+        );
+        assert_eq!(
+            weighted_draw(&totals, 1.5),
+            Draw::Weighted { block: 2, r: 0.5 }
+        );
         // Rounding past the total: the last block with weight.
         assert_eq!(
             weighted_draw(&totals, 3.0),
-            Draw::Weighted { block: 2, r: f64::MAX }
+            Draw::Weighted {
+                block: 2,
+                r: f64::MAX
+            }
         );
         assert_eq!(pick_in_block(&[0.0, 1.0, 0.0, 1.0], 0.0), Some(1));
         assert_eq!(pick_in_block(&[0.0, 1.0, 0.0, 1.0], 1.0), Some(3));
@@ -885,7 +896,10 @@ mod tests {
         let mut bad = x.clone();
         bad.row_mut(4)[1] = f64::NAN;
         let err = answer(&bad, 512, &mut state, &Request::ColumnSums).unwrap_err();
-        assert!(err.to_string().contains("feature 2 of training row 517"), "{err}");
+        assert!(
+            err.to_string().contains("feature 2 of training row 517"),
+            "{err}"
+        );
         let assign = Request::Assign {
             centres: vec![vec![0.0, 0.0, 0.0]],
             moves: vec![],

@@ -317,7 +317,25 @@ impl ScalableDankModel {
 /// Problem (22) on one cluster (labels ±1): η and the start from the cluster's SVM when
 /// it has both classes (see the module docs otherwise), then the box-only DANK solve.
 /// Used by [`ScalableDankModel::fit`] and by the distributed fit's cluster tasks.
+///
+/// Runs on one thread of its own: faer's eigensolver and the Gram product split their
+/// work by the thread count, which changes the rounding, so a cluster's machine is the
+/// same on any machine only on a fixed number of threads (the distributed fit relies on
+/// it). The clusters run in parallel instead.
 pub fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<ClusterMachine> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::numerical(format!("scalable DANK: no thread for a cluster: {e}")))?;
+    pool.install(|| fit_cluster_here(params, x, y))
+}
+
+/// [`fit_cluster`] on the current thread pool.
+fn fit_cluster_here(
+    params: &ScalableDankParams,
+    x: &Features,
+    y: &[f64],
+) -> Result<ClusterMachine> {
     let settings = params.subproblem_settings();
     let k = params.kernel.gram(x)?;
     let n = y.len();
