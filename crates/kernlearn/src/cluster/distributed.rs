@@ -211,7 +211,7 @@ pub fn answer(
     state: &mut PartitionState,
     request: &Request,
 ) -> Result<Reply> {
-    if offset % BLOCK_ROWS != 0 {
+    if !offset.is_multiple_of(BLOCK_ROWS) {
         return Err(Error::param(
             "offset",
             format!("a partition must start at a multiple of {BLOCK_ROWS} rows, got {offset}"),
