@@ -269,8 +269,8 @@ def _ionosphere_stacked():
     return np.ascontiguousarray(X), np.concatenate([y] * 4)
 
 
-def _dank_estimator():
-    return kernlearn.ScalableDANKClassifier(sigma=2.0, C=4.0, clusters=5, scale="none",
+def _dank_estimator(clusters=5):
+    return kernlearn.ScalableDANKClassifier(sigma=2.0, C=4.0, clusters=clusters, scale="none",
                                             random_state=3)
 
 
@@ -292,26 +292,29 @@ def test_scalable_dank_equals_the_single_machine_fit(cluster):
 
 def test_scalable_dank_survives_killed_workers(cluster):
     X, y = _ionosphere_stacked()
-    single = _dank_estimator().fit(X, y)
+    # Two clusters of about 700 points: cluster fits long enough to be caught running.
+    single = _dank_estimator(clusters=2).fit(X, y)
     # Already partitioned, in the object store: the driver never holds X whole.
     parts = [ray.put(X[:512]), ray.put(X[512:1024]), ray.put(X[1024:])]
     killed, requests = [], []
 
     def kill_workers(request):
-        # Right after a seeding request and a Lloyd step are submitted: the workers
-        # running (or about to run) them die, Ray re-runs the tasks.
+        # Right after a seeding request (4: the first centre's distances) and the first
+        # Lloyd update (8) are submitted: the workers running (or about to run) them
+        # die, Ray re-runs the tasks from the same inputs.
         requests.append(request)
-        if len(requests) in (4, 13):
+        if len(requests) in (4, 8):
             killed.extend(_kill_ray_workers())
 
-    killer = _Killer("ray::_fit_cluster", after=0.05)
+    killer = _Killer("ray::_fit_cluster", after=0.02)
     killer.start()
     try:
-        dist = kray.scalable_dank(parts, y, _dank_estimator(), quiet=True,
+        dist = kray.scalable_dank(parts, y, _dank_estimator(clusters=2), quiet=True,
                                   _after_submit=kill_workers)
     finally:
         killer.stop = True
         killer.join()
+    assert len(requests) >= 8 and '"Assign"' in requests[7]
     assert killed, "no k-means worker was killed"
     assert killer.killed is not None, "no cluster task was caught running"
     _same_dank(dist, single, X)
