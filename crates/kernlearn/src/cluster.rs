@@ -5,8 +5,10 @@
 //! paper: k-means into `v` clusters, one sub-problem per cluster, test points routed to
 //! the nearest centre), clustered Nyström landmarks, localized MKL gates.
 //!
-//! Everything is deterministic for a seed, whatever the number of threads: sums over
-//! points are taken per fixed-size chunk and the partial sums added in order.
+//! Everything is deterministic for a seed, whatever the number of threads or how the rows
+//! are partitioned: sums over points are taken per block of [`BLOCK_ROWS`] rows and the
+//! block sums added in block order. [`KMeans::fit`] is the partitioned fit
+//! ([`distributed`]) with one partition.
 //!
 //! ```
 //! use kernlearn::cluster::KMeans;
