@@ -146,10 +146,16 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
     def _fit(self, X, y):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
-        self.model_, chosen = _core.fit_method(
+        model, chosen = _core.fit_method(
             self._method_name(), self._options(), self.scale, self._grid_json(),
             seed_of(self.random_state, 0), X, y, self._regression,
         )
+        return self._adopt(model, chosen)
+
+    def _adopt(self, model, chosen):
+        """Takes a fitted ``_core.Model`` and its ``fit_method`` record (JSON) as this
+        estimator's fit (also used by :mod:`kernlearn.ray`); returns the model's info."""
+        self.model_ = model
         chosen = json.loads(chosen)
         self.chosen_ = {k: v for k, v in chosen["chosen"].items() if v is not None}
         self.selection_ = chosen["selection"]
@@ -235,7 +241,10 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         self : object
         """
         X, y = check_fit_data(self, X, y, classifier=True)
-        info = self._fit(X, y)
+        return self._classifier_fitted(self._fit(X, y))
+
+    def _classifier_fitted(self, info):
+        """The class layout of the fitted model (``classes_`` is set)."""
         self._layout = PairLayout(info["classes"], self.classes_)
         self._values = label_values(self.classes_)
         return self

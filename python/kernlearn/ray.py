@@ -13,8 +13,9 @@ so every result equals the single-machine one (see ``docs/SCALING.md``):
   ``kernlearn experiment --json`` entries.
 - :func:`mwumkl`: the kernel family sharded over Ray actors; each actor keeps its
   kernels' MWUMKL state and the driver runs the forward step on the sum of their parts.
-
-Scalable DANK is not distributed yet (``docs/SCALING.md``, "Left out").
+- :func:`scalable_dank`: k-means as Ray tasks over row partitions in the object store
+  (the library's k-means driver runs here and sends each step to the partitions), then
+  one Ray task per cluster fits that cluster's DANK machine.
 
 Connect with :func:`connect` (or let each function do it): ``address=None`` uses the
 cluster in ``RAY_ADDRESS`` or starts a local one, ``address="HOST:PORT"`` joins a running
@@ -38,10 +39,11 @@ except ImportError as err:  # pragma: no cover - exercised without ray installed
     ) from err
 
 from . import _core
-from ._base import seed_of
+from ._base import check_fit_data, label_values, seed_of
+from .learned import ScalableDANKClassifier, _require_binary
 from .model_selection import GridSearch
 
-__all__ = ["connect", "grid_search", "experiment", "mwumkl"]
+__all__ = ["connect", "grid_search", "experiment", "mwumkl", "scalable_dank"]
 
 
 def connect(address=None, **init_kwargs):
@@ -439,3 +441,168 @@ def _round(actors, t, p, r, l_ref, pairs):
             ray.get(actors[k].replay.remote(pairs[:-1]))
             parts[k] = ray.get(actors[k].round.remote(t, p, r, l_ref))
     return parts
+
+
+# ------------------------------------------------------------------------- scalable DANK
+
+#: Rows per block of the library's k-means reductions: partitions are whole blocks.
+BLOCK_ROWS = 512
+
+
+@ray.remote(num_cpus=1)
+def _kmeans_answer(x, offset, state, request):
+    return _core.kmeans_answer(x, offset, state, request)
+
+
+@ray.remote(num_cpus=1)
+def _cluster_rows(x, y, state, k):
+    """The rows and ±1 labels of each cluster in this partition (row order kept)."""
+    labels = _core.kmeans_state_labels(state)
+    parts = tuple((x[labels == c], y[labels == c]) for c in range(k))
+    return parts if k > 1 else parts[0]
+
+
+@ray.remote(num_cpus=1)
+def _fit_cluster(params, *parts):
+    """One cluster's machine on its rows gathered in partition order (ascending index)."""
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    return _core.scalable_dank_fit_cluster(params, x, y)
+
+
+@ray.remote(num_cpus=0)
+def _shape(x):
+    return tuple(np.shape(x))
+
+
+def _partitioned(X, partitions):
+    """``[(ref, rows)]`` of block-aligned row partitions of ``X`` (one array, split at
+    multiples of ``BLOCK_ROWS``) or of a list of arrays / ObjectRefs already split."""
+    if isinstance(X, (list, tuple)):
+        if partitions is not None:
+            raise ValueError("partitions: give it only with a single array X")
+        refs, shapes = [], []
+        for i, part in enumerate(X):
+            if isinstance(part, ray.ObjectRef):
+                refs.append(part)
+                shapes.append(ray.get(_shape.remote(part)))
+            else:
+                part = np.ascontiguousarray(part, dtype=np.float64)
+                refs.append(_put(part, f"X partition {i}"))
+                shapes.append(part.shape)
+        if not refs:
+            raise ValueError("X: the list of partitions is empty")
+        for i, shape in enumerate(shapes):
+            if len(shape) != 2 or shape[0] == 0:
+                raise ValueError(f"X partition {i} must be a non-empty 2-D array, got shape {shape}")
+            if shape[1] != shapes[0][1]:
+                raise ValueError(f"X partition {i} has {shape[1]} features, partition 0 has {shapes[0][1]}")
+            if i < len(shapes) - 1 and shape[0] % BLOCK_ROWS:
+                raise ValueError(
+                    f"X partition {i} has {shape[0]} rows: every partition but the last must "
+                    f"hold a multiple of {BLOCK_ROWS} rows (k-means sums per block of "
+                    f"{BLOCK_ROWS} rows)"
+                )
+        return [(r, s[0]) for r, s in zip(refs, shapes)], shapes[0][1]
+    blocks = -(-len(X) // BLOCK_ROWS)
+    count = int(ray.cluster_resources().get("CPU", 1.0)) if partitions is None else int(partitions)
+    if count < 1:
+        raise ValueError(f"partitions must be >= 1, got {partitions}")
+    count = min(count, blocks)
+    cuts = [BLOCK_ROWS * (blocks * i // count) for i in range(count)] + [len(X)]
+    parts = [(_put(np.ascontiguousarray(X[lo:hi]), f"X partition {i}"), hi - lo)
+             for i, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))]
+    return parts, X.shape[1]
+
+
+def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=None,
+                  max_retries=3, _after_submit=None):
+    """:class:`kernlearn.ScalableDANKClassifier` fitted on a Ray cluster.
+
+    The k-means partition runs as Lloyd steps over row partitions held in the object
+    store: the library's k-means driver runs in this process and sends each step (the
+    centres, ``k × d`` numbers) to one Ray task per partition, which returns per-block
+    sums; the partitions' labels stay in the object store between steps. Then one Ray
+    task per cluster gathers its rows from the partitions and fits its DANK machine.
+    The model equals the single-machine fit's (same centres, clusters, machines and
+    saved JSON) for the same seed, also when a task is lost and re-run by Ray.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features), or a list of them / ObjectRefs
+        The rows, or the rows already split into partitions in row order (then the
+        data need never sit whole in this process): every partition but the last must
+        hold a multiple of ``BLOCK_ROWS`` (512) rows.
+    y : array-like of shape (n_samples,)
+        Two classes, in row order.
+    estimator : ScalableDANKClassifier, default=None
+        The settings (``kernel``, ``sigma``, ``C``, ``eta``, ``clusters``,
+        ``random_state``, ...); it must have ``select=None`` (select σ and C first, e.g.
+        with :func:`grid_search`) and ``scale="none"`` (scale the data first).
+    partitions : int, default=None
+        Number of partitions a single array is split into (default: the cluster's CPUs;
+        at most one per 512-row block).
+    address, quiet, max_retries
+        As for :func:`grid_search`.
+
+    Returns
+    -------
+    ScalableDANKClassifier
+        A fitted copy of ``estimator``.
+    """
+    from sklearn.base import clone
+
+    connect(address)
+    est = ScalableDANKClassifier() if estimator is None else clone(estimator)
+    if not isinstance(est, ScalableDANKClassifier):
+        raise TypeError(f"estimator must be a ScalableDANKClassifier, not {type(est).__name__}")
+    if est.select is not None:
+        raise ValueError("select: the distributed fit takes σ and C as given (select=None); "
+                         "select them first, e.g. with kernlearn.ray.grid_search")
+    if est.scale != "none":
+        raise ValueError(f"scale={est.scale!r}: the distributed fit takes the features as "
+                         f"given; scale them first and pass scale='none'")
+    start = time.monotonic()
+    _require_binary(y, "scalable DANK routes each point to one binary machine")
+    if isinstance(X, (list, tuple)):
+        y = np.asarray(y)
+        est.classes_, codes = np.unique(y, return_inverse=True)
+        y_lib = label_values(est.classes_)[codes]
+    else:
+        X, y_lib = check_fit_data(est, X, y, classifier=True)
+    parts, d = _partitioned(X, partitions)
+    est.n_features_in_ = d
+    n = sum(rows for _, rows in parts)
+    if len(y_lib) != n:
+        raise ValueError(f"y has {len(y_lib)} labels for {n} rows")
+    classes, signed = _core.scalable_dank_classes(np.ascontiguousarray(y_lib, dtype=np.float64))
+    params = _core.scalable_dank_params(est._options(), seed_of(est.random_state, 0), n, d)
+    offsets = np.cumsum([0] + [rows for _, rows in parts])[:-1].tolist()
+    states = [np.empty(0)] * len(parts)
+    answer = _kmeans_answer.options(num_returns=2, max_retries=max_retries)
+
+    def ask(request):
+        outs = [answer.remote(ref, off, state, request)
+                for (ref, _), off, state in zip(parts, offsets, states)]
+        states[:] = [state for _, state in outs]
+        if _after_submit is not None:  # tests: lose workers while the tasks run
+            _after_submit(request)
+        return ray.get([reply for reply, _ in outs])
+
+    centres, sizes = _core.scalable_dank_kmeans(params, n, d, ask)
+    k = len(sizes)
+    split = _cluster_rows.options(num_returns=k, max_retries=max_retries)
+    rows_of = []
+    for ((ref, rows), off, state) in zip(parts, offsets, states):
+        y_ref = _put(np.ascontiguousarray(signed[off:off + rows]), "y partition")
+        out = split.remote(ref, y_ref, state, k)
+        rows_of.append(out if k > 1 else [out])
+    fit = _fit_cluster.options(max_retries=max_retries)
+    kept = [c for c in range(k) if sizes[c] > 0]
+    refs = [fit.remote(params, *[rows_of[p][c] for p in range(len(parts))]) for c in kept]
+    machines = [None] * k
+    for c, text in zip(kept, _gather(refs, f"scalable DANK ({k} clusters)", quiet)):
+        machines[c] = text
+    model, record = _core.scalable_dank_model(params, classes, centres, machines,
+                                              time.monotonic() - start)
+    return est._classifier_fitted(est._adopt(model, record))

@@ -259,6 +259,86 @@ def _assert_same_report(a, b):
     assert set(a) == set(b)
 
 
+def _ionosphere_stacked():
+    """1,404 rows (ionosphere four times, jittered so that no two rows coincide): three
+    512-row blocks, so three partitions, and 3 does not divide n."""
+    X, y = dataset("ionosphere")
+    X = scaled(X)
+    rng = np.random.default_rng(0)
+    X = np.vstack([X] * 4) + 1e-3 * rng.standard_normal((4 * len(X), X.shape[1]))
+    return np.ascontiguousarray(X), np.concatenate([y] * 4)
+
+
+def _dank_estimator(clusters=5):
+    return kernlearn.ScalableDANKClassifier(sigma=2.0, C=4.0, clusters=clusters, scale="none",
+                                            random_state=3)
+
+
+def _same_dank(dist, single, X):
+    # Same centres, clusters, machines, every stored number: the same model file.
+    assert dist.model_.to_json() == single.model_.to_json()
+    np.testing.assert_array_equal(dist.predict(X), single.predict(X))
+    np.testing.assert_array_equal(dist.decision_function(X), single.decision_function(X))
+    assert dist.chosen_ == single.chosen_
+
+
+def test_scalable_dank_equals_the_single_machine_fit(cluster):
+    X, y = _ionosphere_stacked()
+    single = _dank_estimator().fit(X, y)
+    assert len(json.loads(single.model_.to_json())["model"]["fitted"]["clusters"]) == 5
+    dist = kray.scalable_dank(X, y, _dank_estimator(), partitions=3, quiet=True)
+    _same_dank(dist, single, X)
+
+
+def test_scalable_dank_survives_killed_workers(cluster):
+    X, y = _ionosphere_stacked()
+    # Two clusters of about 700 points: cluster fits long enough to be caught running.
+    single = _dank_estimator(clusters=2).fit(X, y)
+    # Already partitioned, in the object store: the driver never holds X whole.
+    parts = [ray.put(X[:512]), ray.put(X[512:1024]), ray.put(X[1024:])]
+    killed, requests = [], []
+
+    def kill_workers(request):
+        # Right after a seeding request (4: the first centre's distances) and the first
+        # Lloyd update (8) are submitted: the workers running (or about to run) them
+        # die, Ray re-runs the tasks from the same inputs.
+        requests.append(request)
+        if len(requests) in (4, 8):
+            killed.extend(_kill_ray_workers())
+
+    killer = _Killer("ray::_fit_cluster", after=0.02)
+    killer.start()
+    try:
+        dist = kray.scalable_dank(parts, y, _dank_estimator(clusters=2), quiet=True,
+                                  _after_submit=kill_workers)
+    finally:
+        killer.stop = True
+        killer.join()
+    assert len(requests) >= 8 and '"Assign"' in requests[7]
+    assert killed, "no k-means worker was killed"
+    assert killer.killed is not None, "no cluster task was caught running"
+    _same_dank(dist, single, X)
+
+
+def _kill_ray_workers():
+    """SIGKILLs every Ray worker process (titles ``ray::…``) of this machine."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if cmd.startswith(b"ray::_kmeans_answer") or cmd.startswith(b"ray::IDLE"):
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                    pids.append(int(pid))
+                except ProcessLookupError:
+                    pass
+    return pids
+
+
 def test_clear_errors(cluster):
     with pytest.raises(ConnectionError, match="no Ray cluster at"):
         kray._check_reachable(f"127.0.0.1:{_free_port()}")
@@ -266,6 +346,13 @@ def test_clear_errors(cluster):
         _too_big()
     with pytest.raises(ValueError, match="binary"):
         kray.mwumkl(*dataset("wine"), "rbf(sigma=1)", quiet=True)
+    X, y = _ionosphere_stacked()
+    with pytest.raises(ValueError, match="partition 0 has 500 rows.*multiple of 512"):
+        kray.scalable_dank([X[:500], X[500:]], y, _dank_estimator(), quiet=True)
+    with pytest.raises(ValueError, match="select"):
+        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier(select="grid", scale="none"))
+    with pytest.raises(ValueError, match="scale"):
+        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier())
 
 
 def _too_big():

@@ -5,12 +5,16 @@
 //! and hands back numpy arrays or JSON. The scikit-learn conventions (parameter names,
 //! attribute layout, validation) live in the pure-Python layer.
 
+use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
+use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::localized::LocalizedModel;
+use kernlearn::method::ChosenParams;
 use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
+use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::{SvmModel, SvmParams};
 use kernlearn::{AnyModel, Error, Method, MethodKind, Pipeline};
@@ -656,6 +660,164 @@ fn wilcoxon(d: Vec<f64>) -> PyResult<String> {
     serde_json::to_string(&w).map_err(|e| json_err("wilcoxon", e))
 }
 
+// ------------------------------------------------------------------ distributed scalable DANK
+
+/// Scalable DANK's parameters (`ScalableDankParams` JSON) of method options (as for
+/// `fit_method`) and seed, checked for `n` rows of `d` features.
+#[pyfunction]
+fn scalable_dank_params(
+    options: Vec<(String, String)>,
+    seed: u64,
+    n: usize,
+    d: usize,
+) -> PyResult<String> {
+    let spec = MethodSpec::parse("dank-scalable", &options, "none", None, seed)?;
+    let params = nonparametric::scalable_dank_params(&spec.options, n, d).map_err(py_err)?;
+    params.check(n, d).map_err(py_err)?;
+    serde_json::to_string(&params).map_err(|e| json_err("scalable DANK parameters", e))
+}
+
+fn scalable_params_of(params_json: &str) -> PyResult<ScalableDankParams> {
+    serde_json::from_str(params_json).map_err(|e| json_err("scalable DANK parameters", e))
+}
+
+/// The two classes of `y` (`[+1 class, −1 class]`) and `y` as ±1.
+#[pyfunction]
+fn scalable_dank_classes<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(Vec<f64>, Bound<'py, PyArray1<f64>>)> {
+    let (classes, signed) = nonparametric::binary_labels(&labels(&y)?).map_err(py_err)?;
+    Ok((classes, signed.into_pyarray(py)))
+}
+
+/// One partition's answer to a k-means request (`cluster::distributed::answer`): the
+/// reply (JSON) and the partition's new state (an array). `state` empty: a new partition.
+#[pyfunction]
+fn kmeans_answer<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'_, f64>,
+    offset: usize,
+    state: PyReadonlyArray1<'_, f64>,
+    request: &str,
+) -> PyResult<(String, Bound<'py, PyArray1<f64>>)> {
+    let x = features(&x)?;
+    let mut state = PartitionState::from_array(state.as_slice()?).map_err(py_err)?;
+    let request: Request =
+        serde_json::from_str(request).map_err(|e| json_err("k-means request", e))?;
+    let reply = py
+        .detach(|| answer(&x, offset, &mut state, &request))
+        .map_err(py_err)?;
+    let text = serde_json::to_string(&reply).map_err(|e| json_err("k-means reply", e))?;
+    Ok((text, state.to_array().into_pyarray(py)))
+}
+
+/// The labels of a partition's rows held in its k-means state.
+#[pyfunction]
+fn kmeans_state_labels<'py>(
+    py: Python<'py>,
+    state: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let state = PartitionState::from_array(state.as_slice()?).map_err(py_err)?;
+    let labels: Vec<i64> = state.labels().iter().map(|&l| l as i64).collect();
+    Ok(labels.into_pyarray(py))
+}
+
+/// Scalable DANK's k-means (`KMeans::fit_partitioned`) on `n × d` data whose partitions
+/// `ask` reaches: `ask(request_json)` returns the partitions' reply JSONs in order. An
+/// exception raised by `ask` propagates. Returns the centres (`k × d`) and cluster sizes.
+#[pyfunction]
+fn scalable_dank_kmeans<'py>(
+    py: Python<'py>,
+    params_json: &str,
+    n: usize,
+    d: usize,
+    ask: Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<usize>)> {
+    let params = scalable_params_of(params_json)?;
+    let mut raised: Option<PyErr> = None;
+    let mut send = |request: &Request| -> kernlearn::Result<Vec<Reply>> {
+        let text = serde_json::to_string(request)
+            .map_err(|e| Error::data(format!("k-means request: {e}")))?;
+        let texts: Vec<String> = match ask.call1((text,)).and_then(|r| r.extract()) {
+            Ok(t) => t,
+            Err(e) => {
+                raised = Some(e);
+                return Err(Error::data("the partitions' answer failed"));
+            }
+        };
+        texts
+            .iter()
+            .map(|t| {
+                serde_json::from_str(t).map_err(|e| Error::data(format!("k-means reply: {e}")))
+            })
+            .collect()
+    };
+    let fit = params.kmeans().fit_partitioned(n, d, &mut send);
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    let fit = fit.map_err(py_err)?;
+    let centres = fit.centres.as_features();
+    let rows = centres.rows().map(<[f64]>::to_vec).collect();
+    Ok((matrix(py, rows, d), fit.cluster_sizes))
+}
+
+/// One cluster's machine (`nonparametric::fit_cluster`, JSON) on its rows and ±1 labels.
+#[pyfunction]
+fn scalable_dank_fit_cluster(
+    py: Python<'_>,
+    params_json: &str,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+) -> PyResult<String> {
+    let params = scalable_params_of(params_json)?;
+    let (x, y) = (features(&x)?, labels(&y)?);
+    let machine = py
+        .detach(|| nonparametric::fit_cluster(&params, &x, &y))
+        .map_err(py_err)?;
+    serde_json::to_string(&machine).map_err(|e| json_err("cluster machine", e))
+}
+
+/// The fitted model (no scaling) from the centres and one machine JSON per cluster
+/// (None: empty cluster), with the `fit_method`-style record of the chosen parameters.
+#[pyfunction]
+fn scalable_dank_model(
+    params_json: &str,
+    classes: Vec<f64>,
+    centres: PyReadonlyArray2<'_, f64>,
+    machines: Vec<Option<String>>,
+    fit_seconds: f64,
+) -> PyResult<(PyModel, String)> {
+    let params = scalable_params_of(params_json)?;
+    let centres = Centres::new(features(&centres)?).map_err(py_err)?;
+    let machines = machines
+        .iter()
+        .map(|m| {
+            m.as_deref()
+                .map(serde_json::from_str::<ClusterMachine>)
+                .transpose()
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| json_err("cluster machine", e))?;
+    let d = centres.dim();
+    let model = ScalableDankModel::from_clusters(&params, d, classes, &centres, machines)
+        .map_err(py_err)?;
+    let mut chosen = ChosenParams::of(&params.kernel, params.c, None);
+    chosen
+        .other
+        .insert("clusters".into(), model.clusters.len() as f64);
+    let names = (1..=d).map(|j| format!("f{j}")).collect();
+    let pipeline = Pipeline::new(Scaler::identity(d), AnyModel::DankScalable(model), names);
+    let record = serde_json::json!({
+        "chosen": chosen,
+        "selection": null,
+        "select_seconds": 0.0,
+        "fit_seconds": fit_seconds,
+    });
+    Ok((PyModel { pipeline }, record.to_string()))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
@@ -675,6 +837,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mwumkl_kernel_weights, m)?)?;
     m.add_function(wrap_pyfunction!(mwumkl_finish, m)?)?;
     m.add_function(wrap_pyfunction!(wilcoxon, m)?)?;
+    m.add_function(wrap_pyfunction!(scalable_dank_params, m)?)?;
+    m.add_function(wrap_pyfunction!(scalable_dank_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(scalable_dank_kmeans, m)?)?;
+    m.add_function(wrap_pyfunction!(scalable_dank_fit_cluster, m)?)?;
+    m.add_function(wrap_pyfunction!(scalable_dank_model, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_state_labels, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -5,8 +5,10 @@
 //! paper: k-means into `v` clusters, one sub-problem per cluster, test points routed to
 //! the nearest centre), clustered Nyström landmarks, localized MKL gates.
 //!
-//! Everything is deterministic for a seed, whatever the number of threads: sums over
-//! points are taken per fixed-size chunk and the partial sums added in order.
+//! Everything is deterministic for a seed, whatever the number of threads or how the rows
+//! are partitioned: sums over points are taken per block of [`BLOCK_ROWS`] rows and the
+//! block sums added in block order. [`KMeans::fit`] is the partitioned fit
+//! ([`distributed`]) with one partition.
 //!
 //! ```
 //! use kernlearn::cluster::KMeans;
@@ -22,17 +24,19 @@
 use crate::data::Features;
 use crate::kernel::{dot, sq_dist};
 use crate::{Error, Result};
+use distributed::{answer, PartitionState};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Points per parallel task in the assignment step.
-const ASSIGN_BLOCK: usize = 512;
-/// Points per partial sum in the update step (fixed, so sums do not depend on threads).
-const SUM_CHUNK: usize = 4096;
+pub mod distributed;
+
+/// Rows per block of every k-means reduction and of the parallel assignment: sums over
+/// points are taken per block and the block sums added in block order, so results do not
+/// depend on the number of threads, nor on how the rows are partitioned into whole blocks
+/// ([`distributed`]).
+pub const BLOCK_ROWS: usize = 512;
 
 /// k-means settings. [`KMeans::new`] gives the usual defaults (scikit-learn's):
 /// `max_iter = 300`, `tol = 1e-4`, one initialisation, `2 + ⌊ln k⌋` local trials.
@@ -238,17 +242,21 @@ impl KMeans {
     }
 
     fn check(&self, x: &Features) -> Result<()> {
-        let n = x.n_rows();
+        self.check_shape(x.n_rows(), x.n_cols())?;
+        x.check_finite("training")
+    }
+
+    /// The settings' and the data shape's checks (finiteness is checked where the rows are).
+    fn check_shape(&self, n: usize, d: usize) -> Result<()> {
         if self.k == 0 {
             return Err(Error::param(
                 "k",
                 "the number of clusters must be at least 1",
             ));
         }
-        if n == 0 || x.n_cols() == 0 {
+        if n == 0 || d == 0 {
             return Err(Error::data(format!(
-                "k-means needs at least one sample and one feature, got {n} × {}",
-                x.n_cols()
+                "k-means needs at least one sample and one feature, got {n} × {d}"
             )));
         }
         if self.k > n {
@@ -270,7 +278,7 @@ impl KMeans {
         if self.local_trials == Some(0) {
             return Err(Error::param("local_trials", "must be at least 1"));
         }
-        x.check_finite("training")
+        Ok(())
     }
 
     /// Clusters the rows of `x`: `n_init` runs of k-means++ seeding and Lloyd iterations
@@ -283,224 +291,19 @@ impl KMeans {
     /// of range.
     pub fn fit(&self, x: &Features) -> Result<KMeansFit> {
         self.check(x)?;
-        let abs_tol = self.tol * mean_variance(x);
-        let mut best: Option<KMeansFit> = None;
-        for run in 0..self.n_init {
-            let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-            rng.set_stream(run as u64);
-            let seeds = self.seed_centres(x, &mut rng);
-            let fit = lloyd(x, seeds, self.max_iter, abs_tol);
-            if best.as_ref().is_none_or(|b| fit.inertia < b.inertia) {
-                best = Some(fit);
-            }
-        }
-        Ok(best.expect("n_init ≥ 1"))
-    }
-
-    /// k-means++ seeding: the first centre uniformly at random, each next one drawn with
-    /// probability proportional to `D(x)²`, the squared distance to the nearest centre
-    /// chosen so far (greedy over `local_trials` candidates).
-    fn seed_centres(&self, x: &Features, rng: &mut ChaCha8Rng) -> Features {
-        let n = x.n_rows();
-        let trials = self
-            .local_trials
-            .unwrap_or(2 + (self.k as f64).ln().floor() as usize);
-        let x_norms: Vec<f64> = x.rows().map(|r| dot(r, r)).collect();
-        let mut chosen = vec![rng.random_range(0..n)];
-        let (mut closest, _) = capped_distances(x, &x_norms, &chosen, None);
-        let mut cumulative = vec![0.0; n];
-        while chosen.len() < self.k {
-            let mut total = 0.0;
-            for (c, d) in cumulative.iter_mut().zip(&closest) {
-                total += d;
-                *c = total;
-            }
-            let candidates: Vec<usize> = (0..trials)
-                .map(|_| {
-                    if total > 0.0 {
-                        let r = rng.random::<f64>() * total;
-                        cumulative.partition_point(|&c| c <= r).min(n - 1)
-                    } else {
-                        // Every point sits on a chosen centre: any point will do.
-                        rng.random_range(0..n)
-                    }
-                })
-                .collect();
-            let (with, potentials) = capped_distances(x, &x_norms, &candidates, Some(&closest));
-            let best =
-                (1..trials).fold(0, |b, t| if potentials[t] < potentials[b] { t } else { b });
-            chosen.push(candidates[best]);
-            closest = with.chunks_exact(trials).map(|w| w[best]).collect();
-        }
-        x.select_rows(&chosen)
-    }
-}
-
-/// Squared distances of every point to each candidate centre (points of `x`), capped by
-/// the current `closest` distances: `out[i·t + c] = min(closest_i, ‖x_i − x_{cand_c}‖²)`
-/// with `t` candidates, from block products as in [`assign_block`] (clamped at 0), and
-/// each candidate's potential `Σ_i out[i·t + c]` (summed per block, blocks in order).
-fn capped_distances(
-    x: &Features,
-    x_norms: &[f64],
-    candidates: &[usize],
-    closest: Option<&[f64]>,
-) -> (Vec<f64>, Vec<f64>) {
-    let (n, d, t) = (x.n_rows(), x.n_cols(), candidates.len());
-    let cand = x.select_rows(candidates);
-    let cm = MatRef::from_row_major_slice(cand.as_slice(), t, d);
-    let cand_norms: Vec<f64> = candidates.iter().map(|&c| x_norms[c]).collect();
-    let mut out = vec![0.0; n * t];
-    let partials: Vec<Vec<f64>> = out
-        .par_chunks_mut(ASSIGN_BLOCK * t)
-        .enumerate()
-        .map(|(b, block_out)| {
-            let start = b * ASSIGN_BLOCK;
-            let rows = block_out.len() / t;
-            let xb =
-                MatRef::from_row_major_slice(&x.as_slice()[start * d..(start + rows) * d], rows, d);
-            let mut products = Mat::<f64>::zeros(t, rows);
-            matmul(
-                products.as_mut(),
-                Accum::Replace,
-                cm,
-                xb.transpose(),
-                1.0,
-                Par::Seq,
-            );
-            let mut sums = vec![0.0; t];
-            for (r, row_out) in block_out.chunks_exact_mut(t).enumerate() {
-                let i = start + r;
-                let cap = closest.map_or(f64::INFINITY, |c| c[i]);
-                for c in 0..t {
-                    let dist = (x_norms[i] + cand_norms[c] - 2.0 * products[(c, r)]).max(0.0);
-                    row_out[c] = dist.min(cap);
-                    sums[c] += row_out[c];
-                }
-            }
-            sums
+        // One partition holding every row: the same code path as a distributed fit.
+        let mut state = PartitionState::default();
+        let fit = self.fit_partitioned(x.n_rows(), x.n_cols(), &mut |request| {
+            Ok(vec![answer(x, 0, &mut state, request)?])
+        })?;
+        Ok(KMeansFit {
+            centres: fit.centres,
+            assignments: state.labels().to_vec(),
+            inertia: fit.inertia,
+            iterations: fit.iterations,
+            converged: fit.converged,
+            inertia_history: fit.inertia_history,
         })
-        .collect();
-    let mut potentials = vec![0.0; t];
-    for p in partials {
-        potentials.iter_mut().zip(&p).for_each(|(a, b)| *a += b);
-    }
-    (out, potentials)
-}
-
-/// Lloyd iterations from the given centres.
-fn lloyd(x: &Features, mut centres: Features, max_iter: usize, abs_tol: f64) -> KMeansFit {
-    let (mut labels, mut dists) = assign_all(x, &centres);
-    let mut history = vec![dists.iter().sum::<f64>()];
-    let mut iterations = 0;
-    let mut converged = false;
-    while iterations < max_iter {
-        let updated = update_centres(x, &mut labels, &dists, &centres);
-        let shift: f64 = (0..centres.n_rows())
-            .map(|c| sq_dist(updated.row(c), centres.row(c)))
-            .sum();
-        centres = updated;
-        iterations += 1;
-        let (new_labels, new_dists) = assign_all(x, &centres);
-        let stable = new_labels == labels;
-        labels = new_labels;
-        dists = new_dists;
-        history.push(dists.iter().sum());
-        if stable || shift <= abs_tol {
-            converged = true;
-            break;
-        }
-    }
-    KMeansFit {
-        centres: Centres { centres },
-        assignments: labels,
-        inertia: *history.last().expect("seeding inertia"),
-        iterations,
-        converged,
-        inertia_history: history,
-    }
-}
-
-/// New centres = means of the assigned points, after giving every empty cluster the
-/// point farthest from its centre (`labels` is updated for the moved points).
-fn update_centres(x: &Features, labels: &mut [usize], dists: &[f64], old: &Features) -> Features {
-    let (k, d) = (old.n_rows(), old.n_cols());
-    let (mut sums, mut counts) = cluster_sums(x, labels, k);
-    if counts.contains(&0) {
-        relocate_empty(x, labels, dists, &mut sums, &mut counts);
-    }
-    let mut values = sums;
-    for c in 0..k {
-        let row = &mut values[c * d..(c + 1) * d];
-        if counts[c] == 0 {
-            // Fewer distinct movable points than clusters: keep the old centre.
-            row.copy_from_slice(old.row(c));
-        } else {
-            let inv = 1.0 / counts[c] as f64;
-            row.iter_mut().for_each(|v| *v *= inv);
-        }
-    }
-    Features::new(k, d, values).expect("k × d centres")
-}
-
-/// Per-cluster coordinate sums (`k × d`, row-major) and sizes, summed per fixed chunk
-/// of points and then in chunk order.
-fn cluster_sums(x: &Features, labels: &[usize], k: usize) -> (Vec<f64>, Vec<usize>) {
-    let d = x.n_cols();
-    let partials: Vec<(Vec<f64>, Vec<usize>)> = x
-        .as_slice()
-        .par_chunks(SUM_CHUNK * d)
-        .zip(labels.par_chunks(SUM_CHUNK))
-        .map(|(rows, labs)| {
-            let mut sums = vec![0.0; k * d];
-            let mut counts = vec![0usize; k];
-            for (row, &c) in rows.chunks_exact(d).zip(labs) {
-                counts[c] += 1;
-                sums[c * d..(c + 1) * d]
-                    .iter_mut()
-                    .zip(row)
-                    .for_each(|(s, v)| *s += v);
-            }
-            (sums, counts)
-        })
-        .collect();
-    let mut sums = vec![0.0; k * d];
-    let mut counts = vec![0usize; k];
-    for (s, c) in partials {
-        sums.iter_mut().zip(&s).for_each(|(a, b)| *a += b);
-        counts.iter_mut().zip(&c).for_each(|(a, b)| *a += b);
-    }
-    (sums, counts)
-}
-
-/// Moves, for each empty cluster, the point farthest from its centre into it (only from
-/// clusters that keep at least one point), updating sums, sizes and labels.
-fn relocate_empty(
-    x: &Features,
-    labels: &mut [usize],
-    dists: &[f64],
-    sums: &mut [f64],
-    counts: &mut [usize],
-) {
-    let d = x.n_cols();
-    let mut by_distance: Vec<usize> = (0..labels.len()).collect();
-    // Stable sort: equal distances keep index order, so the choice is deterministic.
-    by_distance.sort_by(|&a, &b| dists[b].total_cmp(&dists[a]));
-    let mut candidates = by_distance.into_iter();
-    let empty: Vec<usize> = (0..counts.len()).filter(|&c| counts[c] == 0).collect();
-    for target in empty {
-        let Some(p) = candidates.by_ref().find(|&p| counts[labels[p]] > 1) else {
-            return;
-        };
-        let (from, row) = (labels[p], x.row(p));
-        counts[from] -= 1;
-        sums[from * d..(from + 1) * d]
-            .iter_mut()
-            .zip(row)
-            .for_each(|(s, v)| *s -= v);
-        counts[target] = 1;
-        sums[target * d..(target + 1) * d].copy_from_slice(row);
-        labels[p] = target;
     }
 }
 
@@ -511,11 +314,11 @@ fn assign_all(x: &Features, centres: &Features) -> (Vec<usize>, Vec<f64>) {
     let mut dists = vec![0.0; n];
     let centre_norms: Vec<f64> = centres.rows().map(|c| dot(c, c)).collect();
     labels
-        .par_chunks_mut(ASSIGN_BLOCK)
-        .zip(dists.par_chunks_mut(ASSIGN_BLOCK))
+        .par_chunks_mut(BLOCK_ROWS)
+        .zip(dists.par_chunks_mut(BLOCK_ROWS))
         .enumerate()
         .for_each(|(b, (labs, ds))| {
-            let start = b * ASSIGN_BLOCK;
+            let start = b * BLOCK_ROWS;
             let block = &x.as_slice()[start * d..(start + labs.len()) * d];
             assign_block(block, d, centres, &centre_norms, labs, ds);
         });
@@ -578,22 +381,43 @@ fn assign_block(
     }
 }
 
-/// Mean over features of the population variance (the scale of `tol`).
-fn mean_variance(x: &Features) -> f64 {
-    let (n, d) = (x.n_rows() as f64, x.n_cols());
-    let mut mean = vec![0.0; d];
-    for row in x.rows() {
-        mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
-    }
-    mean.iter_mut().for_each(|m| *m /= n);
-    let total: f64 = x.rows().map(|row| sq_dist(row, &mean)).sum();
-    total / (n * d as f64)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::distributed::update_centres;
     use super::*;
     use crate::data::synthetic::gaussian_blobs;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// k-means++ seeding of `km` on `x` held in one partition.
+    fn seed_local(km: &KMeans, x: &Features, rng: &mut ChaCha8Rng) -> Features {
+        let mut state = PartitionState::default();
+        km.seed_centres(
+            x.n_rows(),
+            &mut |r| Ok(vec![answer(x, 0, &mut state, r)?]),
+            rng,
+        )
+        .unwrap()
+    }
+
+    /// One centre update from `labels` and `dists` (the partials a partition would send);
+    /// `labels` gets the relocation moves.
+    fn update_local(x: &Features, labels: &mut [usize], dists: &[f64], old: &Features) -> Features {
+        let k = old.n_rows();
+        let (sums, counts) = distributed::block_cluster_sums(x, labels, k);
+        let step = distributed::StepPartials {
+            changed: true,
+            sums,
+            counts,
+            inertia: vec![],
+            farthest: distributed::farthest(x, 0, labels, dists, 2 * k),
+        };
+        let (centres, moves) = update_centres(&step, old);
+        for (i, c) in moves {
+            labels[i] = c;
+        }
+        centres
+    }
 
     fn uniform(n: usize, d: usize, seed: u64) -> Features {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -658,7 +482,7 @@ mod tests {
         let (mut first_at_zero, mut second_at_three) = (0, 0);
         for seed in 0..3000 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let c = KMeans::new(2).local_trials(1).seed_centres(&x, &mut rng);
+            let c = seed_local(&KMeans::new(2).local_trials(1), &x, &mut rng);
             if c.row(0)[0] == 0.0 {
                 first_at_zero += 1;
                 second_at_three += usize::from(c.row(1)[0] == 3.0);
@@ -669,7 +493,7 @@ mod tests {
         assert!((p - 0.9).abs() < 0.04, "{p} of {first_at_zero}");
         for seed in 0..50 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let c = KMeans::new(2).local_trials(40).seed_centres(&x, &mut rng);
+            let c = seed_local(&KMeans::new(2).local_trials(40), &x, &mut rng);
             if c.row(0)[0] == 0.0 {
                 assert_eq!(c.row(1)[0], 3.0);
             }
@@ -763,14 +587,14 @@ mod tests {
         let mut labels = vec![0, 0, 0];
         let dists = [1.0, 0.0, 16.0];
         let old = Features::from_rows(&[vec![1.0], vec![100.0]]).unwrap();
-        let c = update_centres(&x, &mut labels, &dists, &old);
+        let c = update_local(&x, &mut labels, &dists, &old);
         assert_eq!(labels, vec![0, 0, 1]);
         assert_eq!(c.as_slice(), &[0.5, 5.0]);
         // A singleton cluster is never emptied to fill another one.
         let mut labels = vec![0, 1, 1];
         let dists = [9.0, 0.0, 0.0];
         let old = Features::from_rows(&[vec![3.0], vec![2.0], vec![7.0]]).unwrap();
-        let c = update_centres(&x, &mut labels, &dists, &old);
+        let c = update_local(&x, &mut labels, &dists, &old);
         assert_eq!(labels, vec![0, 2, 1]);
         assert_eq!(c.as_slice(), &[0.0, 5.0, 1.0]);
     }

@@ -115,26 +115,11 @@ pub(crate) fn build(
                 fallback: !options.no_fallback,
             }))
         }
-        MethodKind::DankScalable => {
-            let settings = DankSettings {
-                tau: 0.0,
-                ..dank_settings(options, &base)?
-            };
-            Ok(Method::DankScalable(ScalableDankLearner {
-                params: ScalableDankParams {
-                    kernel: base.kernel,
-                    c: base.c,
-                    eta: options.eta,
-                    clusters: options
-                        .clusters
-                        .unwrap_or_else(|| ScalableDankParams::default_clusters(data.len())),
-                    seed: options.seed,
-                    settings,
-                },
-                search,
-                auto_clusters: options.clusters.is_none(),
-            }))
-        }
+        MethodKind::DankScalable => Ok(Method::DankScalable(ScalableDankLearner {
+            params: scalable_dank_params(options, data.len(), data.x.n_cols())?,
+            search,
+            auto_clusters: options.clusters.is_none(),
+        })),
         _ => Ok(Method::Dank(DankLearner {
             params: DankParams {
                 task: if svr {
@@ -151,6 +136,31 @@ pub(crate) fn build(
             fallback: !options.no_fallback,
         })),
     }
+}
+
+/// Scalable DANK's parameters from the catalogue options, for `n` training rows of `d`
+/// features (clusters: `--clusters`, else [`ScalableDankParams::default_clusters`];
+/// k-means seed: the options' seed). Shared by the catalogue and the distributed fit.
+pub fn scalable_dank_params(
+    options: &MethodOptions,
+    n: usize,
+    d: usize,
+) -> Result<ScalableDankParams> {
+    let base = options.svm_params(SvmType::CSvc, d)?;
+    let settings = DankSettings {
+        tau: 0.0,
+        ..dank_settings(options, &base)?
+    };
+    Ok(ScalableDankParams {
+        kernel: base.kernel,
+        c: base.c,
+        eta: options.eta,
+        clusters: options
+            .clusters
+            .unwrap_or_else(|| ScalableDankParams::default_clusters(n)),
+        seed: options.seed,
+        settings,
+    })
 }
 
 /// τ, η, the scheme, the step rule and the SVM solver settings of a DANK fit.

@@ -24,9 +24,11 @@ pub use dank::{
     DankFitInfo, DankMachines, DankModel, DankParams, DankSettings, EigenRoute, Scheme, StepRule,
 };
 pub use knpl::{GammaPoint, KnplModel, KnplPairInfo, KnplParams, KnplSearch, KnplSelection};
-pub use learner::{DankLearner, KnplLearner, ScalableDankLearner};
+pub use learner::{scalable_dank_params, DankLearner, KnplLearner, ScalableDankLearner};
 pub use machine::LearnedKernelMachine;
-pub use scalable::{ClusterMachine, ScalableDankModel, ScalableDankParams};
+pub use scalable::{
+    binary_labels, fit_cluster, ClusterMachine, ScalableDankModel, ScalableDankParams,
+};
 pub use trace::Trace;
 
 /// Helpers shared by the tests of this module's methods.

@@ -107,6 +107,17 @@ impl ScalableDankParams {
         self.subproblem_settings().validate()
     }
 
+    /// The k-means of the partition into clusters (section 5): `clusters` centres, seeded
+    /// by `seed`, otherwise [`KMeans::new`]'s defaults.
+    pub fn kmeans(&self) -> KMeans {
+        KMeans::new(self.clusters).seed(self.seed)
+    }
+
+    /// Checks the parameters for `n` training points of `d` features.
+    pub fn check(&self, n: usize, d: usize) -> Result<()> {
+        self.validate(n, d)
+    }
+
     /// The settings each subproblem runs with: τ = 0.
     fn subproblem_settings(&self) -> DankSettings {
         DankSettings {
@@ -115,6 +126,23 @@ impl ScalableDankParams {
             ..self.settings.clone()
         }
     }
+}
+
+/// The two classes of binary labels `y` (`[+1 class, −1 class]`, LIBSVM order) and the
+/// labels as ±1. Fails when `y` does not have exactly two classes.
+pub fn binary_labels(y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (classes, _) = class_groups(y);
+    if classes.len() != 2 {
+        return Err(Error::data(format!(
+            "scalable DANK is a binary classifier; the training labels have {} classes",
+            classes.len()
+        )));
+    }
+    let signed = y
+        .iter()
+        .map(|&v| if v == classes[0] { 1.0 } else { -1.0 })
+        .collect();
+    Ok((classes, signed))
 }
 
 /// One cluster's predictor and report.
@@ -180,48 +208,53 @@ impl ScalableDankModel {
             )));
         }
         params.validate(x.n_rows(), x.n_cols())?;
-        let (classes, _) = class_groups(y);
-        if classes.len() != 2 {
-            return Err(Error::data(format!(
-                "scalable DANK is a binary classifier; the training labels have {} classes",
-                classes.len()
-            )));
-        }
-        let signed: Vec<f64> = y
-            .iter()
-            .map(|&v| if v == classes[0] { 1.0 } else { -1.0 })
-            .collect();
-        let kmeans = KMeans::new(params.clusters).seed(params.seed).fit(x)?;
-        // Members by routing with the final centres, so that prediction sends every
-        // training point to the cluster it was trained in; empty clusters are dropped.
-        let mut members = vec![Vec::new(); kmeans.centres.k()];
-        for (i, c) in kmeans.centres.assign(x)?.into_iter().enumerate() {
-            members[c].push(i);
-        }
-        let kept: Vec<usize> = (0..members.len())
-            .filter(|&c| !members[c].is_empty())
-            .collect();
-        let members: Vec<Vec<usize>> = members.into_iter().filter(|m| !m.is_empty()).collect();
-        // Dropped clusters count as finished, so that progress reaches `params.clusters`.
-        for _ in members.len()..params.clusters {
-            progress();
-        }
-        let centres = Centres::new(kmeans.centres.as_features().select_rows(&kept))?;
-        let clusters = members
+        let (classes, signed) = binary_labels(y)?;
+        let kmeans = params.kmeans().fit(x)?;
+        // The final assignments are the routing of the final centres (Lloyd's last step
+        // assigns to them), so prediction sends every training point to the cluster it
+        // was trained in.
+        let members = kmeans.members();
+        let machines = members
             .par_iter()
             .map(|idx| {
-                let yc: Vec<f64> = idx.iter().map(|&i| signed[i]).collect();
-                let fit = fit_cluster(params, &x.select_rows(idx), &yc);
+                let fit = (!idx.is_empty()).then(|| {
+                    let yc: Vec<f64> = idx.iter().map(|&i| signed[i]).collect();
+                    fit_cluster(params, &x.select_rows(idx), &yc)
+                });
                 progress();
-                fit
+                fit.transpose()
             })
             .collect::<Result<Vec<_>>>()?;
+        Self::from_clusters(params, x.n_cols(), classes, &kmeans.centres, machines)
+    }
+
+    /// The model from the k-means centres and one machine per cluster ([`fit_cluster`];
+    /// `None` for an empty cluster, which is dropped): the last step of
+    /// [`ScalableDankModel::fit`], shared with the distributed fit
+    /// (`kernlearn.ray.scalable_dank`).
+    pub fn from_clusters(
+        params: &ScalableDankParams,
+        n_features: usize,
+        classes: Vec<f64>,
+        centres: &Centres,
+        machines: Vec<Option<ClusterMachine>>,
+    ) -> Result<Self> {
+        if machines.len() != centres.k() {
+            return Err(Error::data(format!(
+                "{} cluster machines for {} centres",
+                machines.len(),
+                centres.k()
+            )));
+        }
+        let kept: Vec<usize> = (0..machines.len())
+            .filter(|&c| machines[c].is_some())
+            .collect();
         Ok(Self {
             params: params.clone(),
-            n_features: x.n_cols(),
+            n_features,
             classes,
-            centres,
-            clusters,
+            centres: Centres::new(centres.as_features().select_rows(&kept))?,
+            clusters: machines.into_iter().flatten().collect(),
         })
     }
 
@@ -283,7 +316,26 @@ impl ScalableDankModel {
 
 /// Problem (22) on one cluster (labels ±1): η and the start from the cluster's SVM when
 /// it has both classes (see the module docs otherwise), then the box-only DANK solve.
-fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<ClusterMachine> {
+/// Used by [`ScalableDankModel::fit`] and by the distributed fit's cluster tasks.
+///
+/// Runs on one thread of its own: faer's eigensolver and the Gram product split their
+/// work by the thread count, which changes the rounding, so a cluster's machine is the
+/// same on any machine only on a fixed number of threads (the distributed fit relies on
+/// it). The clusters run in parallel instead.
+pub fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<ClusterMachine> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::numerical(format!("scalable DANK: no thread for a cluster: {e}")))?;
+    pool.install(|| fit_cluster_here(params, x, y))
+}
+
+/// [`fit_cluster`] on the current thread pool.
+fn fit_cluster_here(
+    params: &ScalableDankParams,
+    x: &Features,
+    y: &[f64],
+) -> Result<ClusterMachine> {
     let settings = params.subproblem_settings();
     let k = params.kernel.gram(x)?;
     let n = y.len();
