@@ -166,8 +166,10 @@ impl CklLearner {
 
     /// The thesis's search (§5.4.1): every candidate fitted once (in parallel), scored
     /// by the validation accuracy of its kept epoch; the best candidate, its fit, that
-    /// accuracy and the fit's seconds (ties: the earlier candidate). One progress step
-    /// per candidate.
+    /// accuracy and the fit's seconds. Equal accuracies (common on easy sets, where many
+    /// configurations classify the validation split perfectly) go to the lower
+    /// validation log loss, the early-stopping objective, then to the earlier candidate.
+    /// One progress step per candidate.
     fn best_by_validation(
         candidates: &[CklParams],
         x: &Features,
@@ -184,7 +186,11 @@ impl CklLearner {
                 Ok((model, score, secs))
             })
             .collect::<Result<_>>()?;
-        let best = (1..fits.len()).fold(0, |b, c| if fits[c].1 > fits[b].1 { c } else { b });
+        let loss = |c: usize| fits[c].0.report.best_val_loss.unwrap_or(f64::INFINITY);
+        let better = |c: usize, b: usize| {
+            fits[c].1 > fits[b].1 || (fits[c].1 == fits[b].1 && loss(c) < loss(b))
+        };
+        let best = (1..fits.len()).fold(0, |b, c| if better(c, b) { c } else { b });
         let (model, score, secs) = fits.into_iter().nth(best).expect("at least one candidate");
         Ok((candidates[best].clone(), model, score, secs))
     }

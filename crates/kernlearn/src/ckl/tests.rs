@@ -326,9 +326,9 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
         assert!(drawn.iter().any(|p| p.width == d), "{d}");
         assert!(fitted.chosen.cv_score.is_some() && fitted.trace.is_some());
         if scoring == "validation" {
-            // Brute force: fit every drawn candidate alone; the kept model is the first
-            // with the best validation accuracy, and that accuracy is the score. The fit
-            // seeds its candidates with the fit's seed.
+            // Brute force: fit every drawn candidate alone; the kept model has the best
+            // validation accuracy (ties: lower validation loss), and that accuracy is the
+            // score. The fit seeds its candidates with the fit's seed.
             let fits: Vec<CklModel> = drawn
                 .iter()
                 .map(|p| {
@@ -343,7 +343,16 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
                 .iter()
                 .map(|m| m.report.best_val_accuracy.unwrap())
                 .collect();
-            let best = (1..acc.len()).fold(0, |b, c| if acc[c] > acc[b] { c } else { b });
+            let loss: Vec<f64> = fits
+                .iter()
+                .map(|m| m.report.best_val_loss.unwrap())
+                .collect();
+            let mut best = 0;
+            for c in 1..acc.len() {
+                if acc[c] > acc[best] || acc[c] == acc[best] && loss[c] < loss[best] {
+                    best = c;
+                }
+            }
             assert_eq!(fitted.chosen.cv_score, Some(acc[best]));
             assert_eq!(d, drawn[best].width);
             let AnyModel::Ckl(kept) = &fitted.model else {

@@ -12,6 +12,7 @@ use crate::nn::{
 };
 use crate::nonparametric::Trace;
 use crate::{Error, Result};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// DKMO / M-DKMO settings (defaults: the paper's, §V, where it gives them).
@@ -201,7 +202,7 @@ impl DkmoModel {
         x: &Features,
         y: &[f64],
         seed: u64,
-        on_epoch: &dyn Fn(),
+        on_epoch: &(dyn Fn() + Sync),
     ) -> Result<DkmoFit> {
         params.validate()?;
         let classes = class_labels(y);
@@ -255,7 +256,7 @@ impl DkmoModel {
             landmarks: params.landmarks,
         };
         let embeddings = mats
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(m, k)| fit_ensemble(k, scheme, size, seed.wrapping_add(1000 * m as u64)))
             .collect::<Result<Vec<_>>>()?;
@@ -275,17 +276,28 @@ impl DkmoModel {
             fusion: params.fusion,
             classes: classes.len(),
         };
-        let mut trace = Trace::new(&["phase", "epoch", "train_loss", "val_loss", "val_accuracy"]);
+        let mut trace = new_trace();
         let mut info = DkmoFitInfo::default();
         let net = DkmoNet::new(&arch, seed)?;
         if params.multi {
-            for (m, z) in per_kernel.iter().enumerate() {
-                let single = Architecture {
-                    groups: vec![arch.groups[m].clone()],
-                    ..arch.clone()
-                };
-                let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
-                let report = run(&pre, z, y, &classes, params, seed, m, &mut trace, on_epoch)?;
+            // Each kernel's pre-training is independent (own network, own seeds), so
+            // they run side by side; results and trace order are those of a loop.
+            let pretrained: Vec<(DkmoNet, crate::nn::TrainReport, Trace)> = per_kernel
+                .par_iter()
+                .enumerate()
+                .map(|(m, z)| {
+                    let single = Architecture {
+                        groups: vec![arch.groups[m].clone()],
+                        ..arch.clone()
+                    };
+                    let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
+                    let mut own = new_trace();
+                    let report = run(&pre, z, y, &classes, params, seed, m, &mut own, on_epoch)?;
+                    Ok((pre, report, own))
+                })
+                .collect::<Result<_>>()?;
+            for (m, (pre, report, own)) in pretrained.into_iter().enumerate() {
+                own.rows.into_iter().for_each(|r| trace.push(r));
                 info.pretrain_epochs.push(report.epochs);
                 net.adopt_group(m, &pre)?;
             }
@@ -405,6 +417,12 @@ fn side_by_side(parts: &[Features]) -> Result<Features> {
     Features::new(n, width, values)
 }
 
+/// The fit's trace: one row per epoch of every phase (pre-training of kernel `m` is
+/// phase `m`, fine-tuning the last).
+fn new_trace() -> Trace {
+    Trace::new(&["phase", "epoch", "train_loss", "val_loss", "val_accuracy"])
+}
+
 /// One training run of `net` on `z`, its epochs appended to `trace` as `phase`.
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -416,7 +434,7 @@ fn run(
     seed: u64,
     phase: usize,
     trace: &mut Trace,
-    on_epoch: &dyn Fn(),
+    on_epoch: &(dyn Fn() + Sync),
 ) -> Result<crate::nn::TrainReport> {
     let data = TrainingData::new(z, y, classes, params.train.validation_fraction, seed)?;
     let report = train(
