@@ -31,6 +31,7 @@
 #   CS, FOLDS C grid (comma-separated, default the library's 2^-5..2^5) and CV folds (5)
 #   MKL       MKL methods to run (default "uniform mwumkl"; empty to skip)
 #   BIN       the CLI (default target/release/kernlearn)
+#   TABLE_ONLY=1  only rebuild OUT_DIR/table.md from the outputs already there
 # Writes OUT_DIR/<set>-search.json, <set>-ckl.json, <set>-svm.json,
 # <set>-<method>-g<γ>.json and OUT_DIR/table.md.
 set -euo pipefail
@@ -51,6 +52,7 @@ cs=()
 [ -n "$CS" ] && cs=(--cs "$CS")
 stamp() { echo "$(date -u +%H:%M:%S) $*" >&2; }
 for s in $SETS; do
+  [ "${TABLE_ONLY:-0}" = 1 ] && break
   case $s in mushroom) scale=none ;; *) scale=pm1 ;; esac
   common=(--data "$DATA/$s.csv" --test-fraction 0.25 --scale "$scale" --seed 0 --json -q)
   net=(--epochs "$EPOCHS" --patience "$PATIENCE")
