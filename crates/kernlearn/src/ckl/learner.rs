@@ -77,28 +77,7 @@ pub(crate) fn build(
         p.init_variance = v;
     }
     p.norm_cap = o.norm_cap.or(p.norm_cap);
-    let t = &mut p.train;
-    if let Some(v) = o.optimizer {
-        t.optimizer = v;
-    }
-    if let Some(v) = o.learning_rate {
-        t.learning_rate = v;
-    }
-    if let Some(v) = o.weight_decay {
-        t.weight_decay = v;
-    }
-    if let Some(v) = o.epochs {
-        t.max_epochs = v;
-    }
-    if let Some(v) = o.patience {
-        t.patience = v;
-    }
-    if let Some(v) = o.batch_size {
-        t.batch_size = v;
-    }
-    if let Some(v) = o.validation_fraction {
-        t.validation_fraction = v;
-    }
+    o.apply_training(&mut p.train);
     p.validate()?;
     let search = match search {
         Some(cv) => {

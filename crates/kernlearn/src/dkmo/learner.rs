@@ -77,34 +77,9 @@ pub(crate) fn build(
     if let Some(v) = options.dkmo_fusion {
         p.fusion = v;
     }
-    apply_training(options, &mut p.train);
+    options.apply_training(&mut p.train);
     p.validate()?;
     Ok(Method::Dkmo(DkmoLearner { params: p }))
-}
-
-/// The network options given on top of DKMO's defaults.
-fn apply_training(options: &MethodOptions, t: &mut crate::nn::TrainSettings) {
-    if let Some(v) = options.optimizer {
-        t.optimizer = v;
-    }
-    if let Some(v) = options.learning_rate {
-        t.learning_rate = v;
-    }
-    if let Some(v) = options.weight_decay {
-        t.weight_decay = v;
-    }
-    if let Some(v) = options.epochs {
-        t.max_epochs = v;
-    }
-    if let Some(v) = options.patience {
-        t.patience = v;
-    }
-    if let Some(v) = options.batch_size {
-        t.batch_size = v;
-    }
-    if let Some(v) = options.validation_fraction {
-        t.validation_fraction = v;
-    }
 }
 
 /// `256,512,256,128` → sizes.

@@ -383,6 +383,32 @@ pub static OPTIONS: &[OptionSpec] = &[
 ];
 
 impl MethodOptions {
+    /// The network options given (`--optimizer`, `--learning-rate`, …) on top of a
+    /// family's training defaults (CKL's thesis settings, DKMO's paper settings).
+    pub(crate) fn apply_training(&self, t: &mut crate::nn::TrainSettings) {
+        if let Some(v) = self.optimizer {
+            t.optimizer = v;
+        }
+        if let Some(v) = self.learning_rate {
+            t.learning_rate = v;
+        }
+        if let Some(v) = self.weight_decay {
+            t.weight_decay = v;
+        }
+        if let Some(v) = self.epochs {
+            t.max_epochs = v;
+        }
+        if let Some(v) = self.patience {
+            t.patience = v;
+        }
+        if let Some(v) = self.batch_size {
+            t.batch_size = v;
+        }
+        if let Some(v) = self.validation_fraction {
+            t.validation_fraction = v;
+        }
+    }
+
     /// Sets option `name` (a command-line name of [`OPTIONS`]) from its text `value`
     /// (`"true"` for a flag); repeated options accumulate.
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
