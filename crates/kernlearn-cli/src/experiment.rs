@@ -122,8 +122,9 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
         };
         let base_steps = baseline.as_ref().map_or(0, |b| b.steps() + 1);
         let steps = a.repeats as u64 * (exp.method.steps() + 1 + base_steps);
-        let pb = progress::bar(quiet, steps, &format!("{name}: {}", exp.method.name()));
-        let tick = |_: Progress| pb.inc(1);
+        let label = format!("{name}: {}", exp.method.name());
+        let pb = progress::bar(quiet, steps, &label);
+        let tick = |p: Progress| progress::show(&pb, &label, p);
         match &baseline {
             Some(b) => {
                 let (base, report) = exp

@@ -285,19 +285,7 @@ pub fn fit_method(
         0 => progress::spinner(quiet, &msg),
         n => progress::bar(quiet, n, &msg),
     };
-    let tick = |p: Progress| {
-        if let Progress::Epoch {
-            epoch,
-            loss,
-            val_accuracy,
-        } = p
-        {
-            pb.set_message(format!(
-                "{msg}: epoch {epoch}, loss {loss:.4}, validation accuracy {val_accuracy:.4}"
-            ));
-        }
-        pb.inc(1)
-    };
+    let tick = |p: Progress| progress::show(&pb, &msg, p);
     let fitted = Pipeline::fit(scale, method, train, seed, &tick)?;
     pb.finish_and_clear();
     Ok(fitted)

@@ -1,6 +1,7 @@
 //! Progress display: shown on a terminal, silent with `--quiet` or when stderr is not a TTY.
 
 use indicatif::{ProgressBar, ProgressStyle};
+use kernlearn::method::Progress;
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -32,4 +33,23 @@ pub fn bar(quiet: bool, len: u64, msg: &str) -> ProgressBar {
     );
     pb.set_message(msg.to_string());
     pb
+}
+
+/// Shows one progress event of a fit on `pb` (labelled `msg`): a step advances the bar, an
+/// epoch also shows its loss and validation accuracy, a stage names what runs now.
+pub fn show(pb: &ProgressBar, msg: &str, p: Progress) {
+    match p {
+        Progress::Epoch {
+            epoch,
+            loss,
+            val_accuracy,
+        } => pb.set_message(format!(
+            "{msg}: epoch {epoch}, loss {loss:.4}, validation accuracy {val_accuracy:.4}"
+        )),
+        Progress::Stage(stage) => pb.set_message(format!("{msg}: {stage}")),
+        _ => {}
+    }
+    if p.advances() {
+        pb.inc(1)
+    }
 }

@@ -621,6 +621,7 @@ mod tests {
             Progress::RepeatDone(_) => {
                 repeats.fetch_add(1, Ordering::Relaxed);
             }
+            Progress::Stage(_) => {}
         })
         .unwrap();
         assert_eq!(repeats.into_inner(), 3);

@@ -88,7 +88,22 @@ impl Learner for HyperkernelLearner {
     ) -> Result<FittedMethod> {
         let mut params = self.params.clone();
         params.seed = seed;
-        let report = |_: &str| progress(Progress::Step);
+        // `HyperkernelModel::fit` reports the end of each stage; the bar names the next.
+        const NEXT: [&str; 2] = [
+            "solving the conic program (Clarabel)",
+            "recovering the hypothesis",
+        ];
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let report = |_: &str| {
+            progress(Progress::Step);
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Some(stage) = NEXT.get(k) {
+                progress(Progress::Stage(stage));
+            }
+        };
+        progress(Progress::Stage(
+            "incomplete Cholesky of the hyperkernel matrix",
+        ));
         let (model, secs) = timed(|| HyperkernelModel::fit(&params, x, y, &report))?;
         let mut chosen = ChosenParams {
             c: Some(params.c),
@@ -109,5 +124,41 @@ impl Learner for HyperkernelLearner {
             chosen,
             secs,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synthetic::generate;
+    use std::sync::Mutex;
+
+    #[test]
+    fn progress_names_each_stage_before_it_runs() {
+        let d = generate("sandwich", 40, 9).unwrap();
+        let learner = HyperkernelLearner {
+            params: HyperkernelParams {
+                width_factor: 1.0,
+                ..HyperkernelParams::default()
+            },
+        };
+        let events = Mutex::new(Vec::new());
+        learner
+            .fit(&d.x, &d.y, 0, &|p| events.lock().unwrap().push(p))
+            .unwrap();
+        let events = events.into_inner().unwrap();
+        assert_eq!(
+            events,
+            [
+                Progress::Stage("incomplete Cholesky of the hyperkernel matrix"),
+                Progress::Step,
+                Progress::Stage("solving the conic program (Clarabel)"),
+                Progress::Step,
+                Progress::Stage("recovering the hypothesis"),
+                Progress::Step,
+            ]
+        );
+        let steps = events.iter().filter(|p| p.advances()).count() as u64;
+        assert_eq!(steps, learner.steps());
     }
 }

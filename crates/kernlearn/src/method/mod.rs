@@ -71,6 +71,17 @@ pub enum Progress {
         /// Validation accuracy.
         val_accuracy: f32,
     },
+    /// A named stage of a fit begins (e.g. the hyperkernel's factorisation, then its
+    /// conic solve): shown as a message, not counted as a step.
+    Stage(&'static str),
+}
+
+impl Progress {
+    /// Whether the event is one unit of work of a progress bar (every event but
+    /// [`Progress::Stage`]).
+    pub fn advances(&self) -> bool {
+        !matches!(self, Progress::Stage(_))
+    }
 }
 
 /// The progress callback every fit takes.
