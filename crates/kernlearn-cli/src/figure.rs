@@ -10,6 +10,7 @@ use crate::progress;
 use crate::report;
 use clap::Args;
 use kernlearn::data::synthetic::generate;
+use kernlearn::data::Features;
 use kernlearn::estimator::{AnyModel, Estimator};
 use kernlearn::method::{Family, GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
@@ -17,8 +18,8 @@ use kernlearn::nonparametric::knpl::{alternation, Alternation};
 use kernlearn::nonparametric::Trace;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
-    decision_boundaries_titled, heatmap_with, line_plot, ColourScale, HeatOptions, HeatPanel,
-    LineKind, Panel, PlaneGrid,
+    decision_boundaries_titled, heatmap_with, line_plot, scatter_plot, ColourScale, HeatOptions,
+    HeatPanel, LineKind, Panel, PlaneGrid,
 };
 use kernlearn::{Error, Learner, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
@@ -357,6 +358,55 @@ pub fn write_spectrum_plot(model: &kernlearn::ckl::CklModel, path: &Path) -> Res
             false,
         )
     })
+}
+
+/// The fused representation of the rows `x` (already scaled) under a DKMO / M-DKMO model,
+/// projected on its first two principal components and coloured by `labels` (one group
+/// when there are none), written to `path`; returns the variance share of the two axes.
+pub fn write_fused_plot(
+    model: &kernlearn::dkmo::DkmoModel,
+    x: &Features,
+    labels: &[f64],
+    path: &Path,
+) -> Result<Vec<f64>> {
+    let fused = model.fused_representation(x)?;
+    let (z, explained) = kernlearn::linalg::principal_components(&fused, 2)?;
+    let mut classes: Vec<f64> = labels.to_vec();
+    classes.sort_by(f64::total_cmp);
+    classes.dedup();
+    let groups: Vec<(String, Vec<(f64, f64)>)> = if labels.is_empty() {
+        vec![(
+            "samples".into(),
+            (0..z.nrows()).map(|i| (z[(i, 0)], z[(i, 1)])).collect(),
+        )]
+    } else {
+        classes
+            .iter()
+            .map(|c| {
+                let pts = (0..z.nrows())
+                    .filter(|&i| labels[i] == *c)
+                    .map(|i| (z[(i, 0)], z[(i, 1)]))
+                    .collect();
+                (format!("class {c}"), pts)
+            })
+            .collect()
+    };
+    let title = format!(
+        "{}: fused representation of {} samples ({} dimensions), first two principal components",
+        model.method().to_uppercase(),
+        fused.n_rows(),
+        fused.n_cols()
+    );
+    write_atomic_with(path, |tmp| {
+        scatter_plot(
+            tmp,
+            &title,
+            &format!("PC 1 ({:.1} % of the variance)", 100.0 * explained[0]),
+            &format!("PC 2 ({:.1} % of the variance)", 100.0 * explained[1]),
+            &groups,
+        )
+    })?;
+    Ok(explained)
 }
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error below 1e-13).

@@ -92,6 +92,11 @@ enum Command {
         /// Add class probabilities to the output file (model fitted with --probability).
         #[arg(long)]
         probabilities: bool,
+        /// DKMO / M-DKMO models: also draw the fused representation of these rows (the
+        /// layer the softmax reads) projected on its first two principal components,
+        /// coloured by label (the DKMO paper's Fig. 7 idea), as PNG or SVG.
+        #[arg(long, value_name = "IMAGE")]
+        fused_plot: Option<PathBuf>,
         /// Overwrite an existing output file.
         #[arg(long)]
         force: bool,
@@ -220,6 +225,7 @@ fn main() -> ExitCode {
             output,
             decision_values,
             probabilities,
+            fused_plot,
             force,
             json,
         }) => predict(&PredictArgs {
@@ -229,6 +235,7 @@ fn main() -> ExitCode {
             output: output.as_deref(),
             decision_values,
             probabilities,
+            fused_plot: fused_plot.as_deref(),
             force,
             json,
             quiet,
@@ -433,6 +440,7 @@ struct PredictArgs<'a> {
     output: Option<&'a Path>,
     decision_values: bool,
     probabilities: bool,
+    fused_plot: Option<&'a Path>,
     force: bool,
     json: bool,
     quiet: bool,
@@ -442,8 +450,9 @@ fn predict(a: &PredictArgs) -> Result<()> {
     // `-o -` (or no `-o` without `--json`) writes the predictions to standard output.
     let to_file = a.output.filter(|p| *p != Path::new("-"));
     let to_stdout = a.output == Some(Path::new("-")) || (a.output.is_none() && !a.json);
-    if let Some(out) = to_file {
-        Outputs::new(&[&a.data.data, a.model], a.force).plan(out)?;
+    let mut outputs = Outputs::new(&[&a.data.data, a.model], a.force);
+    for out in to_file.into_iter().chain(a.fused_plot) {
+        outputs.plan(out)?;
     }
     let pipeline = Pipeline::load(a.model)?;
     let test = read_for_prediction(
@@ -478,6 +487,20 @@ fn predict(a: &PredictArgs) -> Result<()> {
     out.insert("predict_seconds".into(), json!(predict_seconds));
     if !test.y.is_empty() {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
+    }
+    if let Some(path) = a.fused_plot {
+        let AnyModel::Dkmo(dkmo) = model else {
+            return Err(Error::param(
+                "fused-plot",
+                format!(
+                    "the model is {}; only dkmo and m-dkmo models have a fused representation",
+                    model.method()
+                ),
+            ));
+        };
+        let explained = figure::write_fused_plot(dkmo, &x, &test.y, path)?;
+        out.insert("fused_plot".into(), json!(path.display().to_string()));
+        out.insert("fused_explained_variance".into(), json!(explained));
     }
     let dec = a.decision_values.then_some(decision.as_slice());
     let table = predictions_csv(model, &pred, dec, proba.as_deref());

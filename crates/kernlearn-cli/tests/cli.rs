@@ -838,3 +838,83 @@ fn options_a_method_ignores_are_refused() {
         );
     }
 }
+
+#[test]
+fn dkmo_draws_its_fused_representation_and_other_models_refuse() {
+    let dir = scratch("fused");
+    let model = dir.join("dkmo.json");
+    let test = fixture("heart.test.csv");
+    json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--method",
+        "dkmo",
+        "--dkmo-hidden",
+        "8",
+        "--landmarks",
+        "10",
+        "--epochs",
+        "5",
+        "--scale",
+        "standard",
+        "--model-out",
+        model.to_str().unwrap(),
+        "--json",
+    ]));
+    let fig = dir.join("fused.png");
+    let out = json_of(&run(&[
+        "predict",
+        "--model",
+        model.to_str().unwrap(),
+        "--data",
+        &test,
+        "--fused-plot",
+        fig.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(is_png(&fig));
+    let explained: Vec<f64> = out["fused_explained_variance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(explained[0] >= explained[1] && explained[0] + explained[1] <= 1.0 + 1e-9);
+    // An existing image is kept without --force.
+    let e = stderr_of(&run(&[
+        "predict",
+        "--model",
+        model.to_str().unwrap(),
+        "--data",
+        &test,
+        "--fused-plot",
+        fig.to_str().unwrap(),
+    ]));
+    assert!(e.contains("--force"), "{e}");
+    // A model without a fused representation names the option and writes nothing.
+    let svm = dir.join("svm.json");
+    json_of(&run(&[
+        "fit",
+        "--data",
+        &fixture("heart.train.csv"),
+        "--model-out",
+        svm.to_str().unwrap(),
+        "--json",
+    ]));
+    let other = dir.join("other.png");
+    let e = stderr_of(&run(&[
+        "predict",
+        "--model",
+        svm.to_str().unwrap(),
+        "--data",
+        &test,
+        "--fused-plot",
+        other.to_str().unwrap(),
+    ]));
+    assert!(
+        e.contains("fused-plot") && e.contains("dkmo") && !other.exists(),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

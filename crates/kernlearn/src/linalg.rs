@@ -105,6 +105,52 @@ fn check_square(a: MatRef<'_, f64>) -> Result<()> {
     Ok(())
 }
 
+/// The first `k` principal components of the rows of `x`: the centred rows projected on
+/// the top `k` eigenvectors of the sample covariance `XᶜᵀXᶜ/(n−1)` (each sign fixed so that
+/// its largest-magnitude loading is positive), with the share of the total variance each
+/// explains.
+pub fn principal_components(x: &crate::data::Features, k: usize) -> Result<(Mat<f64>, Vec<f64>)> {
+    let (n, d) = (x.n_rows(), x.n_cols());
+    if n < 2 || k == 0 || k > d {
+        return Err(Error::data(format!(
+            "principal components: {k} of {n} rows × {d} columns (need two rows and 1 ≤ k ≤ columns)"
+        )));
+    }
+    x.check_finite("principal components input")?;
+    let mean: Vec<f64> = (0..d)
+        .map(|j| x.rows().map(|r| r[j]).sum::<f64>() / n as f64)
+        .collect();
+    let centred = Mat::from_fn(n, d, |i, j| x.row(i)[j] - mean[j]);
+    let cov = centred.transpose() * &centred / (n as f64 - 1.0);
+    let eig = symmetric_eigen(cov.as_ref())?;
+    let total: f64 = eig.values.iter().map(|v| v.max(0.0)).sum();
+    let top: Vec<usize> = (0..d).rev().take(k).collect();
+    let mut axes = Mat::from_fn(d, k, |j, c| eig.vectors[(j, top[c])]);
+    for c in 0..k {
+        let lead = (0..d).fold(0.0f64, |a, j| {
+            if axes[(j, c)].abs() > a.abs() {
+                axes[(j, c)]
+            } else {
+                a
+            }
+        });
+        if lead < 0.0 {
+            (0..d).for_each(|j| axes[(j, c)] = -axes[(j, c)]);
+        }
+    }
+    let explained = top
+        .iter()
+        .map(|&t| {
+            if total > 0.0 {
+                eig.values[t].max(0.0) / total
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Ok((&centred * &axes, explained))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +219,37 @@ mod tests {
         let mut a = Mat::<f64>::identity(3, 3);
         a[(1, 2)] = f64::NAN;
         assert!(project_psd(a.as_ref()).is_err());
+    }
+}
+
+#[cfg(test)]
+mod pca_tests {
+    use super::*;
+    use crate::data::Features;
+
+    #[test]
+    fn principal_components_match_the_known_axes_of_a_stretched_cloud() {
+        // Points on a line along (3, 4)/5 plus a small orthogonal wobble: the first axis
+        // is the line and explains almost all the variance; the projections are the
+        // signed distances along it.
+        let rows: Vec<Vec<f64>> = (0..21)
+            .map(|i| {
+                let t = i as f64 - 10.0;
+                let w = if i % 2 == 0 { 0.01 } else { -0.01 };
+                vec![1.0 + 0.6 * t - 0.8 * w, 2.0 + 0.8 * t + 0.6 * w]
+            })
+            .collect();
+        let x = Features::from_rows(&rows).unwrap();
+        let (z, explained) = principal_components(&x, 2).unwrap();
+        for i in 0..21 {
+            assert!(
+                (z[(i, 0)] - (i as f64 - 10.0)).abs() < 1e-3,
+                "row {i}: {}",
+                z[(i, 0)]
+            );
+        }
+        assert!(explained[0] > 0.9999 && explained[1] < 1e-4);
+        assert!((explained.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(principal_components(&x, 3).is_err());
     }
 }

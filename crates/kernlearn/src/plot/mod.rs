@@ -350,7 +350,31 @@ pub fn line_plot<S: AsRef<str>>(
     series: &[(S, Vec<(f64, f64)>)],
     log_y: bool,
 ) -> Result<()> {
-    let path = path.as_ref();
+    xy_plot(path.as_ref(), title, x_label, y_label, series, log_y, false)
+}
+
+/// Groups of points `(name, [(x, y), ...])` as coloured markers on one chart, with a
+/// legend (e.g. a 2-D projection coloured by class). Same formats and errors as
+/// [`line_plot`].
+pub fn scatter_plot<S: AsRef<str>>(
+    path: impl AsRef<Path>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    groups: &[(S, Vec<(f64, f64)>)],
+) -> Result<()> {
+    xy_plot(path.as_ref(), title, x_label, y_label, groups, false, true)
+}
+
+fn xy_plot<S: AsRef<str>>(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(S, Vec<(f64, f64)>)],
+    log_y: bool,
+    scatter: bool,
+) -> Result<()> {
     output_format(path)?;
     let kept: Vec<(String, Vec<(f64, f64)>)> = series
         .iter()
@@ -379,6 +403,7 @@ pub fn line_plot<S: AsRef<str>>(
             y_label,
             series: kept,
             log_y,
+            scatter,
         },
     )
 }
@@ -389,6 +414,8 @@ struct LinePlot<'a> {
     y_label: &'a str,
     series: Vec<(String, Vec<(f64, f64)>)>,
     log_y: bool,
+    /// Markers only, no lines.
+    scatter: bool,
 }
 
 impl Figure for LinePlot<'_> {
@@ -459,6 +486,13 @@ impl LinePlot<'_> {
             .draw()?;
         for (k, (name, pts)) in self.series.iter().enumerate() {
             let colour = PALETTE[k % PALETTE.len()];
+            if self.scatter {
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 12, y), 4, colour.filled()));
+                continue;
+            }
             let style = colour.stroke_width(2);
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), style))?
