@@ -52,6 +52,38 @@ for ds, paper in PAPER3.items():
     fit = f"{runs[0]['summary']['fit_seconds']['mean']:.2f}" if runs[0] else "—"
     cells = [f"{err(r)} / {p}" for r, p in zip(runs, paper)]
     print(f"| {ds} | " + " | ".join(cells) + f" | {reps} | {fit} |")
+
+
+def paired(method, base, key="accuracy", sign=1.0):
+    """Mean paired difference (base error − method error, in points; MSE for regression),
+    its standard error and wins/ties/losses over the repeats both runs share (same seeds,
+    hence the same splits)."""
+    if method is None or base is None:
+        return "—"
+    by_seed = {r["seed"]: r["test"][key] for r in base["runs"]}
+    pairs = [(r["test"][key], by_seed[r["seed"]]) for r in method["runs"] if r["seed"] in by_seed]
+    if not pairs:
+        return "—"
+    scale = 100.0 if key == "accuracy" else 1.0
+    d = [sign * scale * (m - b) for m, b in pairs]  # positive: the hyperkernel is better
+    n = len(d)
+    mean = sum(d) / n
+    se = (sum((x - mean) ** 2 for x in d) / (n - 1) / n) ** 0.5 if n > 1 else float("nan")
+    w = sum(x > 1e-12 for x in d)
+    l = sum(x < -1e-12 for x in d)
+    return f"{mean:+.1f} ± {se:.1f} ({w}/{n - w - l}/{l})"
+
+
+print()
+print("Paired against our SVM-CV on the same splits (Δ = SVM-CV error − hyperkernel error, points;")
+print("positive: the hyperkernel is better; ± one standard error; wins/ties/losses):")
+print()
+print("| data | C-SVM | ν-SVM | Lag-SVM |")
+print("| --- | --- | --- | --- |")
+for ds in PAPER3:
+    base = load(f"t3_{ds}_svmcv.json")
+    cells = [paired(load(f"t3_{ds}_{p}.json"), base) for p in ("c-svm", "nu-svm", "lsvm")]
+    print(f"| {ds} | " + " | ".join(cells) + " |")
 print()
 print("| data | ν-SVR hyperkernel (ours / paper) | SVR-CV (ours) / CV-tuned ε-SVR (paper) | repeats |")
 print("| --- | --- | --- | ---: |")
@@ -59,3 +91,29 @@ for ds, paper in PAPER5.items():
     runs = [load(f"t5_{ds}_{p}.json") for p in ("nu-svr", "svrcv")]
     reps = runs[0]["repeats"] if runs[0] else 0
     print(f"| {ds} | {mse(runs[0])} / {paper[0]} | {mse(runs[1])} / {paper[1]} | {reps} |")
+print()
+print("Paired against our SVR-CV (Δ = SVR-CV MSE − hyperkernel MSE; positive: the hyperkernel is better):")
+print()
+print("| data | ν-SVR |")
+print("| --- | --- |")
+for ds in PAPER5:
+    print(f"| {ds} | {paired(load(f't5_{ds}_nu-svr.json'), load(f't5_{ds}_svrcv.json'), 'mse', -1.0)} |")
+
+# Width sensitivity (scripts/hyperkernel_width_sweep.sh): factor 50 is the Table 3 / 5 run.
+factors = sorted({p.stem.split("_")[-1] for p in out.glob("tw_*.json")}, key=float, reverse=True)
+if factors:
+    print()
+    print("Width factor (ARD widths = factor × 90 % quantile, `exp(−d²/w²)`); C-SVM test error % or ν-SVR MSE, mean ± sd, repeats:")
+    print()
+    print("| data | paper | " + " | ".join(f"factor {f}" for f in ["50"] + factors) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in range(len(factors) + 1)) + " |")
+    for ds in ["glass", "ionosphere", "sonar", "mpg", "housing"]:
+        reg = ds in PAPER5
+        first = load(f"t5_{ds}_nu-svr.json" if reg else f"t3_{ds}_c-svm.json")
+        runs = [first] + [load(f"tw_{ds}_{f}.json") for f in factors]
+        if all(r is None for r in runs[1:]):
+            continue
+        show = mse if reg else err
+        cells = [f"{show(r)} ({r['repeats']})" if r else "—" for r in runs]
+        paper = PAPER5[ds][0] if reg else PAPER3[ds][0]
+        print(f"| {ds} | {paper} | " + " | ".join(cells) + " |")

@@ -277,6 +277,49 @@ fn reshape(pairs: &Pairs, column: &[f64], m: usize) -> Mat<f64> {
 const BASIS_CAP: usize = 200;
 /// Relative eigenvalue below which a basis direction or factor column is dropped.
 const EIG_TOL: f64 = 1e-10;
+/// ν-SVC refitted by SMO on the learned Gram matrix `k` of the training points: the
+/// coefficients and bias of `f(x) = Σ_i c_i k(x_i, x) + b` on the *uncentred* kernel.
+///
+/// At the paper's defaults the learned kernel is nearly constant (wide base Gaussians):
+/// `K = c 11ᵀ + εK'` with ε down to 1e-6 of c. SMO's stopping rule is absolute (the
+/// largest violating gradient gap below 1e-3), so on such a matrix it stops at its first
+/// feasible point. ν-SVC's classifier is invariant to `K → s(K + const)` (the offset is
+/// absorbed by b since `Σ_i α_i y_i = 0`, the scale by α and ρ), so SMO solves the
+/// feature-space-centred `K̃ = s·HKH` (`H = I − 11ᵀ/m`, `s` = 1 / mean diagonal of HKH)
+/// and the result is mapped back exactly:
+/// `Σ_i c_i k̃(x_i, x) = s Σ_i c_i k(x_i, x) − s Σ_i c_i mean_j k(x_i, x_j)`.
+fn nu_svc_refit(
+    k: &Mat<f64>,
+    labels: &[f64],
+    nu: f64,
+    settings: &SolverSettings,
+) -> Result<(Vec<f64>, f64)> {
+    let m = k.nrows();
+    let row_mean: Vec<f64> = (0..m)
+        .map(|i| (0..m).map(|j| k[(i, j)]).sum::<f64>() / m as f64)
+        .collect();
+    let total = row_mean.iter().sum::<f64>() / m as f64;
+    let mut centred = Mat::from_fn(m, m, |i, j| k[(i, j)] - row_mean[i] - row_mean[j] + total);
+    let trace = (0..m).map(|i| centred[(i, i)]).sum::<f64>() / m as f64;
+    let s = if trace > 0.0 && trace.is_finite() {
+        1.0 / trace
+    } else {
+        1.0
+    };
+    centred *= faer::Scale(s);
+    let src = crate::kernel::PrecomputedKernel::new(centred.as_ref())?;
+    let mut d = solve_nu_svc(&src, labels, nu, settings)?;
+    // LIBSVM's ν-SVC divides α and ρ by the margin r; were r ≤ 0 the division would flip
+    // the machine. The unscaled α y, b (r > 0: same signs) is the ν-SVM primal's solution.
+    if d.derived.is_some_and(|inv_r| inv_r < 0.0) {
+        d.coef.iter_mut().for_each(|c| *c = -*c);
+        d.rho = -d.rho;
+    }
+    let shift: f64 = d.coef.iter().zip(&row_mean).map(|(c, r)| c * r).sum();
+    let coef = d.coef.iter().map(|c| s * c).collect();
+    Ok((coef, -d.rho - s * shift))
+}
+
 /// Recovery error above which the hypothesis is refitted by SMO.
 const RECOVERY_TOL: f64 = 1e-3;
 
@@ -518,24 +561,19 @@ impl HyperkernelModel {
             .zip(&sol.f_train)
             .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
             / fmax.max(1e-300);
-        let (coef, bias, hypothesis) = if problem == Problem::Kta
+        let (coef, bias, hypothesis) = if problem == Problem::NuSvm
+            && (recovery_error.is_nan() || recovery_error > RECOVERY_TOL)
+        {
+            let (coef, bias) =
+                nu_svc_refit(&gram, labels, params.nu(), &SolverSettings::default())?;
+            (coef, bias, Hypothesis::SmoRefit)
+        } else if problem == Problem::Kta
             || recovery_error.is_nan()
             || recovery_error > RECOVERY_TOL
         {
             let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
             let settings = SolverSettings::default();
             let d = match problem {
-                Problem::NuSvm => {
-                    // LIBSVM's ν-SVC divides α and ρ by the margin r; on a degenerate
-                    // learned kernel r can be ≤ 0 and the division flips the machine. The
-                    // unscaled α y, b (r > 0: same signs) is the ν-SVM primal's solution.
-                    let mut d = solve_nu_svc(&src, labels, params.nu(), &settings)?;
-                    if d.derived.is_some_and(|inv_r| inv_r < 0.0) {
-                        d.coef.iter_mut().for_each(|c| *c = -*c);
-                        d.rho = -d.rho;
-                    }
-                    d
-                }
                 Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
                 Problem::NuSvr => {
                     solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?
@@ -814,6 +852,58 @@ mod tests {
         let back: HyperkernelModel = serde_json::from_str(&json).unwrap();
         back.validate().unwrap();
         assert_eq!(back.predict(&d.x).unwrap(), model.predict(&d.x).unwrap());
+    }
+
+    #[test]
+    fn nu_svm_refit_survives_a_nearly_constant_kernel() {
+        // K = 1·11ᵀ + 1e-6·K' with K' a Gaussian Gram: ν-SVC's classifier on K is the one
+        // on K' (offset and scale invariance), but SMO's absolute stopping rule sees no
+        // violating pair on K itself.
+        let d = generate("sandwich", 60, 3).unwrap();
+        let y: Vec<f64> =
+            d.y.iter()
+                .map(|&v| if v > 0.0 { 1.0 } else { -1.0 })
+                .collect();
+        let base = Kernel::rbf_sigma(1.0).unwrap().gram(&d.x).unwrap();
+        let k = Mat::from_fn(60, 60, |i, j| 1.0 + 1e-6 * base[(i, j)]);
+        let settings = SolverSettings::default();
+        let (coef, bias) = nu_svc_refit(&k, &y, 0.3, &settings).unwrap();
+        let f = |g: &Mat<f64>, c: &[f64], b: f64, i: usize| {
+            (0..60).map(|j| g[(i, j)] * c[j]).sum::<f64>() + b
+        };
+        let reference = solve_nu_svc(
+            &PrecomputedKernel::new(base.as_ref()).unwrap(),
+            &y,
+            0.3,
+            &settings,
+        )
+        .unwrap();
+        let agree = (0..60)
+            .filter(|&i| {
+                f(&k, &coef, bias, i).signum()
+                    == f(&base, &reference.coef, -reference.rho, i).signum()
+            })
+            .count();
+        assert!(agree >= 58, "{agree} of 60 signs agree");
+        let correct = (0..60)
+            .filter(|&i| f(&k, &coef, bias, i).signum() == y[i])
+            .count();
+        assert!(correct >= 48, "training accuracy {correct}/60");
+        // The same matrix given to SMO as is: the first feasible point, no classifier.
+        let raw = solve_nu_svc(
+            &PrecomputedKernel::new(k.as_ref()).unwrap(),
+            &y,
+            0.3,
+            &settings,
+        )
+        .unwrap();
+        let raw_correct = (0..60)
+            .filter(|&i| f(&k, &raw.coef, -raw.rho, i).signum() == y[i])
+            .count();
+        assert!(
+            raw_correct < correct,
+            "raw SMO {raw_correct}/60 vs refit {correct}/60"
+        );
     }
 
     #[test]
