@@ -900,6 +900,23 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         proba = self.predict_proba(X)  # first: raises NotFittedError before fit
         return self.classes_[np.argmax(proba, axis=1)]
 
+    def fused_representation(self, X):
+        """The fused representation: the layer the softmax reads (M-DKMO: the global
+        fusion layer), the paper's Fig. 7 object.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, width)
+            One row per sample; ``width`` is the last hidden layer's size (times the
+            number of embeddings, or of kernels, with concatenation fusion).
+        """
+        X = check_predict_data(self, X)
+        return np.asarray(self.model_.fused(as_features(X)), dtype=np.float64)
+
 
 #: Every learned-kernel estimator and the catalogue methods it fits.
 class CKLClassifier(_MethodChoice, _LearnedClassifier):

@@ -234,3 +234,22 @@ def test_spg_gmkl_on_one_kernel_is_scikit_learns_svc_and_learns_weights_on_two()
     assert two.score(X_test, y_test) > 0.7
     with pytest.raises(ValueError, match="gmkl-p"):
         kernlearn.MKLClassifier("spg-gmkl", kernels="linear@all", gmkl_p=3.0).fit(X_train, y_train)
+
+
+def test_dkmo_fused_representation_is_what_the_softmax_reads():
+    from sklearn.linear_model import LogisticRegression
+
+    X_train, X_test, y_train, y_test = heart_split()
+    dkmo = kernlearn.DKMOClassifier(hidden=[16], landmarks=10, epochs=40, random_state=0)
+    dkmo.fit(X_train, y_train)
+    fused_train = dkmo.fused_representation(X_train)
+    fused_test = dkmo.fused_representation(X_test)
+    assert fused_test.shape[0] == len(X_test) and fused_test.shape[1] >= 16
+    assert np.all(np.isfinite(fused_test))
+    assert np.array_equal(fused_test, dkmo.fused_representation(X_test))
+    # A linear read-out of the fused layer classifies as well as the network's own head.
+    readout = LogisticRegression(max_iter=2000).fit(fused_train, y_train)
+    assert readout.score(X_test, y_test) >= dkmo.score(X_test, y_test) - 0.1
+    with pytest.raises(ValueError, match="dkmo"):
+        kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train).model_.fused(
+            np.ascontiguousarray(X_test, dtype=np.float64))

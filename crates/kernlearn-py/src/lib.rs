@@ -178,6 +178,26 @@ impl PyModel {
         Ok(matrix(py, rows, m))
     }
 
+    /// The fused representation of a DKMO / M-DKMO model (the layer its softmax reads)
+    /// at each row, `n × width`.
+    fn fused<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let AnyModel::Dkmo(model) = &self.pipeline.model else {
+            return Err(PyValueError::new_err(format!(
+                "a fused representation exists only for dkmo and m-dkmo models, not {}",
+                self.pipeline.model.method()
+            )));
+        };
+        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
+        let fused = py.detach(|| model.fused_representation(&x)).map_err(py_err)?;
+        let width = fused.n_cols();
+        let rows = fused.rows().map(<[f64]>::to_vec).collect();
+        Ok(matrix(py, rows, width))
+    }
+
     /// What the model is, as JSON: `method`, `task`, `n_features`, `classes` (model
     /// order), `summary`, `params`, `warnings`.
     fn info(&self) -> String {
