@@ -249,7 +249,7 @@ def test_dkmo_fused_representation_is_what_the_softmax_reads():
     assert np.array_equal(fused_test, dkmo.fused_representation(X_test))
     # A linear read-out of the fused layer classifies as well as the network's own head.
     readout = LogisticRegression(max_iter=2000).fit(fused_train, y_train)
-    assert readout.score(X_test, y_test) >= dkmo.score(X_test, y_test) - 0.1
+    assert readout.score(fused_test, y_test) >= dkmo.score(X_test, y_test) - 0.1
     with pytest.raises(ValueError, match="dkmo"):
         kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train).model_.fused(
             np.ascontiguousarray(X_test, dtype=np.float64))
