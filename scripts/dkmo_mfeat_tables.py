@@ -67,4 +67,5 @@ print("| method | test accuracy | Δ vs UNIFORM (paired) |")
 print("| --- | --- | --- |")
 uniform = next((s for (d, m), s in fusion.items() if m == "UNIFORM"), {})
 for (d, m), s in sorted(fusion.items(), key=lambda kv: kv[0][1]):
-    print(f"| {m} | {summary(s)} | {paired(s, uniform) if m != 'UNIFORM' else ''} |")
+    name = "concatenated features + SVM-CV" if m == "SVM-CV" else m
+    print(f"| {name} | {summary(s)} | {paired(s, uniform) if m != 'UNIFORM' else ''} |")

@@ -192,7 +192,9 @@ impl PyModel {
             )));
         };
         let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
-        let fused = py.detach(|| model.fused_representation(&x)).map_err(py_err)?;
+        let fused = py
+            .detach(|| model.fused_representation(&x))
+            .map_err(py_err)?;
         let width = fused.n_cols();
         let rows = fused.rows().map(<[f64]>::to_vec).collect();
         Ok(matrix(py, rows, width))
