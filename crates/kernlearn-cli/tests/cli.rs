@@ -862,17 +862,20 @@ fn dkmo_draws_its_fused_representation_and_other_models_refuse() {
         model.to_str().unwrap(),
         "--json",
     ]));
+    let fused_plot = |model: &std::path::Path, image: &std::path::Path| {
+        run(&[
+            "predict",
+            "--model",
+            model.to_str().unwrap(),
+            "--data",
+            &test,
+            "--fused-plot",
+            image.to_str().unwrap(),
+            "--json",
+        ])
+    };
     let fig = dir.join("fused.png");
-    let out = json_of(&run(&[
-        "predict",
-        "--model",
-        model.to_str().unwrap(),
-        "--data",
-        &test,
-        "--fused-plot",
-        fig.to_str().unwrap(),
-        "--json",
-    ]));
+    let out = json_of(&fused_plot(&model, &fig));
     assert!(is_png(&fig));
     let explained: Vec<f64> = out["fused_explained_variance"]
         .as_array()
@@ -882,15 +885,7 @@ fn dkmo_draws_its_fused_representation_and_other_models_refuse() {
         .collect();
     assert!(explained[0] >= explained[1] && explained[0] + explained[1] <= 1.0 + 1e-9);
     // An existing image is kept without --force.
-    let e = stderr_of(&run(&[
-        "predict",
-        "--model",
-        model.to_str().unwrap(),
-        "--data",
-        &test,
-        "--fused-plot",
-        fig.to_str().unwrap(),
-    ]));
+    let e = stderr_of(&fused_plot(&model, &fig));
     assert!(e.contains("--force"), "{e}");
     // A model without a fused representation names the option and writes nothing.
     let svm = dir.join("svm.json");
@@ -903,15 +898,7 @@ fn dkmo_draws_its_fused_representation_and_other_models_refuse() {
         "--json",
     ]));
     let other = dir.join("other.png");
-    let e = stderr_of(&run(&[
-        "predict",
-        "--model",
-        svm.to_str().unwrap(),
-        "--data",
-        &test,
-        "--fused-plot",
-        other.to_str().unwrap(),
-    ]));
+    let e = stderr_of(&fused_plot(&svm, &other));
     assert!(
         e.contains("fused-plot") && e.contains("dkmo") && !other.exists(),
         "{e}"
