@@ -277,6 +277,14 @@ fn reshape(pairs: &Pairs, column: &[f64], m: usize) -> Mat<f64> {
 const BASIS_CAP: usize = 200;
 /// Relative eigenvalue below which a basis direction or factor column is dropped.
 const EIG_TOL: f64 = 1e-10;
+/// Recovery error above which the hypothesis is refitted by SMO.
+const RECOVERY_TOL: f64 = 1e-3;
+
+/// `(c, b)` of `f(x) = Σ_i c_i k(x_i, x) + b` from an SMO solution.
+fn dual(d: crate::svm::DualSolution) -> (Vec<f64>, f64) {
+    (d.coef, -d.rho)
+}
+
 /// ν-SVC refitted by SMO on the learned Gram matrix `k` of the training points: the
 /// coefficients and bias of `f(x) = Σ_i c_i k(x_i, x) + b` on the *uncentred* kernel.
 ///
@@ -319,9 +327,6 @@ fn nu_svc_refit(
     let coef = d.coef.iter().map(|c| s * c).collect();
     Ok((coef, -d.rho - s * shift))
 }
-
-/// Recovery error above which the hypothesis is refitted by SMO.
-const RECOVERY_TOL: f64 = 1e-3;
 
 /// The conic program of a fit before it is solved (exactly what Clarabel receives):
 /// the labels, the kernel basis `Q` (`m × R`), the factors `C_a` (`Qᵀ K_a Q = C_a C_aᵀ`)
@@ -561,26 +566,33 @@ impl HyperkernelModel {
             .zip(&sol.f_train)
             .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
             / fmax.max(1e-300);
-        let (coef, bias, hypothesis) = if problem == Problem::NuSvm
-            && (recovery_error.is_nan() || recovery_error > RECOVERY_TOL)
-        {
-            let (coef, bias) =
-                nu_svc_refit(&gram, labels, params.nu(), &SolverSettings::default())?;
-            (coef, bias, Hypothesis::SmoRefit)
-        } else if problem == Problem::Kta
+        let (coef, bias, hypothesis) = if problem == Problem::Kta
             || recovery_error.is_nan()
             || recovery_error > RECOVERY_TOL
         {
-            let src = crate::kernel::PrecomputedKernel::new(gram.as_ref())?;
+            // ν-SVM solves a centred copy; the others read the learned Gram matrix as is.
+            let raw = || crate::kernel::PrecomputedKernel::new(gram.as_ref());
             let settings = SolverSettings::default();
-            let d = match problem {
-                Problem::OneClass => solve_one_class(&src, params.nu(), &settings)?,
-                Problem::NuSvr => {
-                    solve_nu_svr(&src, labels, params.c * m as f64, params.nu(), &settings)?
-                }
-                _ => solve_c_svc(&src, labels, params.c, params.c, &settings, None)?,
+            let (coef, bias) = match problem {
+                Problem::NuSvm => nu_svc_refit(&gram, labels, params.nu(), &settings)?,
+                Problem::OneClass => dual(solve_one_class(&raw()?, params.nu(), &settings)?),
+                Problem::NuSvr => dual(solve_nu_svr(
+                    &raw()?,
+                    labels,
+                    params.c * m as f64,
+                    params.nu(),
+                    &settings,
+                )?),
+                _ => dual(solve_c_svc(
+                    &raw()?,
+                    labels,
+                    params.c,
+                    params.c,
+                    &settings,
+                    None,
+                )?),
             };
-            (d.coef, -d.rho, Hypothesis::SmoRefit)
+            (coef, bias, Hypothesis::SmoRefit)
         } else {
             (sol.coef.clone(), sol.bias, Hypothesis::Conic)
         };
