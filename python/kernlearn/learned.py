@@ -316,10 +316,12 @@ _COMMON_DOC = """
     cv : int, default=5
         Folds of the grid search.
     fallback : bool, default=True
-        With ``select="grid"``: when no learned-kernel candidate beats the SVM on the
-        base kernel in the same CV (by more than one standard error of the gain), the
-        fitted model is that SVM (``summary_`` says ``fell_back_to_base_svm``).
-        ``False`` keeps the learned kernel (the papers' protocol).
+        With ``select="grid"``: SVM-CV runs first and the learned kernel's candidates
+        use its C; unless the best candidate beats that SVM by more than one standard
+        error of the fold-wise gain, both on the selection folds and on a fresh fold
+        partition, the fitted model is the SVM (``summary_`` says
+        ``fell_back_to_base_svm``). ``False`` keeps the learned kernel and, for MKL and
+        localized methods, chooses C over the grid (the papers' protocols).
     scale : {"01", "pm1", "standard", "none"}, default="01"
         Feature scaling fitted on the training data (the papers scale to [0, 1]).
     random_state : int or None, default=None

@@ -263,9 +263,13 @@ pub struct PairedComparison {
 
 impl PairedComparison {
     /// Whether the method is worse than the baseline by more than `k` standard errors
-    /// (the acceptance test uses k = 1).
+    /// (the acceptance test uses k = 1). Exactly `k` SE is not more: one split
+    /// lost out of `n` (all others tied) gives `mean = −d/n` and `SE = |d|/n` identically,
+    /// so the comparison allows a relative 1e-9 for rounding rather than let the last
+    /// bit of two equal numbers decide.
     pub fn worse_by_more_than(&self, k: f64) -> bool {
-        self.mean_difference < -k * self.standard_error
+        let bound = k * self.standard_error;
+        -self.mean_difference - bound > 1e-9 * (self.mean_difference.abs() + bound)
     }
 
     /// `W/T/L` as text.
@@ -483,6 +487,28 @@ mod tests {
         assert!(close(s.standard_error, se, 1e-12));
         assert!(!s.worse_by_more_than(1.0));
         assert_eq!(s.baseline_mean, 0.8);
+    }
+
+    /// One split lost by d out of n (the rest tied) is exactly one SE below (mean −d/n,
+    /// SE |d|/n), which is not *more* than one SE whatever the rounding; two such
+    /// losses are 2/√(2·18/19) ≈ 1.45 SE below.
+    #[test]
+    fn one_lost_split_is_exactly_one_standard_error() {
+        let baseline = [0.8; 20];
+        for d in [0.0096153846, 0.01, 0.037037037, 1.0 / 104.0, 3.0 / 135.0] {
+            let mut diffs = vec![0.0; 20];
+            diffs[7] = -d;
+            let one = paired_summary("SVM-CV", "accuracy", &baseline, diffs.clone()).unwrap();
+            assert!(
+                close(one.mean_difference, -one.standard_error, 1e-12),
+                "{d}"
+            );
+            assert!(!one.worse_by_more_than(1.0), "{d}");
+            diffs[11] = -d;
+            let two = paired_summary("SVM-CV", "accuracy", &baseline, diffs).unwrap();
+            assert!(two.worse_by_more_than(1.0), "{d}");
+            assert!(!two.worse_by_more_than(1.5), "{d}");
+        }
     }
 
     #[test]

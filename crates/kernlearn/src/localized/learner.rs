@@ -8,7 +8,7 @@ use super::{
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{base_svm_cv, beats, best_value, fall_back};
+use crate::method::selection::{base_svm_cv, best_value, fall_back, keeps_learned};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
@@ -19,10 +19,12 @@ use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
-/// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`,
-/// the SVMs' C is chosen by stratified k-fold CV over the grid's Cs; with `fallback`
-/// (the default) too, unless the best C's CV score beats SVM-CV's on the same folds the
-/// fit is the SVM-CV model ([`crate::method::FELL_BACK`], issue 19).
+/// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`
+/// and `fallback` (the default; issue 19): SVM-CV first, the method at SVM-CV's C scored
+/// by CV on the same folds, and unless it beats SVM-CV
+/// ([`crate::method::selection::keeps_learned`]) the fit is the SVM-CV model
+/// ([`crate::method::FELL_BACK`]). With `search` and no fallback: C by stratified k-fold
+/// CV over the grid's Cs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LocalizedLearner {
     /// Method, its settings, the base kernels, C and the solver.
@@ -103,8 +105,9 @@ impl Learner for LocalizedLearner {
     }
 
     fn steps(&self) -> u64 {
-        (self.search.as_ref()).map_or(0, |s| {
-            s.candidate_steps(s.grid.cs.len()) + if self.fallback { s.steps() } else { 0 }
+        (self.search.as_ref()).map_or(0, |s| match self.fallback {
+            true => s.steps() + s.candidate_steps(1),
+            false => s.candidate_steps(s.grid.cs.len()),
         })
     }
 
@@ -115,6 +118,13 @@ impl Learner for LocalizedLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        // With the fallback, SVM-CV first and its C for the method (the base kernels are
+        // trace-normalised to mean diagonal 1, as SVM-CV's Gaussian kernel is); without,
+        // C over the grid.
+        let svm = (self.search.as_ref())
+            .filter(|_| self.fallback)
+            .map(|s| base_svm_cv(s, self.params.smo, x, y, seed, progress))
+            .transpose()?;
         let best = (self.search.as_ref())
             .map(|s| {
                 let make = |c| LocalizedLearner {
@@ -125,13 +135,26 @@ impl Learner for LocalizedLearner {
                     search: None,
                     fallback: false,
                 };
-                best_value(&s.grid.cs, make, s, x, y, seed, progress)
+                let cs = match &svm {
+                    Some(svm) => vec![svm.chosen.params.c],
+                    None => s.grid.cs.clone(),
+                };
+                best_value(&cs, make, s, x, y, seed, progress)
             })
             .transpose()?;
         let mut svm_seconds = None;
-        if let (Some(s), Some(b), true) = (&self.search, &best, self.fallback) {
-            let svm = base_svm_cv(s, self.params.smo, x, y, seed, progress)?;
-            if !beats(&b.fold_scores, &svm.fold_scores, false) {
+        if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
+            let base = &svm.chosen.params;
+            if !keeps_learned(
+                &b.chosen,
+                &b.fold_scores,
+                base,
+                &svm.fold_scores,
+                x,
+                y,
+                s.folds,
+                seed,
+            )? {
                 let seconds = b.seconds + svm.seconds;
                 return fall_back(svm, b.score, x, y, seconds);
             }

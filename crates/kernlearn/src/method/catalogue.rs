@@ -171,6 +171,10 @@ const CLASSIFY: &[Task] = &[Task::Classification];
 const REGRESS: &[Task] = &[Task::Regression];
 const SVM_CV: &str = "σ, C (and ε for regression) by k-fold grid search (SVM-CV / SVR-CV)";
 const C_BY_CV: &str = "C by k-fold CV over the grid's Cs";
+/// UNIFORM, MWUMKL and SPG-GMKL with `--select grid` (issue 19's fallback).
+const MKL_SELECTION: &str = "C by SVM-CV, then UNIFORM or the method by k-fold CV; the SVM-CV model unless that beats it (--no-fallback: C by k-fold CV over the grid's Cs)";
+/// The localized methods with `--select grid` (issue 19's fallback).
+const LOCALIZED_SELECTION: &str = "C by SVM-CV; the SVM-CV model unless the method beats it in k-fold CV (--no-fallback: C by k-fold CV over the grid's Cs)";
 
 /// Every method, in the order of `--help` and the docs.
 pub static CATALOGUE: &[MethodInfo] = &[
@@ -246,7 +250,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Nonparametric,
         tasks: CLASSIFY,
         summary: "KNPL: learned G ⊙ K by alternating SMO and ADMM (AAAI 2018)",
-        selection: "σ, C by SVM-CV, then the regulariser γ by k-fold CV",
+        selection: "σ, C by SVM-CV, then the regulariser γ by k-fold CV; the SVM-CV model unless that beats it",
         options: kernel_options!("c", "knpl-gamma", "no-fallback", "knpl-alternate"),
         in_demo: true,
         build: crate::nonparametric::learner::build,
@@ -257,7 +261,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Nonparametric,
         tasks: CLASSIFY,
         summary: "DANK-SVM: learned F ⊙ K with a nuclear-norm penalty",
-        selection: "σ, C by SVM-CV (τ, η as given)",
+        selection: "σ, C by SVM-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVM‖² by k-fold CV (τ as given); the SVM-CV model unless that beats it",
         options: kernel_options!("c", "tau", "eta", "dank-scheme", "dank-step", "no-fallback"),
         in_demo: true,
         build: crate::nonparametric::learner::build,
@@ -268,7 +272,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Nonparametric,
         tasks: REGRESS,
         summary: "DANK-SVR: learned F ⊙ K for ε-SVR",
-        selection: "σ, C, ε by SVR-CV (τ, η as given)",
+        selection: "σ, C, ε by SVR-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVR‖² by k-fold CV (τ as given); the SVR-CV model unless that beats it",
         options: kernel_options!(
             "c",
             "epsilon",
@@ -298,7 +302,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Mkl,
         tasks: CLASSIFY,
         summary: "UNIFORM: SVM on the average of the base kernels (--kernels)",
-        selection: C_BY_CV,
+        selection: MKL_SELECTION,
         options: family_options!(),
         in_demo: true,
         build: crate::mkl::learner::build,
@@ -309,7 +313,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Mkl,
         tasks: CLASSIFY,
         summary: "MWUMKL: multiplicative-weight-update MKL (Moeller 2017, ch. 3)",
-        selection: C_BY_CV,
+        selection: MKL_SELECTION,
         options: &["kernels", "c", "mwu-epsilon", "no-fallback"],
         in_demo: true,
         build: crate::mkl::learner::build,
@@ -320,7 +324,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Mkl,
         tasks: CLASSIFY,
         summary: "EasyMKL (Aiolli and Donini 2015), the thesis's baseline",
-        selection: "λ by k-fold CV over {0.1, 0.2, …, 1}",
+        selection: "λ by k-fold CV over {0.1, 0.2, …, 1}, UNIFORM at SVM-CV's C a candidate too; the SVM-CV model unless that beats it",
         options: &["kernels", "lambda", "no-fallback"],
         in_demo: false,
         build: crate::mkl::learner::build,
@@ -331,7 +335,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Mkl,
         tasks: CLASSIFY,
         summary: "SPG-GMKL: spectral projected gradient on the kernel weights around SMO (Jain et al. 2012; the thesis's Table 5.4)",
-        selection: C_BY_CV,
+        selection: MKL_SELECTION,
         options: &["kernels", "c", "tol", "gmkl-reg", "gmkl-p", "gmkl-lambda", "no-fallback"],
         in_demo: false,
         build: crate::mkl::learner::build,
@@ -353,7 +357,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Localized,
         tasks: CLASSIFY,
         summary: "LD-MKL: per-kernel SVMs, SVR gates, retraining (thesis Algorithm 7)",
-        selection: C_BY_CV,
+        selection: LOCALIZED_SELECTION,
         options: family_options!("solver", "lkl-epsilon"),
         in_demo: true,
         build: crate::localized::learner::build,
@@ -364,7 +368,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Localized,
         tasks: CLASSIFY,
         summary: "SWMKL: SVR gates, SVM on the gated kernel (thesis Algorithm 2)",
-        selection: C_BY_CV,
+        selection: LOCALIZED_SELECTION,
         options: family_options!("solver", "lkl-epsilon"),
         in_demo: false,
         build: crate::localized::learner::build,
@@ -375,7 +379,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Localized,
         tasks: CLASSIFY,
         summary: "LMKL: softmax gates learned by gradient steps (thesis Algorithm 1)",
-        selection: C_BY_CV,
+        selection: LOCALIZED_SELECTION,
         options: family_options!("solver", "lkl-epsilon"),
         in_demo: false,
         build: crate::localized::learner::build,
@@ -386,7 +390,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         family: Family::Localized,
         tasks: CLASSIFY,
         summary: "C-LMKL: soft clusters with per-cluster kernel weights (thesis §4.2)",
-        selection: C_BY_CV,
+        selection: LOCALIZED_SELECTION,
         options: family_options!("solver", "lkl-epsilon", "clusters"),
         in_demo: false,
         build: crate::localized::learner::build,

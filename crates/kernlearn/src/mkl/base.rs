@@ -13,6 +13,8 @@ use crate::data::Features;
 use crate::kernel::{fill_row_chunked, powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
 use crate::{Error, Result};
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Points stored feature by feature: `feature(f)[t]` is feature `f` of point `t`.
 #[derive(Clone, Debug)]
@@ -292,11 +294,24 @@ pub(crate) struct KernelBank {
     x: Features,
     pts: ByFeature,
     factors: Vec<f64>,
+    /// Kernel values read from a [`GramTable`] instead of evaluated: the table and the
+    /// table row of each of this bank's points.
+    table: Option<(Arc<GramTable>, Vec<usize>)>,
 }
 
 impl KernelBank {
     /// The family on training points `x`, normalised on them.
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
+        Self::new_with(family, x, None)
+    }
+
+    /// [`KernelBank::new`] reading kernel values from `table` when it holds this family
+    /// on every row of `x` (else evaluating them): the same values, bit for bit.
+    pub(crate) fn new_with(
+        family: &KernelFamily,
+        x: &Features,
+        table: Option<&Arc<GramTable>>,
+    ) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         if let Some(c) = base
             .kernels
@@ -306,7 +321,11 @@ impl KernelBank {
             c.kernel.check_data(x, "training")?;
         }
         let factors = base.trace_factors(x)?;
-        Ok(Self::from_parts(base, x.clone(), factors))
+        let mut bank = Self::from_parts(base, x.clone(), factors);
+        bank.table = table
+            .filter(|t| t.family == *family)
+            .and_then(|t| Some((Arc::clone(t), t.rows_of(x)?)));
+        Ok(bank)
     }
 
     /// The family on points `x` (e.g. support vectors) with factors found at training.
@@ -333,6 +352,7 @@ impl KernelBank {
             x,
             pts,
             factors,
+            table: None,
         }
     }
 
@@ -366,6 +386,19 @@ impl KernelBank {
         self.base.column(i, &self.pts, q, out);
         let f = self.factors[i];
         out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
+    }
+
+    /// Normalised column of the bank's point `p`: `out[t] = K̄_i(x_t, x_p)`, read from the
+    /// [`GramTable`] when the bank has one.
+    pub(crate) fn point_column(&self, i: usize, p: usize, out: &mut [f64]) {
+        let Some((table, rows)) = &self.table else {
+            return self.column(i, self.x.row(p), out);
+        };
+        let f = self.factors[i];
+        let values = table.row(i, rows[p]);
+        for (o, &r) in out.iter_mut().zip(rows) {
+            *o = f * values[r];
+        }
     }
 
     /// Normalised column at some points: `out[t] = K̄_i(x_{rows[t]}, q)`.
@@ -442,6 +475,74 @@ impl KernelBank {
     }
 }
 
+/// Every base kernel's Gram matrix on one set of points (unnormalised, `f64`), evaluated
+/// once so that the many fits of a selection — every candidate C and every fold, each on
+/// a subset of these points — read kernel values instead of evaluating them again
+/// (issue 19: MWUMKL's selection spent 80 % of its time in `exp`). A bank finds its rows
+/// by content ([`KernelBank::new_with`]), so a fold's training part or a class pair needs
+/// no index bookkeeping; equal rows have equal kernel values, so any copy serves.
+pub(crate) struct GramTable {
+    family: KernelFamily,
+    n: usize,
+    /// `values[(i·n + a)·n + b] = k_i(x_b, x_a)`: the column of point `a`, as
+    /// [`BaseKernels::column`] computes it (so cached and evaluated values are identical).
+    values: Vec<f64>,
+    rows: HashMap<Vec<u64>, usize>,
+}
+
+impl std::fmt::Debug for GramTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = self.values.len() / (self.n * self.n).max(1);
+        write!(f, "GramTable({m} kernels on {} points)", self.n)
+    }
+}
+
+impl GramTable {
+    /// Bytes the table of `family` on `x` takes (`m·n²` values).
+    pub(crate) fn bytes(family: &KernelFamily, x: &Features) -> usize {
+        let (n, m) = (x.n_rows(), family.len(x.n_cols()));
+        m.saturating_mul(n.saturating_mul(n))
+            .saturating_mul(std::mem::size_of::<f64>())
+    }
+
+    /// The Gram matrices of `family` on `x`, in parallel over (kernel, point).
+    pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
+        let base = BaseKernels::compile(family, x.n_cols())?;
+        let pts = ByFeature::new(x);
+        let n = x.n_rows();
+        let mut values = vec![0.0; base.len() * n * n];
+        values
+            .par_chunks_mut(n.max(1))
+            .enumerate()
+            .for_each(|(ia, out)| base.column(ia / n, &pts, x.row(ia % n), out));
+        let rows = x.rows().enumerate().map(|(a, r)| (row_key(r), a)).collect();
+        Ok(Self {
+            family: family.clone(),
+            n,
+            values,
+            rows,
+        })
+    }
+
+    /// `k_i(x_b, x_a)` for every point `b` of the table.
+    fn row(&self, i: usize, a: usize) -> &[f64] {
+        let start = (i * self.n + a) * self.n;
+        &self.values[start..start + self.n]
+    }
+
+    /// The table row of every row of `x`, or `None` if one is not in the table.
+    fn rows_of(&self, x: &Features) -> Option<Vec<usize>> {
+        x.rows()
+            .map(|r| self.rows.get(&row_key(r)).copied())
+            .collect()
+    }
+}
+
+/// A row's bits, the key of [`GramTable`]'s row lookup.
+fn row_key(row: &[f64]) -> Vec<u64> {
+    row.iter().map(|v| v.to_bits()).collect()
+}
+
 /// `Σ_i c_i K_i` on the bank's points, computed row by row for the solver.
 pub(crate) struct CombinedKernel<'a> {
     bank: &'a KernelBank,
@@ -467,7 +568,15 @@ impl CombinedKernel<'_> {
         acc.resize(cols.len(), 0.0);
         tmp.resize(cols.len(), 0.0);
         for &(k, c) in &self.terms {
-            self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp);
+            match &self.bank.table {
+                Some((table, rows)) => {
+                    let values = table.row(k, rows[i]);
+                    for (v, &j) in tmp.iter_mut().zip(cols) {
+                        *v = values[rows[j]];
+                    }
+                }
+                None => self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp),
+            }
             acc.iter_mut()
                 .zip(tmp.iter())
                 .for_each(|(a, v)| *a += c * v);

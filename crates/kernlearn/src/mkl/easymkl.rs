@@ -23,7 +23,6 @@
 use super::base::{KernelBank, Ridged};
 use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
-use crate::data::Features;
 use crate::kernel::KernelSource;
 use crate::svm::{solve_c_svc, SolverSettings};
 use crate::{Error, Result};
@@ -125,18 +124,17 @@ pub(super) fn kernel_margins(bank: &KernelBank, y: &[f64], gamma: &[f64]) -> Vec
 /// EasyMKL on one class pair (`y ∈ {±1}`). `objective` is the final KOMD objective.
 pub(super) fn fit_binary(
     family: &KernelFamily,
-    x: &Features,
+    bank: &KernelBank,
     y: &[f64],
     params: &EasyMklParams,
 ) -> Result<MklMachine> {
     params.validate()?;
-    check_binary(y, x.n_rows())?;
-    let bank = KernelBank::new(family, x)?;
+    check_binary(y, bank.n_points())?;
     bank.base().require_psd("EasyMKL")?;
     let m = bank.n_kernels();
     let uniform = bank.combined(&vec![1.0 / m as f64; m])?;
     let (gamma, _, it1) = komd(&uniform, y, params.lambda, &params.solver)?;
-    let margins = kernel_margins(&bank, y, &gamma);
+    let margins = kernel_margins(bank, y, &gamma);
     let scale = margins.iter().map(|d| d.abs()).fold(0.0, f64::max);
     if let Some(r) = margins.iter().position(|&d| d < -1e-9 * scale) {
         return Err(Error::param(
@@ -177,5 +175,5 @@ pub(super) fn fit_binary(
         objective,
         ..MachineInfo::default()
     };
-    Ok(MklMachine::new(family, &bank, weights, &coef, bias, info))
+    Ok(MklMachine::new(family, bank, weights, &coef, bias, info))
 }

@@ -1,13 +1,14 @@
 //! The multiple-kernel methods as [`Learner`]s: UNIFORM, MWUMKL, EasyMKL and LIBLINEAR+
 //! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
 
+use super::base::GramTable;
 use super::{
     EasyMklParams, GmklRegulariser, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{base_svm_cv, beats, best_candidate, best_value, fall_back};
+use crate::method::selection::{base_svm_cv, best_candidate, best_value, fall_back, keeps_learned};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
@@ -16,16 +17,18 @@ use crate::method::{
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The base kernels of the thesis's MKL experiments: its 12 kernels on every feature.
 pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 
-/// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search`, the
-/// trade-off is chosen by stratified k-fold CV (C ∈ the grid's Cs for UNIFORM and MWUMKL, λ ∈ {0.1, …, 1} for EasyMKL); the kernels
-/// and MWUMKL's ε stay as given. With `fallback` (the default), MWUMKL's and EasyMKL's
-/// candidates also include UNIFORM (the uniform combination, C over the grid's Cs), and
-/// unless the best candidate's CV score beats SVM-CV's on the same folds the fit is the
-/// SVM-CV model ([`crate::method::FELL_BACK`], issue 19).
+/// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search` and
+/// `fallback` (the default; issue 19): SVM-CV first, then UNIFORM and the method at
+/// SVM-CV's C (EasyMKL: λ ∈ {0.1, …, 1}) by stratified k-fold CV on the same folds, and
+/// unless the best candidate beats SVM-CV ([`crate::method::selection::keeps_learned`])
+/// the fit is the SVM-CV model ([`crate::method::FELL_BACK`]). With `search` and no
+/// fallback (the thesis's protocol): the method alone, C ∈ the grid's Cs (λ for
+/// EasyMKL) by CV. The kernels and MWUMKL's ε stay as given.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MklLearner {
     /// Method, its parameters and the base kernels.
@@ -194,6 +197,74 @@ fn solver_of(params: &MklParams) -> crate::svm::SolverSettings {
     }
 }
 
+/// One fixed MKL candidate of a selection, fitted with kernel values read from the
+/// selection's [`GramTable`] (the same model [`MklLearner`] without a search fits).
+#[derive(Clone, Debug)]
+struct TabledCandidate {
+    params: MklParams,
+    table: Option<Arc<GramTable>>,
+}
+
+impl Learner for TabledCandidate {
+    fn name(&self) -> String {
+        "MKL candidate".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        0
+    }
+
+    fn fit(&self, x: &Features, y: &[f64], _: u64, _: ProgressFn) -> Result<FittedMethod> {
+        let table = self.table.as_ref();
+        let ((model, _), secs) = timed(|| MklModel::fit_with_table(&self.params, x, y, table))?;
+        Ok(FittedMethod::new(
+            AnyModel::Mkl(model),
+            ChosenParams::default(),
+            secs,
+        ))
+    }
+}
+
+impl MklLearner {
+    /// The candidates of the CV, simplest first (ties go to the earlier one).
+    ///
+    /// - With the fallback (`c_svm`: the C that SVM-CV chose): UNIFORM and the method at
+    ///   SVM-CV's C — every base kernel is trace-normalised to mean diagonal 1, as the
+    ///   Gaussian kernel of SVM-CV is, so its C has the same scale — and EasyMKL over its
+    ///   λ values (its own regulariser). Issue 19: selection at a small multiple of
+    ///   SVM-CV's cost instead of a new C grid per method.
+    /// - Without (`--no-fallback`, the thesis's protocol): the method alone, C (or λ)
+    ///   over the grid.
+    fn candidates(&self, s: &GridSettings, c_svm: Option<f64>) -> Vec<MklParams> {
+        let Some(c) = c_svm else {
+            let values = self.params.trade_off_candidates(&s.grid);
+            return values
+                .iter()
+                .map(|&v| self.params.with_trade_off(v))
+                .collect();
+        };
+        let uniform = MklParams {
+            method: MklMethod::Uniform(UniformParams {
+                c,
+                solver: solver_of(&self.params),
+            }),
+            family: self.params.family.clone(),
+        };
+        let own = match self.params.method {
+            MklMethod::Uniform(_) => vec![],
+            MklMethod::EasyMkl(_) => (self.params.trade_off_candidates(&s.grid).iter())
+                .map(|&v| self.params.with_trade_off(v))
+                .collect(),
+            _ => vec![self.params.with_trade_off(c)],
+        };
+        std::iter::once(uniform).chain(own).collect()
+    }
+}
+
 impl Learner for MklLearner {
     fn name(&self) -> String {
         match self.params.method {
@@ -209,13 +280,9 @@ impl Learner for MklLearner {
     }
 
     fn steps(&self) -> u64 {
-        (self.search.as_ref()).map_or(0, |s| {
-            let own = self.params.trade_off_candidates(&s.grid).len();
-            match (self.fallback, &self.params.method) {
-                (false, _) => s.candidate_steps(own),
-                (true, MklMethod::Uniform(_)) => s.candidate_steps(own) + s.steps(),
-                (true, _) => s.candidate_steps(own + s.grid.cs.len()) + s.steps(),
-            }
+        (self.search.as_ref()).map_or(0, |s| match self.fallback {
+            false => s.candidate_steps(self.candidates(s, None).len()),
+            true => s.steps() + s.candidate_steps(self.candidates(s, Some(1.0)).len()),
         })
     }
 
@@ -227,34 +294,40 @@ impl Learner for MklLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         let start = std::time::Instant::now();
+        // With the fallback, SVM-CV first: its C is every candidate's C.
+        let svm = (self.search.as_ref())
+            .filter(|_| self.fallback)
+            .map(|s| base_svm_cv(s, solver_of(&self.params), x, y, seed, progress))
+            .transpose()?;
         let best = (self.search.as_ref())
             .map(|s| {
-                let make = |params| MklLearner {
-                    params,
-                    search: None,
-                    fallback: false,
-                };
-                // UNIFORM first: ties go to the simpler combination.
-                let uniform = MklMethod::Uniform(UniformParams {
-                    c: 1.0,
-                    solver: solver_of(&self.params),
-                });
-                let mut candidates = Vec::new();
-                if self.fallback && !matches!(self.params.method, MklMethod::Uniform(_)) {
-                    let u = MklParams {
-                        method: uniform,
-                        family: self.params.family.clone(),
-                    };
-                    candidates.extend(s.grid.cs.iter().map(|&c| make(u.with_trade_off(c))));
-                }
-                let values = self.params.trade_off_candidates(&s.grid);
-                candidates.extend(values.iter().map(|&v| make(self.params.with_trade_off(v))));
+                // Every candidate and fold fits on rows of `x`: one table of kernel
+                // values serves them all, when it fits the Gram budget.
+                let table = (GramTable::bytes(&self.params.family, x) <= s.gram_budget_bytes)
+                    .then(|| GramTable::new(&self.params.family, x).map(Arc::new))
+                    .transpose()?;
+                let c_svm = svm.as_ref().map(|svm| svm.chosen.params.c);
+                let candidates = (self.candidates(s, c_svm).into_iter())
+                    .map(|params| TabledCandidate {
+                        params,
+                        table: table.clone(),
+                    })
+                    .collect();
                 best_candidate(candidates, s, x, y, seed, progress)
             })
             .transpose()?;
-        if let (Some(s), Some(b), true) = (&self.search, &best, self.fallback) {
-            let svm = base_svm_cv(s, solver_of(&self.params), x, y, seed, progress)?;
-            if !beats(&b.fold_scores, &svm.fold_scores, false) {
+        if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
+            let base = &svm.chosen.params;
+            if !keeps_learned(
+                &b.chosen,
+                &b.fold_scores,
+                base,
+                &svm.fold_scores,
+                x,
+                y,
+                s.folds,
+                seed,
+            )? {
                 let seconds = start.elapsed().as_secs_f64();
                 return fall_back(svm, b.score, x, y, seconds);
             }

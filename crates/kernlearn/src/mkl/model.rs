@@ -3,6 +3,7 @@
 //! are learned per pair (they depend on the labels); each pair's kernels are normalised
 //! on that pair's points.
 
+use super::base::{GramTable, KernelBank};
 use super::easymkl::{self, EasyMklParams};
 use super::family::KernelFamily;
 use super::machine::MklMachine;
@@ -17,6 +18,7 @@ use crate::select::Grid;
 use crate::validate::count_sum;
 use crate::Result;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Which method learns the combination, with its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,20 +57,22 @@ impl MklMethod {
         }
     }
 
-    /// The binary machine of class pair `pair`; SPG-GMKL adds its iterations to `trace`.
+    /// The binary machine of class pair `pair` (kernel values from `table` when it has
+    /// them); SPG-GMKL adds its iterations to `trace`.
     fn fit_binary(
         &self,
         family: &KernelFamily,
-        x: &Features,
-        y: &[f64],
+        (x, y): (&Features, &[f64]),
+        table: Option<&Arc<GramTable>>,
         pair: usize,
         trace: &mut Trace,
     ) -> Result<MklMachine> {
+        let bank = &KernelBank::new_with(family, x, table)?;
         match self {
-            MklMethod::Uniform(p) => uniform::fit_binary(family, x, y, p),
-            MklMethod::Mwumkl(p) => mwumkl::fit_binary(family, x, y, p),
-            MklMethod::EasyMkl(p) => easymkl::fit_binary(family, x, y, p),
-            MklMethod::SpgGmkl(p) => spggmkl::fit_binary(family, x, y, p, pair, trace),
+            MklMethod::Uniform(p) => uniform::fit_binary(family, bank, y, p),
+            MklMethod::Mwumkl(p) => mwumkl::fit_binary(family, bank, y, p),
+            MklMethod::EasyMkl(p) => easymkl::fit_binary(family, bank, y, p),
+            MklMethod::SpgGmkl(p) => spggmkl::fit_binary(family, bank, y, p, pair, trace),
         }
     }
 }
@@ -143,6 +147,17 @@ impl MklModel {
         x: &Features,
         y: &[f64],
     ) -> Result<(Self, Option<Trace>)> {
+        Self::fit_with_table(params, x, y, None)
+    }
+
+    /// [`MklModel::fit_traced`] reading kernel values from `table` (a selection's
+    /// [`GramTable`] on a superset of `x`'s rows): the same model, computed faster.
+    pub(crate) fn fit_with_table(
+        params: &MklParams,
+        x: &Features,
+        y: &[f64],
+        table: Option<&Arc<GramTable>>,
+    ) -> Result<(Self, Option<Trace>)> {
         params.method.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
@@ -150,7 +165,7 @@ impl MklModel {
         let mut pair = 0;
         let machines = OneVsOne::fit(x, y, |xp, yp| {
             pair += 1;
-            (params.method).fit_binary(&params.family, xp, yp, pair - 1, &mut trace)
+            (params.method).fit_binary(&params.family, (xp, yp), table, pair - 1, &mut trace)
         })?;
         let model = Self {
             params: params.clone(),

@@ -209,7 +209,6 @@ impl KernelState {
     ) -> Result<RoundPart> {
         let (bank, y, ridge, rate) = (game.bank, game.y, game.ridge, game.rate);
         let n = bank.n_points();
-        let x = bank.points();
         let lo = self.range.start;
         let tol = 1e-9 * (t * t) as f64;
         let not_psd = AtomicUsize::new(usize::MAX);
@@ -225,8 +224,8 @@ impl KernelState {
                 || (vec![0.0; n], vec![0.0; n], vec![0.0; n], f64::NEG_INFINITY),
                 |(mut acc, mut cp, mut cr, mut l_max), (k, (h_i, q_i))| {
                     let i = lo + k;
-                    bank.column(i, x.row(p), &mut cp);
-                    bank.column(i, x.row(r), &mut cr);
+                    bank.point_column(i, p, &mut cp);
+                    bank.point_column(i, r, &mut cr);
                     // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
                     let pair = cp[p] + cr[r] + 2.0 * ridge - 2.0 * cp[r];
                     *q_i += h_i[p] + h_i[r] + 0.25 * pair;
@@ -463,13 +462,12 @@ impl MwumklShard {
 /// MWUMKL on one class pair: the trace-normalised `family` on `x`, labels `y ∈ {±1}`.
 pub(super) fn fit_binary(
     family: &KernelFamily,
-    x: &crate::data::Features,
+    bank: &KernelBank,
     y: &[f64],
     params: &MwumklParams,
 ) -> Result<MklMachine> {
     params.validate()?;
-    let bank = KernelBank::new(family, x)?;
-    let sol = solve(&bank, y, params)?;
+    let sol = solve(bank, y, params)?;
     let info = MachineInfo {
         iterations: sol.rounds,
         objective: sol.objective,
@@ -477,7 +475,7 @@ pub(super) fn fit_binary(
     };
     Ok(MklMachine::new(
         family,
-        &bank,
+        bank,
         sol.weights,
         &sol.coef,
         sol.rho,

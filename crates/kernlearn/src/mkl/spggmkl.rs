@@ -43,7 +43,6 @@ use super::easymkl::kernel_margins;
 use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
-use crate::data::Features;
 use crate::kernel::{fill_row_chunked, KernelSource};
 use crate::nonparametric::trace::Trace;
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
@@ -566,15 +565,14 @@ fn line_search(
 /// its objective `T(d)`, its iterations the SPG iterations.
 pub(super) fn fit_binary(
     family: &KernelFamily,
-    x: &Features,
+    bank: &KernelBank,
     y: &[f64],
     params: &SpgGmklParams,
     pair: usize,
     trace: &mut Trace,
 ) -> Result<MklMachine> {
     params.validate()?;
-    let bank = KernelBank::new(family, x)?;
-    let sol = solve(&bank, y, params, pair, trace)?;
+    let sol = solve(bank, y, params, pair, trace)?;
     let total: f64 = sol.weights.iter().sum();
     if !(total > 0.0 && total.is_finite()) {
         return Err(Error::numerical(format!(
@@ -595,7 +593,7 @@ pub(super) fn fit_binary(
     };
     Ok(MklMachine::new(
         family,
-        &bank,
+        bank,
         weights,
         &coef,
         sol.svm.rho,

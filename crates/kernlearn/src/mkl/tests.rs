@@ -276,7 +276,8 @@ fn easymkl_weights_match_a_direct_computation() {
             ..Default::default()
         },
     };
-    let machine = easymkl::fit_binary(&family, &x, &y, &params).unwrap();
+    let machine =
+        easymkl::fit_binary(&family, &KernelBank::new(&family, &x).unwrap(), &y, &params).unwrap();
     for (r, (g, e)) in machine.weights.iter().zip(&expected).enumerate() {
         assert!((g - e).abs() < 1e-5, "kernel {r}: {g} vs {e}");
     }
@@ -593,4 +594,62 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
     assert!((sharded.rho - single.rho).abs() <= 1e-9 * single.rho.abs());
     assert!((sharded.objective - single.objective).abs() <= 1e-9 * single.objective);
     assert!(super::MwumklShard::new(&family, &x, &y, &p, m..m + 1).is_err());
+}
+
+/// A selection's [`super::base::GramTable`] changes the speed of a fit, not its result:
+/// UNIFORM, MWUMKL and EasyMKL fitted on a subset of the table's rows (a fold's
+/// training part, three classes so that each class pair is a further subset) with the
+/// kernel values read from the table give bit-identical decision values to the fit that
+/// evaluates them; a table of another family, or of other points, is not used.
+#[test]
+fn a_gram_table_gives_the_same_fit_bit_for_bit() {
+    use super::base::GramTable;
+    use std::sync::Arc;
+    let (x, y) = data("wine.csv", 178);
+    let family: KernelFamily = "family12@each".parse().unwrap();
+    let table = Arc::new(GramTable::new(&family, &x).unwrap());
+    let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
+    let (xt, yt) = (
+        x.select_rows(&rows),
+        rows.iter().map(|&i| y[i]).collect::<Vec<_>>(),
+    );
+    let methods = [
+        MklMethod::Uniform(UniformParams {
+            c: 2.0,
+            ..Default::default()
+        }),
+        MklMethod::Mwumkl(MwumklParams {
+            c: Some(4.0),
+            ..Default::default()
+        }),
+        MklMethod::EasyMkl(EasyMklParams::default()),
+    ];
+    for method in methods {
+        let params = MklParams::new(method, family.clone());
+        let plain = MklModel::fit(&params, &xt, &yt).unwrap();
+        let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
+            .unwrap()
+            .0;
+        assert_eq!(
+            plain.decision_function(&x).unwrap(),
+            tabled.decision_function(&x).unwrap(),
+            "{}",
+            plain.params.method.name()
+        );
+    }
+    // A table that does not cover the rows, or holds another family, is ignored.
+    let other: KernelFamily = "rbf(sigma=1)".parse().unwrap();
+    let params = MklParams::new(MklMethod::Uniform(UniformParams::default()), other.clone());
+    let plain = MklModel::fit(&params, &xt, &yt).unwrap();
+    let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
+        .unwrap()
+        .0;
+    assert_eq!(plain, tabled);
+    let head = Arc::new(GramTable::new(&family, &x.select_rows(&[0, 1, 2])).unwrap());
+    let bank = KernelBank::new_with(&family, &xt, Some(&head)).unwrap();
+    let mut a = vec![0.0; xt.n_rows()];
+    let mut b = vec![0.0; xt.n_rows()];
+    bank.point_column(5, 7, &mut a);
+    bank.column(5, xt.row(7), &mut b);
+    assert_eq!(a, b);
 }

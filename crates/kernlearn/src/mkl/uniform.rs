@@ -6,7 +6,6 @@
 use super::base::KernelBank;
 use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
-use crate::data::Features;
 use crate::svm::{solve_c_svc, SolverSettings};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -42,13 +41,12 @@ impl UniformParams {
 /// UNIFORM on one class pair (`y ∈ {±1}`). `objective` is the SVM dual objective.
 pub(super) fn fit_binary(
     family: &KernelFamily,
-    x: &Features,
+    bank: &KernelBank,
     y: &[f64],
     params: &UniformParams,
 ) -> Result<MklMachine> {
     params.validate()?;
-    check_binary(y, x.n_rows())?;
-    let bank = KernelBank::new(family, x)?;
+    check_binary(y, bank.n_points())?;
     let m = bank.n_kernels();
     let weights = vec![1.0 / m as f64; m];
     let source = bank.combined(&weights)?;
@@ -59,6 +57,6 @@ pub(super) fn fit_binary(
         ..MachineInfo::default()
     };
     Ok(MklMachine::new(
-        family, &bank, weights, &sol.coef, sol.rho, info,
+        family, bank, weights, &sol.coef, sol.rho, info,
     ))
 }

@@ -6,7 +6,7 @@ use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplScheme, KnplSearch
 use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
 use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{beats, best_candidate, fall_back, svm_cv, Selected};
+use crate::method::selection::{best_candidate, fall_back, keeps_learned, svm_cv, Selected};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
@@ -223,7 +223,15 @@ impl Learner for KnplLearner {
                     // SVM-CV's score is on the same folds (seed, count) as the γ search.
                     let base_score = sel.svm.best.score;
                     let base_folds = sel.svm.best.fold_scores.clone();
-                    if !beats(&sel.best.fold_scores, &base_folds, false) {
+                    let learned = KnplLearner {
+                        params: sel.params.clone(),
+                        search: None,
+                        auto_gamma: false,
+                        fallback: false,
+                    };
+                    let (folds, best) = (s.folds, &sel.best.fold_scores);
+                    let base = &sel.svm.params;
+                    if !keeps_learned(&learned, best, base, &base_folds, x, y, folds, seed)? {
                         let svm = Selected {
                             score: base_score,
                             fold_scores: base_folds,
@@ -332,7 +340,18 @@ impl Learner for DankLearner {
                 .collect();
             let best = best_candidate(candidates, search, x, y, seed, progress)?;
             let svm = selected.take().expect("SVM-CV ran with the search");
-            if !beats(&best.fold_scores, &svm.fold_scores, regression) {
+            let (base, folds) = (&svm.chosen.params, search.folds);
+            let learned = &best.chosen;
+            if !keeps_learned(
+                learned,
+                &best.fold_scores,
+                base,
+                &svm.fold_scores,
+                x,
+                y,
+                folds,
+                seed,
+            )? {
                 let seconds = start.elapsed().as_secs_f64();
                 return fall_back(svm, best.score, x, y, seconds);
             }
