@@ -402,6 +402,59 @@ mod tests {
         assert!(Method::build(MethodKind::Svm, &options, &data, None).is_err());
     }
 
+    /// With the fallback, MKL and localized methods run SVM-CV first and score their
+    /// candidates at its C: a fitted model's C is SVM-CV's (kept or fallen back), and
+    /// the progress events match `steps()` (SVM-CV's grid, then 2 candidates for MWUMKL,
+    /// UNIFORM + 10 λ for EasyMKL, 1 for UNIFORM and the localized methods). Without it,
+    /// C runs over the grid's Cs.
+    #[test]
+    fn mkl_and_localized_selections_use_svm_cv_c() {
+        use crate::method::{Method, MethodKind, MethodOptions};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let data = sandwich(80, 0.3, 9).unwrap();
+        let settings = GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5, 1.0],
+                cs: vec![0.25, 1.0, 4.0],
+                epsilons: vec![],
+            },
+            ..GridSettings::default()
+        };
+        let svm = Method::defaults(MethodKind::Svm, &data, Some(settings.clone()), 3).unwrap();
+        let svm_c = svm.fit(&data.x, &data.y, 3, &|_| {}).unwrap().chosen.c;
+        let grid_steps = settings.steps();
+        for (kind, candidates) in [
+            (MethodKind::Uniform, 1),
+            (MethodKind::Mwumkl, 2),
+            (MethodKind::Easymkl, 11),
+            (MethodKind::Ldmkl, 1),
+            (MethodKind::Lmkl, 1),
+        ] {
+            let m = Method::defaults(kind, &data, Some(settings.clone()), 3).unwrap();
+            let steps = AtomicU64::new(0);
+            let count = |p: Progress| {
+                if matches!(p, Progress::Step) {
+                    steps.fetch_add(1, Ordering::Relaxed);
+                }
+            };
+            let fit = m.fit(&data.x, &data.y, 3, &count).unwrap();
+            let expected = grid_steps + settings.candidate_steps(candidates);
+            assert_eq!(m.steps(), expected, "{kind:?}");
+            assert_eq!(steps.into_inner(), expected, "{kind:?}");
+            if kind != MethodKind::Easymkl {
+                assert_eq!(fit.chosen.c, svm_c, "{kind:?}");
+            }
+            let mut options = MethodOptions {
+                seed: 3,
+                ..MethodOptions::default()
+            };
+            options.set("no-fallback", "true").unwrap();
+            let m = Method::build(kind, &options, &data, Some(settings.clone())).unwrap();
+            let own = if kind == MethodKind::Easymkl { 10 } else { 3 };
+            assert_eq!(m.steps(), settings.candidate_steps(own), "{kind:?}");
+        }
+    }
+
     /// The fallback keeps a learned kernel only when the win on the selection folds is
     /// confirmed on fresh folds: a "learned" model that is the base SVM itself, given
     /// selection scores that claim a clear win, is refused (the refits tie); a model that
