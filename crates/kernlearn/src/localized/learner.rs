@@ -144,17 +144,7 @@ impl Learner for LocalizedLearner {
             .transpose()?;
         let mut svm_seconds = None;
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
-            let base = &svm.chosen.params;
-            if !keeps_learned(
-                &b.chosen,
-                &b.fold_scores,
-                base,
-                &svm.fold_scores,
-                x,
-                y,
-                s.folds,
-                seed,
-            )? {
+            if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = b.seconds + svm.seconds;
                 return fall_back(svm, b.score, x, y, seconds);
             }

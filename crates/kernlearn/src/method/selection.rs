@@ -249,12 +249,35 @@ fn fold_scores(
 /// unrelated to the one the candidates were chosen on.
 const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 
-/// The base-kernel fallback's decision (issue 19): keep the learned kernel `learned`
-/// (fixed at its chosen settings) over the SVM `base` (fixed at SVM-CV's σ, C, ε) only
-/// when it wins twice by the one-standard-error rule of [`beats`]:
+/// The base-kernel fallback's decision (issue 19): whether to keep the learned kernel
+/// `learned` (its best candidate's selection) over SVM-CV's choice `svm`, the two scored
+/// on the same folds; see [`wins_twice`].
+pub(crate) fn keeps_learned<L: Learner>(
+    learned: &Selected<L>,
+    svm: &Selected<Selection>,
+    x: &Features,
+    y: &[f64],
+    folds: usize,
+    seed: u64,
+) -> Result<bool> {
+    let selection = (&learned.fold_scores[..], &svm.fold_scores[..]);
+    wins_twice(
+        &learned.chosen,
+        &svm.chosen.params,
+        selection,
+        x,
+        y,
+        folds,
+        seed,
+    )
+}
+
+/// Keep the learned kernel `learned` (fixed at its chosen settings) over the SVM `base`
+/// (fixed at SVM-CV's σ, C, ε) only when it wins twice by the one-standard-error rule of
+/// [`beats`]:
 ///
-/// 1. on the selection folds (`learned_folds`, `base_folds`: both choices' scores on the
-///    folds that chose them);
+/// 1. on the selection folds (`selection`: both choices' scores on the folds that chose
+///    them, learned first);
 /// 2. on a fresh k-fold partition (seed `seed ^ CONFIRMATION_SEED`), both refitted there.
 ///
 /// Both selection scores are maxima over their own candidates, so a win on the folds
@@ -262,12 +285,10 @@ const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 /// that passed (1) lost on the test half more often than it won (docs/RESULTS.md,
 /// "Paired comparisons"). The second partition re-estimates both *chosen* models
 /// without that selection, at the cost of `2k` fits, and only when (1) passed.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn keeps_learned(
+fn wins_twice(
     learned: &dyn Learner,
-    learned_folds: &[f64],
     base: &SvmParams,
-    base_folds: &[f64],
+    (learned_folds, base_folds): (&[f64], &[f64]),
     x: &Features,
     y: &[f64],
     folds: usize,
@@ -476,10 +497,14 @@ mod tests {
         let claimed = [0.95, 0.96, 0.94, 0.97, 0.95];
         let base_scores = [0.80, 0.82, 0.79, 0.81, 0.80];
         // Same model as the base: the selection folds' win does not survive the refit.
-        assert!(!keeps_learned(&good, &claimed, &svm(0.7), &base_scores, x, y, 5, 1).unwrap());
+        let (win, loss) = (
+            (&claimed[..], &base_scores[..]),
+            (&base_scores[..], &claimed[..]),
+        );
+        assert!(!wins_twice(&good, &svm(0.7), win, x, y, 5, 1).unwrap());
         // A real win: σ = 0.7 against a width 1000× too large (a near-constant kernel).
-        assert!(keeps_learned(&good, &claimed, &svm(700.0), &base_scores, x, y, 5, 1).unwrap());
+        assert!(wins_twice(&good, &svm(700.0), win, x, y, 5, 1).unwrap());
         // No win on the selection folds: refused before any refit.
-        assert!(!keeps_learned(&good, &base_scores, &svm(700.0), &claimed, x, y, 5, 1).unwrap());
+        assert!(!wins_twice(&good, &svm(700.0), loss, x, y, 5, 1).unwrap());
     }
 }

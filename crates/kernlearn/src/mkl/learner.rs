@@ -317,17 +317,7 @@ impl Learner for MklLearner {
             })
             .transpose()?;
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
-            let base = &svm.chosen.params;
-            if !keeps_learned(
-                &b.chosen,
-                &b.fold_scores,
-                base,
-                &svm.fold_scores,
-                x,
-                y,
-                s.folds,
-                seed,
-            )? {
+            if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
                 return fall_back(svm, b.score, x, y, seconds);
             }

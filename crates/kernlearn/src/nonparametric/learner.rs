@@ -220,24 +220,25 @@ impl Learner for KnplLearner {
                     .other
                     .insert("knpl_regulariser_scale".into(), sel.best.scale);
                 if self.fallback {
-                    // SVM-CV's score is on the same folds (seed, count) as the γ search.
-                    let base_score = sel.svm.best.score;
-                    let base_folds = sel.svm.best.fold_scores.clone();
-                    let learned = KnplLearner {
-                        params: sel.params.clone(),
-                        search: None,
-                        auto_gamma: false,
-                        fallback: false,
+                    // SVM-CV's scores are on the same folds (seed, count) as the γ search.
+                    let svm = Selected {
+                        score: sel.svm.best.score,
+                        fold_scores: sel.svm.best.fold_scores.clone(),
+                        chosen: sel.svm.clone(),
+                        seconds: svm.seconds,
                     };
-                    let (folds, best) = (s.folds, &sel.best.fold_scores);
-                    let base = &sel.svm.params;
-                    if !keeps_learned(&learned, best, base, &base_folds, x, y, folds, seed)? {
-                        let svm = Selected {
-                            score: base_score,
-                            fold_scores: base_folds,
-                            chosen: sel.svm,
-                            seconds: svm.seconds,
-                        };
+                    let learned = Selected {
+                        chosen: KnplLearner {
+                            params: sel.params.clone(),
+                            search: None,
+                            auto_gamma: false,
+                            fallback: false,
+                        },
+                        score: sel.best.score,
+                        fold_scores: sel.best.fold_scores.clone(),
+                        seconds: 0.0,
+                    };
+                    if !keeps_learned(&learned, &svm, x, y, s.folds, seed)? {
                         let seconds = start.elapsed().as_secs_f64();
                         return fall_back(svm, sel.best.score, x, y, seconds);
                     }
@@ -340,18 +341,7 @@ impl Learner for DankLearner {
                 .collect();
             let best = best_candidate(candidates, search, x, y, seed, progress)?;
             let svm = selected.take().expect("SVM-CV ran with the search");
-            let (base, folds) = (&svm.chosen.params, search.folds);
-            let learned = &best.chosen;
-            if !keeps_learned(
-                learned,
-                &best.fold_scores,
-                base,
-                &svm.fold_scores,
-                x,
-                y,
-                folds,
-                seed,
-            )? {
+            if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
                 return fall_back(svm, best.score, x, y, seconds);
             }
