@@ -46,6 +46,7 @@ OPTION_OF = {
     "eta": "eta",
     "scheme": "dank-scheme",
     "step": "dank-step",
+    "start": "dank-start",
     "clusters": "clusters",
     "kernels": "kernels",
     "mwu_epsilon": "mwu-epsilon",
@@ -401,12 +402,16 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         Optimisation scheme (``--dank-scheme``).
     step : str, default=None
         Step rule (``--dank-step``).
+    start : {"svm", "zero"}, default=None
+        Where the solver starts (``--dank-start``): the SVM solution on the base kernel
+        (the papers; the default) or zero.
     """ + _COMMON_DOC
 
     _method = "dank"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
-                 step=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+                 step=None, start=None, select=None, grid=None, cv=5, fallback=True, scale="01",
+                 random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -414,6 +419,7 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.eta = eta
         self.scheme = scheme
         self.step = step
+        self.start = start
         self.select = select
         self.grid = grid
         self.cv = cv
@@ -427,7 +433,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
 
     Parameters
     ----------
-    kernel, sigma, C, tau, eta, scheme, step
+    kernel, sigma, C, tau, eta, scheme, step, start
         As in :class:`DANKClassifier`.
     epsilon : float, default=None
         Width of the insensitive tube.
@@ -436,8 +442,8 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
     _method = "dank-svr"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
-                 scheme=None, step=None, select=None, grid=None, cv=5, fallback=True, scale="01",
-                 random_state=None):
+                 scheme=None, step=None, start=None, select=None, grid=None, cv=5, fallback=True,
+                 scale="01", random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -446,6 +452,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
         self.eta = eta
         self.scheme = scheme
         self.step = step
+        self.start = start
         self.select = select
         self.grid = grid
         self.cv = cv
@@ -460,7 +467,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
 
     Parameters
     ----------
-    kernel, sigma, C, eta, scheme, step
+    kernel, sigma, C, eta, scheme, step, start
         As in :class:`DANKClassifier`.
     clusters : int, default=None
         Number of k-means clusters (default ``max(1, round(n / 1000))``).
@@ -490,13 +497,15 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         return tags
 
     def __init__(self, *, kernel=None, sigma=None, C=None, eta=None, scheme=None, step=None,
-                 clusters=None, select=None, grid=None, cv=5, scale="01", random_state=None):
+                 start=None, clusters=None, select=None, grid=None, cv=5, scale="01",
+                 random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
         self.eta = eta
         self.scheme = scheme
         self.step = step
+        self.start = start
         self.clusters = clusters
         self.select = select
         self.grid = grid

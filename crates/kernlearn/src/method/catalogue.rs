@@ -262,7 +262,15 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "DANK-SVM: learned F ⊙ K with a nuclear-norm penalty",
         selection: "σ, C by SVM-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVM‖² by k-fold CV (τ as given); the SVM-CV model unless that beats it",
-        options: kernel_options!("c", "tau", "eta", "dank-scheme", "dank-step", "no-fallback"),
+        options: kernel_options!(
+            "c",
+            "tau",
+            "eta",
+            "dank-scheme",
+            "dank-step",
+            "dank-start",
+            "no-fallback"
+        ),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
@@ -280,6 +288,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
             "eta",
             "dank-scheme",
             "dank-step",
+            "dank-start",
             "no-fallback"
         ),
         in_demo: true,
@@ -292,7 +301,14 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "scalable DANK: k-means clusters, one τ = 0 DANK machine each (binary)",
         selection: "σ, C by SVM-CV",
-        options: kernel_options!("c", "eta", "dank-scheme", "dank-step", "clusters"),
+        options: kernel_options!(
+            "c",
+            "eta",
+            "dank-scheme",
+            "dank-step",
+            "dank-start",
+            "clusters"
+        ),
         in_demo: false,
         build: crate::nonparametric::learner::build,
     },

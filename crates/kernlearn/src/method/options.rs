@@ -146,6 +146,14 @@ impl FromStr for StepRule {
     }
 }
 
+/// Command-line names of DANK's starts: the SVM solution (the papers) or zero.
+pub(crate) const START_NAMES: [&str; 2] = ["svm", "zero"];
+
+/// Whether `--dank-start` names the SVM start.
+fn starts_from_svm(s: &str) -> Result<bool> {
+    choice("dank-start", s, &START_NAMES, &[true, false])
+}
+
 /// Every option a method can read, unset (`None`) unless the user gave it; the library
 /// fills in the defaults of the method's paper. [`crate::method::MethodKind::check_options`]
 /// refuses options the method does not read. Names in errors are the command-line names
@@ -192,6 +200,8 @@ pub struct MethodOptions {
     pub dank_scheme: Option<Scheme>,
     /// DANK: step rule of the first-order schemes (default backtracking).
     pub dank_step: Option<StepRule>,
+    /// DANK: start from the SVM solution (`true`, the papers; default) or from zero.
+    pub dank_start_from_svm: Option<bool>,
     /// MKL / localized: base kernels, as a spec or a JSON file.
     pub kernels: Option<String>,
     /// Localized: solver of the classifiers (default SMO).
@@ -342,6 +352,7 @@ pub static OPTIONS: &[OptionSpec] = &[
     spec("eta", Number, "DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule)"),
     spec("dank-scheme", OptionValue::Choice(&SCHEME_NAMES), "DANK: solver, newton (default: Newton steps by SMO with a line search, stops at KKT violation ≤ 1e-3) or the paper's first-order updates: nesterov (Algorithm 1), monotone (its monotone variant), plain (projected gradient)"),
     spec("dank-step", OptionValue::Choice(&STEP_NAMES), "DANK first-order schemes: step rule, backtracking (adaptive L; default) or paper (the paper's Lipschitz bound)"),
+    spec("dank-start", OptionValue::Choice(&START_NAMES), "DANK: where the solver starts, svm (the SVM solution on the base kernel, as the papers; default) or zero (α = 0); η = scale·‖α_SVM‖² either way"),
     spec("kernels", Text, "MKL and localized methods: base kernels, as a spec (`;`-separated `KERNEL[@all|@each|@[i,j,..]]`, e.g. `family12@each` = the thesis's 12 kernels on every single feature, `rbf(sigma=2)@all;poly(degree=2,gamma=1)@[0,3]`) or a JSON file written by kernlearn (default: `family12@each`, the thesis's Fig. 3.1 family; for the localized methods `linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(gamma=1/d)@all`)"),
     spec("solver", OptionValue::Choice(&SOLVER_NAMES), "Localized methods: SVM solver of the classifiers, smo (our LIBSVM-style SMO, the thesis's Table 4.2; default) or mwu (single-kernel MWUMKL = kernelised Gilbert, Table 4.3)"),
     spec("lkl-epsilon", Number, "Localized methods with --solver mwu: Gilbert's relative duality gap (default 0.01, the thesis's)"),
@@ -449,6 +460,7 @@ impl MethodOptions {
             "eta" => self.eta = Some(number()?),
             "dank-scheme" => self.dank_scheme = Some(value.parse()?),
             "dank-step" => self.dank_step = Some(value.parse()?),
+            "dank-start" => self.dank_start_from_svm = Some(starts_from_svm(value)?),
             "kernels" => self.kernels = Some(value.to_string()),
             "solver" => self.solver = Some(value.parse()?),
             "lkl-epsilon" => self.lkl_epsilon = Some(number()?),
@@ -517,6 +529,7 @@ impl MethodOptions {
             ("eta", self.eta.is_some()),
             ("dank-scheme", self.dank_scheme.is_some()),
             ("dank-step", self.dank_step.is_some()),
+            ("dank-start", self.dank_start_from_svm.is_some()),
             ("kernels", self.kernels.is_some()),
             ("solver", self.solver.is_some()),
             ("lkl-epsilon", self.lkl_epsilon.is_some()),
@@ -701,6 +714,25 @@ mod tests {
         );
         assert_eq!("mwu".parse::<SolverChoice>().unwrap(), SolverChoice::Mwu);
         assert!("newton".parse::<SolverChoice>().is_err());
+    }
+
+    /// `--dank-start zero` reaches DANK's settings; the papers' SVM start is the default;
+    /// an unknown start names the option and its choices.
+    #[test]
+    fn dank_start_reaches_the_solver_settings() {
+        use crate::method::{Method, MethodKind};
+        let data = crate::data::synthetic::sandwich(40, 0.3, 2).unwrap();
+        let start_of = |o: &MethodOptions| match Method::build(MethodKind::Dank, o, &data, None) {
+            Ok(Method::Dank(d)) => d.params.settings.init_from_svm,
+            other => panic!("{other:?}"),
+        };
+        let mut o = MethodOptions::default();
+        assert!(start_of(&o));
+        o.set("dank-start", "zero").unwrap();
+        assert_eq!(o.dank_start_from_svm, Some(false));
+        assert!(!start_of(&o));
+        let e = o.set("dank-start", "half").unwrap_err().to_string();
+        assert!(e.contains("dank-start") && e.contains("svm, zero"), "{e}");
     }
 
     #[test]

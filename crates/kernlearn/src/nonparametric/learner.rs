@@ -171,6 +171,9 @@ fn dank_settings(options: &MethodOptions, base: &SvmParams) -> Result<DankSettin
         eta: options.eta,
         scheme: options.dank_scheme.unwrap_or(defaults.scheme),
         step: options.dank_step.unwrap_or(defaults.step),
+        init_from_svm: options
+            .dank_start_from_svm
+            .unwrap_or(defaults.init_from_svm),
         svm_solver: base.solver,
         ..defaults
     };
