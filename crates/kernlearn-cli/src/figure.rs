@@ -50,6 +50,8 @@ struct TracePlots {
     residual_title: String,
     residual_x: &'static str,
     residual_y: &'static str,
+    /// Whether the residual plot's y axis is logarithmic.
+    residual_log: bool,
     objective: Series,
     objective_title: String,
     objective_x: &'static str,
@@ -128,11 +130,42 @@ fn network_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
         residual_title: format!("{method}: cross-entropy loss per epoch"),
         residual_x: "epoch",
         residual_y: "loss",
+        residual_log: true,
         objective: accuracy,
         objective_title: format!("{method}: validation accuracy per epoch"),
         objective_x: "epoch",
         objective_y: "accuracy",
     })
+}
+
+/// KNPL's monotone ascent, whose G-step is the exact projection (no ADMM rows): the
+/// relative gain of φ per accepted round (what its stopping rule reads), and the objective.
+/// A run that accepted no step has no gain to draw; its first plot is then the objective
+/// on a linear scale.
+fn ascent_plots(objective: Series, method: &str, note: &str) -> TracePlots {
+    let gains: Series = (objective.iter())
+        .map(|(name, pts)| {
+            let g = pts
+                .windows(2)
+                .map(|w| (w[1].0, (w[1].1 - w[0].1) / w[0].1.abs().max(1.0)));
+            (name.clone(), g.filter(|p| p.1 > 0.0).collect())
+        })
+        .collect();
+    let gained = gains.iter().any(|s| !s.1.is_empty());
+    TracePlots {
+        residual: if gained { gains } else { objective.clone() },
+        residual_title: match gained {
+            true => format!("{method}: relative gain of φ per round of the ascent\nexact G-step (no ADMM); the ascent stops when the gain falls below its tolerance"),
+            false => format!("{method}: no step of the ascent increased φ\nthe start (the SVM's α) is already the maximiser to the solvers' accuracy"),
+        },
+        residual_x: "outer round t",
+        residual_y: if gained { "(φₜ − φₜ₋₁) / max(1, |φₜ₋₁|)" } else { "objective φ" },
+        residual_log: gained,
+        objective,
+        objective_title: format!("{method}: objective after each outer round{note}"),
+        objective_x: "outer round t (0 = plain SVM, G = 11ᵀ)",
+        objective_y: "objective H(α, G) (max over α, min over G)",
+    }
 }
 
 /// KNPL's and DANK's solver traces.
@@ -196,6 +229,9 @@ fn solver_plots(
                 k => format!("\nnot converged in {k} of {n_pairs} class pairs"),
             };
             let one = |s: Series| if n_pairs == 1 { rename(s, method) } else { s };
+            if res.iter().all(|s| s.1.is_empty()) {
+                return Ok(ascent_plots(one(obj), method, &note));
+            }
             TracePlots {
                 residual: one(res),
                 residual_title: format!(
@@ -204,6 +240,7 @@ fn solver_plots(
                 ),
                 residual_x: "ADMM iteration k (all outer rounds in sequence)",
                 residual_y: "ADMM residual Diffₖ",
+                residual_log: true,
                 objective: one(obj),
                 objective_title: format!("{method}: objective after each outer round{note}"),
                 objective_x: "outer round t (0 = plain SVM, G = 11ᵀ)",
@@ -219,6 +256,7 @@ fn solver_plots(
                 residual_title: format!("{method}: change in α per iteration"),
                 residual_x: "iteration t",
                 residual_y: "‖αₜ − αₜ₋₁‖",
+                residual_log: true,
                 objective: vec![(method.to_string(), zip(&objective))],
                 objective_title: format!("{method}: objective per iteration"),
                 objective_x: "iteration t",
@@ -256,6 +294,7 @@ fn spg_plots(trace: &Trace, method: &str) -> Result<TracePlots> {
         residual_title: format!("{method}: projected-gradient norm per SPG iteration"),
         residual_x: "SPG iteration (0 = uniform weights)",
         residual_y: "‖P(d − ∇T) − d‖∞",
+        residual_log: true,
         objective: one(obj),
         objective_title: format!(
             "{method}: objective T(d) = r(d) + W(d) (non-monotone line search)"
@@ -273,7 +312,7 @@ fn write_plots(residual_path: &Path, objective_path: &Path, plots: &TracePlots) 
             plots.residual_x,
             plots.residual_y,
             &plots.residual,
-            true,
+            plots.residual_log,
         )
     })?;
     write_atomic_with(objective_path, |tmp| {

@@ -641,6 +641,42 @@ fn figure_and_trace_plots_are_written() {
     for p in fit["trace_plots"].as_array().unwrap() {
         assert!(is_png(std::path::Path::new(p.as_str().unwrap())), "{p}");
     }
+    // KNPL: the ascent (exact G-steps, no ADMM rows) and Algorithm 2 (ADMM rows) both
+    // draw their two plots; a large γ, where no step of the ascent gains, too.
+    for (name, extra) in [
+        ("ascent", vec![]),
+        ("alternate", vec!["--knpl-alternate"]),
+        ("flat", vec!["--knpl-gamma", "1e9"]),
+    ] {
+        let csv = dir.join(format!("knpl-{name}.csv"));
+        let data = fixture("heart.train.csv");
+        let mut args = vec!["fit", "--data", &data];
+        args.extend([
+            "--method",
+            "knpl",
+            "--sigma",
+            "2",
+            "--trace",
+            csv.to_str().unwrap(),
+        ]);
+        let model = dir.join(format!("k-{name}.json"));
+        args.extend(["--model-out", model.to_str().unwrap(), "--json"]);
+        args.extend(extra);
+        let fit = json_of(&run(&args));
+        let admm_rows = std::fs::read_to_string(&csv)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').nth(2) != Some("0"))
+            .count();
+        assert_eq!(admm_rows > 0, name == "alternate", "{name}: {admm_rows}");
+        for p in fit["trace_plots"].as_array().unwrap() {
+            assert!(
+                is_png(std::path::Path::new(p.as_str().unwrap())),
+                "{name}: {p}"
+            );
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,9 +1,11 @@
-//! Algorithm 2 of the KNPL paper (section "Optimization for Problem (4)") on one class
-//! pair: alternate the α-step (the SVM dual on `G ⊙ K` by SMO, warm-started,
-//! [`solve_alpha`]) and the G-step (the ADMM projection of `Γ(α)`, relaxed by ω), for
-//! `T` outer rounds ([`fit_binary`]), recording the [`Trace`] columns [`TRACE_COLUMNS`].
+//! KNPL on one class pair ([`fit_binary`]), recording the [`Trace`] columns
+//! [`TRACE_COLUMNS`]: Algorithm 2 of the paper (section "Optimization for Problem (4)"),
+//! alternating the α-step (the SVM dual on `G ⊙ K` by SMO, warm-started, [`solve_alpha`])
+//! and the G-step (the ADMM projection of `Γ(α)`, relaxed by ω) for `T` outer rounds; or
+//! the monotone ascent on `φ(α) = min_G H(α, G)`, whose G-step is the projection in
+//! closed form ([`exact_projection`]).
 
-use super::admm::{admm_projection, gamma_target, knpl_objective};
+use super::admm::{admm_projection, exact_projection, gamma_target, knpl_objective};
 use super::params::{KnplParams, KnplScheme};
 use crate::kernel::PrecomputedKernel;
 use crate::nonparametric::trace::Trace;
@@ -90,7 +92,8 @@ pub(super) fn fit_binary(
 /// Halvings of the ascent's line search (from its first trial step, at most 1).
 const LINE_SEARCH_HALVINGS: usize = 5;
 
-/// The G-step at `coef` (= α∘y): `G*(α)` by ADMM and `φ(α) = H(α, G*(α))`.
+/// The ascent's G-step at `coef` (= α∘y): `G*(α)` by the closed-form projection
+/// ([`exact_projection`]) and `φ(α) = H(α, G*(α))`. No ADMM, so no residuals to trace.
 struct GStep {
     g: Mat<f64>,
     phi: f64,
@@ -100,20 +103,19 @@ struct GStep {
 
 fn g_step(k: MatRef<'_, f64>, coef: &[f64], params: &KnplParams) -> Result<GStep> {
     let target = gamma_target(k, coef, params.gamma);
-    let admm = admm_projection(target.as_ref(), params)?;
-    let phi = knpl_objective(k, admm.g.as_ref(), coef, params.gamma);
+    let g = exact_projection(target.as_ref())?;
+    let phi = knpl_objective(k, g.as_ref(), coef, params.gamma);
     Ok(GStep {
-        g: admm.g,
+        g,
         phi,
-        diffs: admm.diffs,
-        betas: admm.betas,
+        diffs: Vec::new(),
+        betas: Vec::new(),
     })
 }
 
 /// The monotone ascent of [`KnplScheme::Ascent`] for labels `y ∈ {±1}` on the base Gram
 /// matrix `k`; appends to `trace` (one objective row per accepted round, `objective` =
-/// `φ(α_t)`, strictly increasing, and the ADMM rows of every G-step, the line search's
-/// trials included). The final
+/// `φ(α_t)`, strictly increasing; its G-steps are exact, so it has no ADMM rows). The final
 /// model is `(α_T, G*(α_T))` with the bias from the KKT conditions of the SVM dual on
 /// `G*(α_T) ⊙ K` at `α_T` ([`kkt_rho`]). Parameters must be validated.
 pub(super) fn fit_ascent(

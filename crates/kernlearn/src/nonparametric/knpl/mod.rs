@@ -21,7 +21,11 @@
 //! (docs/RESULTS.md). The default solver ([`KnplScheme::Ascent`], `fit::fit_ascent`)
 //! instead maximises the concave `φ(α) = min_G H(α, G)` monotonically: the α-step gives
 //! an ascent direction and a backtracking line search on `φ` (one G-step per trial)
-//! chooses the step; Algorithm 2 stays available as [`KnplScheme::Alternate`].
+//! chooses the step; Algorithm 2 stays available as [`KnplScheme::Alternate`]. The
+//! ascent's G-step is the projection in closed form, `G* = 11ᵀ + Π₊(P·Γ·P)` with
+//! `P = I − 11ᵀ/n` (`admm::exact_projection`): exact, one eigendecomposition, where the
+//! ADMM of Algorithm 1 (kept by Algorithm 2) needs one per iteration and stops at
+//! `k_max = 15` with a residual. It made KNPL's selection 16× cheaper (issue 19).
 //!
 //! Before the first round α is the plain SVM's (`G = 11ᵀ`, the feasible point of
 //! least norm, see `admm_projection`). The bias is the SVM's `b = −ρ` of the last SMO

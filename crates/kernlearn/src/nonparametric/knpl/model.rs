@@ -31,7 +31,8 @@ pub struct KnplPairInfo {
     pub dual_objective: f64,
     /// Outer rounds run (T).
     pub outer_iterations: usize,
-    /// ADMM iterations of each round.
+    /// ADMM iterations of each round (Algorithm 2; 0 for every G-step of the ascent,
+    /// which projects in closed form).
     pub admm_iterations: Vec<usize>,
     /// SMO iterations over all rounds.
     pub smo_iterations: usize,
@@ -42,7 +43,8 @@ pub struct KnplPairInfo {
     pub g_max: f64,
     /// Support vectors of the final solve.
     pub n_support: usize,
-    /// Seconds in ADMM (eigendecompositions).
+    /// Seconds in the G-steps (ADMM, or the ascent's closed-form projection; both are
+    /// mostly eigendecompositions).
     pub admm_seconds: f64,
     /// Seconds in SMO.
     pub smo_seconds: f64,
@@ -398,8 +400,13 @@ mod tests {
             gaps[0] > 1e-2,
             "small γ should change the machine: {gaps:?}"
         );
-        assert!(gaps[4] < 1e-4, "{gaps:?}");
-        assert!(gaps[2] > gaps[4] && gaps[3] >= gaps[4], "{gaps:?}");
+        // G* − 11ᵀ shrinks like 1/γ: within SMO's tolerance at 10⁶·γ₀, and falling about
+        // a hundredfold per hundredfold γ.
+        assert!(gaps[4] < 1e-3, "{gaps:?}");
+        assert!(
+            gaps[2] > 10.0 * gaps[3] && gaps[3] > 10.0 * gaps[4],
+            "{gaps:?}"
+        );
     }
 
     #[test]
