@@ -148,6 +148,13 @@ macro_rules! kernel_options {
     };
 }
 
+/// Options of DANK and DANK-SVR (scalable DANK has no τ and no fallback).
+macro_rules! dank_options {
+    ($($extra:literal),*) => {
+        kernel_options!("c", "tau", "eta", "dank-scheme", "dank-step", "dank-start", "no-fallback" $(, $extra)*)
+    };
+}
+
 /// Options of the methods on a kernel family, solved by SMO.
 macro_rules! family_options {
     ($($extra:literal),*) => {
@@ -262,15 +269,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: CLASSIFY,
         summary: "DANK-SVM: learned F ⊙ K with a nuclear-norm penalty",
         selection: "σ, C by SVM-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVM‖² by k-fold CV (τ as given); the SVM-CV model unless that beats it",
-        options: kernel_options!(
-            "c",
-            "tau",
-            "eta",
-            "dank-scheme",
-            "dank-step",
-            "dank-start",
-            "no-fallback"
-        ),
+        options: dank_options!(),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
@@ -281,16 +280,7 @@ pub static CATALOGUE: &[MethodInfo] = &[
         tasks: REGRESS,
         summary: "DANK-SVR: learned F ⊙ K for ε-SVR",
         selection: "σ, C, ε by SVR-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVR‖² by k-fold CV (τ as given); the SVR-CV model unless that beats it",
-        options: kernel_options!(
-            "c",
-            "epsilon",
-            "tau",
-            "eta",
-            "dank-scheme",
-            "dank-step",
-            "dank-start",
-            "no-fallback"
-        ),
+        options: dank_options!("epsilon"),
         in_demo: true,
         build: crate::nonparametric::learner::build,
     },
