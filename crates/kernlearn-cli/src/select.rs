@@ -24,7 +24,9 @@ pub struct SelectArgs {
     /// Number of cross-validation folds (stratified for classification).
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
-    /// Largest Gram matrix held in memory, MiB (above it: cached solver per fold).
+    /// Largest Gram matrix held in memory, MiB (above it: cached solver per fold); for
+    /// MKL methods, the largest table of all base kernels' Gram matrices (above it:
+    /// kernel values recomputed per fit).
     #[arg(long, default_value_t = 1024.0)]
     pub gram_mb: f64,
 }
