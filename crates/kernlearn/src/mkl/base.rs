@@ -391,14 +391,19 @@ impl KernelBank {
     /// Normalised column of the bank's point `p`: `out[t] = K̄_i(x_t, x_p)`, read from the
     /// [`GramTable`] when the bank has one.
     pub(crate) fn point_column(&self, i: usize, p: usize, out: &mut [f64]) {
-        let Some((table, rows)) = &self.table else {
+        let Some((values, rows)) = self.tabled(i, p) else {
             return self.column(i, self.x.row(p), out);
         };
         let f = self.factors[i];
-        let values = table.row(i, rows[p]);
         for (o, &r) in out.iter_mut().zip(rows) {
             *o = f * values[r];
         }
+    }
+
+    /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_p)` of the bank's point
+    /// `p` against every table point `b`, and the table row of each of the bank's points.
+    fn tabled(&self, i: usize, p: usize) -> Option<(&[f64], &[usize])> {
+        (self.table.as_ref()).map(|(table, rows)| (table.row(i, rows[p]), &rows[..]))
     }
 
     /// Normalised column at some points: `out[t] = K̄_i(x_{rows[t]}, q)`.
@@ -484,8 +489,8 @@ impl KernelBank {
 pub(crate) struct GramTable {
     family: KernelFamily,
     n: usize,
-    /// `values[(i·n + a)·n + b] = k_i(x_b, x_a)`: the column of point `a`, as
-    /// [`BaseKernels::column`] computes it (so cached and evaluated values are identical).
+    /// `values[(i·n + a)·n + b] = k_i(x_b, x_a)`: the column of point `a`, bit for bit
+    /// what [`BaseKernels::column`] computes (so cached and evaluated values are identical).
     values: Vec<f64>,
     rows: HashMap<Vec<u64>, usize>,
 }
@@ -505,16 +510,31 @@ impl GramTable {
             .saturating_mul(std::mem::size_of::<f64>())
     }
 
-    /// The Gram matrices of `family` on `x`, in parallel over (kernel, point).
+    /// The Gram matrices of `family` on `x`, in parallel over kernels. Each kernel
+    /// evaluates the upper triangle and mirrors it: `k(x_b, x_a)` and `k(x_a, x_b)` are
+    /// the same floating-point number (a difference and its negation square alike,
+    /// products and sums commute, the features are summed in the same order).
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
         let n = x.n_rows();
+        let all: Vec<usize> = (0..n).collect();
         let mut values = vec![0.0; base.len() * n * n];
         values
-            .par_chunks_mut(n.max(1))
+            .par_chunks_mut((n * n).max(1))
             .enumerate()
-            .for_each(|(ia, out)| base.column(ia / n, &pts, x.row(ia % n), out));
+            .for_each_init(
+                || vec![0.0; n],
+                |col, (i, block)| {
+                    for a in 0..n {
+                        base.column_at(i, &pts, &all[a..], x.row(a), col);
+                        for (b, &v) in (a..n).zip(col.iter()) {
+                            block[a * n + b] = v;
+                            block[b * n + a] = v;
+                        }
+                    }
+                },
+            );
         let rows = x.rows().enumerate().map(|(a, r)| (row_key(r), a)).collect();
         Ok(Self {
             family: family.clone(),
@@ -568,12 +588,9 @@ impl CombinedKernel<'_> {
         acc.resize(cols.len(), 0.0);
         tmp.resize(cols.len(), 0.0);
         for &(k, c) in &self.terms {
-            match &self.bank.table {
-                Some((table, rows)) => {
-                    let values = table.row(k, rows[i]);
-                    for (v, &j) in tmp.iter_mut().zip(cols) {
-                        *v = values[rows[j]];
-                    }
+            match self.bank.tabled(k, i) {
+                Some((values, rows)) => {
+                    (tmp.iter_mut().zip(cols)).for_each(|(v, &j)| *v = values[rows[j]])
                 }
                 None => self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp),
             }

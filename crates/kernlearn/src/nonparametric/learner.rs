@@ -222,14 +222,14 @@ impl Learner for KnplLearner {
                 chosen
                     .other
                     .insert("knpl_regulariser_scale".into(), sel.best.scale);
+                // SVM-CV's scores are on the same folds (seed, count) as the γ search.
+                let svm = Selected {
+                    score: sel.svm.best.score,
+                    fold_scores: sel.svm.best.fold_scores.clone(),
+                    chosen: sel.svm,
+                    seconds: svm.seconds,
+                };
                 if self.fallback {
-                    // SVM-CV's scores are on the same folds (seed, count) as the γ search.
-                    let svm = Selected {
-                        score: sel.svm.best.score,
-                        fold_scores: sel.svm.best.fold_scores.clone(),
-                        chosen: sel.svm.clone(),
-                        seconds: svm.seconds,
-                    };
                     let learned = Selected {
                         chosen: KnplLearner {
                             params: sel.params.clone(),
@@ -247,7 +247,7 @@ impl Learner for KnplLearner {
                     }
                     chosen.other.insert(FELL_BACK.into(), 0.0);
                 }
-                (sel.params, chosen, Some(sel.svm))
+                (sel.params, chosen, Some(svm.chosen))
             }
             None => {
                 let mut params = self.params.clone();

@@ -140,13 +140,15 @@ pub(super) fn admm_projection(target: MatRef<'_, f64>, params: &KnplParams) -> R
 pub(super) fn exact_projection(target: MatRef<'_, f64>) -> Result<Mat<f64>> {
     let n = target.nrows();
     let nf = n as f64;
-    let sym = Mat::from_fn(n, n, |i, j| 0.5 * (target[(i, j)] + target[(j, i)]));
-    // P·S·P for symmetric S: subtract the row and column means, add the grand mean.
+    // P·S·P for S = sym(Γ): subtract S's row and column means (equal, S being symmetric:
+    // the mean of Γ's row and column i), add the grand mean.
     let mean: Vec<f64> = (0..n)
-        .map(|i| (0..n).map(|j| sym[(i, j)]).sum::<f64>() / nf)
+        .map(|i| (0..n).map(|j| target[(i, j)] + target[(j, i)]).sum::<f64>() / (2.0 * nf))
         .collect();
     let grand = mean.iter().sum::<f64>() / nf;
-    let centred = Mat::from_fn(n, n, |i, j| sym[(i, j)] - mean[i] - mean[j] + grand);
+    let centred = Mat::from_fn(n, n, |i, j| {
+        0.5 * (target[(i, j)] + target[(j, i)]) - mean[i] - mean[j] + grand
+    });
     let mut g = project_psd(centred.as_ref())?;
     for j in 0..n {
         for i in 0..n {

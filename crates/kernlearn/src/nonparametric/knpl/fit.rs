@@ -97,20 +97,13 @@ const LINE_SEARCH_HALVINGS: usize = 5;
 struct GStep {
     g: Mat<f64>,
     phi: f64,
-    diffs: Vec<f64>,
-    betas: Vec<f64>,
 }
 
 fn g_step(k: MatRef<'_, f64>, coef: &[f64], params: &KnplParams) -> Result<GStep> {
     let target = gamma_target(k, coef, params.gamma);
     let g = exact_projection(target.as_ref())?;
     let phi = knpl_objective(k, g.as_ref(), coef, params.gamma);
-    Ok(GStep {
-        g,
-        phi,
-        diffs: Vec::new(),
-        betas: Vec::new(),
-    })
+    Ok(GStep { g, phi })
 }
 
 /// The monotone ascent of [`KnplScheme::Ascent`] for labels `y ∈ {±1}` on the base Gram
@@ -135,17 +128,15 @@ pub(super) fn fit_ascent(
     let mut coef = sol.coef.clone();
     let mut objectives = Vec::new();
     let mut dual_objectives = Vec::new();
+    // One entry per G-step, each 0: the ascent's projections take no ADMM iterations.
     let mut admm_iterations = Vec::new();
     let mut admm_seconds = 0.0;
-    let push_admm =
-        |t: usize, s: &GStep, trace: &mut Trace| push_admm_rows(trace, pair, t, &s.diffs, &s.betas);
     // The SVM dual 1ᵀα − ½cᵀ(G⊙K)c = H(α, G) − γ‖G‖²_F.
     let dual_of = |g: &Mat<f64>, phi: f64| phi - params.gamma * g.squared_norm_l2();
     let timer = Instant::now();
     let mut current = g_step(k, &coef, params)?;
     admm_seconds += timer.elapsed().as_secs_f64();
-    admm_iterations.push(current.diffs.len());
-    push_admm(0, &current, trace);
+    admm_iterations.push(0);
     let record = |t: usize, s: &GStep, trace: &mut Trace| {
         let dual = dual_of(&s.g, s.phi);
         trace.push(vec![pair as f64, t as f64, 0.0, nan, nan, s.phi, dual]);
@@ -174,8 +165,7 @@ pub(super) fn fit_ascent(
             let timer = Instant::now();
             let s = g_step(k, &trial, params)?;
             admm_seconds += timer.elapsed().as_secs_f64();
-            admm_iterations.push(s.diffs.len());
-            push_admm(t, &s, trace);
+            admm_iterations.push(0);
             if s.phi > current.phi {
                 accepted = Some((trial, s));
                 break;
