@@ -165,20 +165,37 @@ impl<M: BinaryMachine> OneVsOne<M> {
 
     /// Decision values per row of `x`, one per class pair.
     pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        let per_pair: Vec<Vec<f64>> = self
-            .machines
-            .iter()
-            .map(|m| m.decision_values(x))
-            .collect::<Result<_>>()?;
-        Ok((0..x.n_rows())
-            .map(|r| per_pair.iter().map(|d| d[r]).collect())
-            .collect())
+        self.decision_function_by(x.n_rows(), |m| m.decision_values(x))
     }
 
     /// Voted class per row of `x`.
     pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+        self.predict_by(x.n_rows(), |m| m.decision_values(x))
+    }
+}
+
+impl<M> OneVsOne<M> {
+    /// Decision values per row of `rows` queries, one per class pair, `decide(machine)`
+    /// giving a machine's values on all of them.
+    pub(crate) fn decision_function_by(
+        &self,
+        rows: usize,
+        decide: impl Fn(&M) -> Result<Vec<f64>>,
+    ) -> Result<Vec<Vec<f64>>> {
+        let per_pair: Vec<Vec<f64>> = self.machines.iter().map(decide).collect::<Result<_>>()?;
+        Ok((0..rows)
+            .map(|r| per_pair.iter().map(|d| d[r]).collect())
+            .collect())
+    }
+
+    /// Voted class per query of [`OneVsOne::decision_function_by`].
+    pub(crate) fn predict_by(
+        &self,
+        rows: usize,
+        decide: impl Fn(&M) -> Result<Vec<f64>>,
+    ) -> Result<Vec<f64>> {
         Ok(self
-            .decision_function(x)?
+            .decision_function_by(rows, decide)?
             .iter()
             .map(|d| vote(&self.classes, d))
             .collect())

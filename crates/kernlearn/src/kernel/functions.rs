@@ -157,6 +157,23 @@ impl Kernel {
         matches!(self, Kernel::Precomputed)
     }
 
+    /// True when every Gram matrix of the kernel is positive semi-definite in exact
+    /// arithmetic: linear; polynomial with `γ > 0`, `coef0 ≥ 0` (a sum of products of
+    /// PSD kernels with non-negative weights); Gaussian, Laplacian and ARD Gaussian
+    /// (Bochner); exponential χ² (Schoenberg: the χ² distance is conditionally negative
+    /// definite). Not the sigmoid kernel, nor a user's Gram matrix, which nothing checks.
+    pub fn is_positive_semidefinite(&self) -> bool {
+        match self {
+            Kernel::Polynomial { coef0, .. } => *coef0 >= 0.0,
+            Kernel::Sigmoid { .. } | Kernel::Precomputed => false,
+            Kernel::Linear
+            | Kernel::Rbf { .. }
+            | Kernel::Laplacian { .. }
+            | Kernel::ChiSquared { .. }
+            | Kernel::ArdRbf { .. } => true,
+        }
+    }
+
     /// Checks the parameters that do not depend on the data: `γ` finite and `> 0`
     /// (`γ_k ≥ 0` for ARD), `degree ≥ 1`, `coef0` finite.
     pub fn check_params(&self) -> Result<()> {

@@ -428,7 +428,7 @@ impl ClmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = localized_bank(params, x, "C-LMKL")?;
+        let bank = localized_bank(params, x, "C-LMKL")?.with_own_table(&params.family)?;
         let (m, l) = (bank.n_kernels(), settings.clusters);
         let clusters = SoftClusters::fit(&bank, &params.family, settings)?;
         let c = clusters.memberships(x)?;

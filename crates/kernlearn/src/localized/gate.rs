@@ -218,7 +218,6 @@ impl<'a> GatedKernel<'a> {
 
     fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         let m = self.bank.n_kernels();
-        let q = self.bank.points().row(i);
         // gamma[t·m + k] = γ_k(x_i, x_cols[t])
         let mut gamma = vec![0.0; cols.len() * m];
         for (t, &c) in cols.iter().enumerate() {
@@ -227,7 +226,7 @@ impl<'a> GatedKernel<'a> {
         let mut acc = vec![0.0; cols.len()];
         let mut col = vec![0.0; cols.len()];
         for &k in &self.kernels {
-            self.bank.column_at(k, cols, q, &mut col);
+            self.bank.point_column_at(k, i, cols, &mut col);
             for t in 0..cols.len() {
                 acc[t] += gamma[t * m + k] * col[t];
             }
@@ -450,13 +449,12 @@ pub(crate) fn products_on(bank: &KernelBank, rows: &[usize], w: &GateMatrix) -> 
     let mut kernels = w.kernel_of.clone();
     kernels.sort_unstable();
     kernels.dedup();
-    let x = bank.points();
     let mut out = vec![0.0; rows.len() * q];
     out.par_chunks_mut(q).enumerate().for_each_init(
         || vec![0.0; rows.len()],
         |col, (s, o)| {
             for &k in &kernels {
-                bank.column_at(k, rows, x.row(rows[s]), col);
+                bank.point_column_at(k, rows[s], rows, col);
                 for (j, _) in w.kernel_of.iter().enumerate().filter(|(_, &kj)| kj == k) {
                     o[j] = (0..rows.len()).map(|t| col[t] * w.row(t)[j]).sum();
                 }
@@ -596,6 +594,46 @@ mod tests {
                 assert!((dec[r] - (e - 0.25)).abs() < 1e-8 * e.abs().max(1.0));
             }
         }
+    }
+
+    /// A bank with a kernel table of its own points (LMKL's and C-LMKL's fits) gives the
+    /// gated rows and the kernel–vector products bit for bit as evaluating them does,
+    /// with duplicated points (one table row serves both copies).
+    #[test]
+    fn an_own_table_gives_the_same_rows_and_products() {
+        let mut x = points(60, 3, 4);
+        let dup = x.select_rows(&[7]);
+        x = Features::new(
+            61,
+            3,
+            x.rows().chain(dup.rows()).flatten().copied().collect(),
+        )
+        .unwrap();
+        let plain = KernelBank::new(&family(), &x).unwrap();
+        let tabled = KernelBank::new(&family(), &x)
+            .unwrap()
+            .with_own_table(&family())
+            .unwrap();
+        assert!(tabled.table_rows_of(&x).is_some());
+        let m = plain.n_kernels();
+        let g = GateMatrix::per_kernel(m, gates(61, m)).unwrap();
+        let (a, b) = (
+            GatedKernel::new(&plain, &g, GateKind::Separable).unwrap(),
+            GatedKernel::new(&tabled, &g, GateKind::Separable).unwrap(),
+        );
+        let cols: Vec<usize> = (0..61).rev().collect();
+        let (mut ra, mut rb) = (vec![0f32; 61], vec![0f32; 61]);
+        for i in [0, 7, 33, 60] {
+            a.fill_row(i, &cols, &mut ra);
+            b.fill_row(i, &cols, &mut rb);
+            assert_eq!(ra, rb);
+        }
+        let rows = [60, 2, 7, 41];
+        let w = GateMatrix::per_kernel(m, gates(4, m)).unwrap();
+        assert_eq!(
+            products_on(&plain, &rows, &w),
+            products_on(&tabled, &rows, &w)
+        );
     }
 
     #[test]

@@ -235,7 +235,7 @@ impl LmklMachine {
         x: &Features,
         y: &[f64],
     ) -> Result<Self> {
-        let bank = localized_bank(params, x, "LMKL")?;
+        let bank = localized_bank(params, x, "LMKL")?.with_own_table(&params.family)?;
         let mut gate = SoftmaxGate::uniform(x.n_cols(), bank.n_kernels());
         let (mut sol, mut eta, mut j) = solve_at(params, &bank, &gate, y, None)?;
         let mut iterations = sol.iterations;

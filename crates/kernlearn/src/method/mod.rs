@@ -198,6 +198,13 @@ pub trait Learner: Send + Sync {
     /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
     fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
         -> Result<FittedMethod>;
+    /// Predictions of `fitted` (a fit of this learner) on rows held out of the data it
+    /// was fitted from: a selection's validation fold. By default the model's own; a
+    /// learner that holds kernel values for those rows (an MKL candidate with its
+    /// selection's kernel table) reads them instead of evaluating them again.
+    fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
+        crate::estimator::Estimator::predict(&fitted.model, x)
+    }
     /// True when the learner reads kernel values, not features (a Gram set): the
     /// pipeline then leaves them unscaled, whatever the scaling asked for.
     fn reads_kernel_values(&self) -> bool {

@@ -16,7 +16,7 @@ use super::{
     timed, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn, FELL_BACK,
 };
 use crate::data::Features;
-use crate::estimator::{AnyModel, Estimator, Task};
+use crate::estimator::{AnyModel, Task};
 use crate::select::Selection;
 use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
@@ -233,7 +233,7 @@ fn fold_scores(
             let train = complement(y.len(), test);
             let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
             let fitted = candidates[c].fit(&x.select_rows(&train), &pick(&train), seed, &|_| {})?;
-            let pred = fitted.model.predict(&x.select_rows(test))?;
+            let pred = candidates[c].predict_held_out(&fitted, &x.select_rows(test))?;
             progress(Progress::Step);
             if regression {
                 crate::metrics::mse(&pred, &pick(test))
@@ -317,6 +317,7 @@ fn wins_twice(
 mod tests {
     use super::*;
     use crate::data::synthetic::sandwich;
+    use crate::estimator::Estimator;
     use crate::kernel::Kernel;
     use crate::select::{powers_of_two, Grid};
     use crate::svm::learner::SvmLearner;

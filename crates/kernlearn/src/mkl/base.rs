@@ -49,17 +49,6 @@ struct Compiled {
     len: u32,
 }
 
-/// True for kernel functions that are positive semi-definite on every input: linear,
-/// polynomial with `coef0 ≥ 0`, Gaussian, Laplacian, χ² (on the non-negative data it
-/// accepts) and ARD Gaussian. Sigmoid kernels and polynomials with `coef0 < 0` are not.
-pub(super) fn is_psd(kernel: &Kernel) -> bool {
-    match kernel {
-        Kernel::Polynomial { coef0, .. } => *coef0 >= 0.0,
-        Kernel::Sigmoid { .. } | Kernel::Precomputed => false,
-        _ => true,
-    }
-}
-
 /// A kernel family compiled against a number of features.
 #[derive(Clone, Debug)]
 pub(crate) struct BaseKernels {
@@ -121,9 +110,13 @@ impl BaseKernels {
     }
 
     /// Fails, naming the first offending kernel, unless every base kernel is positive
-    /// semi-definite ([`is_psd`]); `method` names who needs it.
+    /// semi-definite ([`Kernel::is_positive_semidefinite`]); `method` names who needs it.
     pub(crate) fn require_psd(&self, method: &str) -> Result<()> {
-        match self.kernels.iter().position(|c| !is_psd(&c.kernel)) {
+        match self
+            .kernels
+            .iter()
+            .position(|c| !c.kernel.is_positive_semidefinite())
+        {
             Some(i) => Err(Error::param(
                 "kernels",
                 format!(
@@ -278,10 +271,15 @@ fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
         Kernel::Sigmoid { gamma, coef0 } => out
             .iter_mut()
             .for_each(|v| *v = (gamma * *v + coef0).tanh()),
+        // The branch-free `exp` of the SVM's kernel rows: it vectorises, libm's does not.
         Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } | Kernel::ChiSquared { gamma } => {
-            out.iter_mut().for_each(|v| *v = (-gamma * *v).exp())
+            out.iter_mut().for_each(|v| *v *= -gamma);
+            crate::simd::exp_in_place(out);
         }
-        Kernel::ArdRbf { .. } => out.iter_mut().for_each(|v| *v = (-*v).exp()),
+        Kernel::ArdRbf { .. } => {
+            out.iter_mut().for_each(|v| *v = -*v);
+            crate::simd::exp_in_place(out);
+        }
     }
 }
 
@@ -321,11 +319,20 @@ impl KernelBank {
             c.kernel.check_data(x, "training")?;
         }
         let factors = base.trace_factors(x)?;
-        let mut bank = Self::from_parts(base, x.clone(), factors);
-        bank.table = table
+        Ok(Self::from_parts(base, x.clone(), factors).tabled_by(family, table))
+    }
+
+    /// This bank reading kernel values from `table` when it holds `family` (the bank's)
+    /// on every one of the bank's points; else unchanged.
+    pub(crate) fn tabled_by(
+        mut self,
+        family: &KernelFamily,
+        table: Option<&Arc<GramTable>>,
+    ) -> Self {
+        self.table = table
             .filter(|t| t.family == *family)
-            .and_then(|t| Some((Arc::clone(t), t.rows_of(x)?)));
-        Ok(bank)
+            .and_then(|t| Some((Arc::clone(t), t.rows_of(&self.x)?)));
+        self
     }
 
     /// The family on points `x` (e.g. support vectors) with factors found at training.
@@ -391,8 +398,15 @@ impl KernelBank {
     /// Normalised column of the bank's point `p`: `out[t] = K̄_i(x_t, x_p)`, read from the
     /// [`GramTable`] when the bank has one.
     pub(crate) fn point_column(&self, i: usize, p: usize, out: &mut [f64]) {
-        let Some((values, rows)) = self.tabled(i, p) else {
-            return self.column(i, self.x.row(p), out);
+        let row = self.table.as_ref().map(|(_, rows)| rows[p]);
+        self.query_column(i, self.x.row(p), row, out);
+    }
+
+    /// [`KernelBank::column`] at the query `q`, read from the [`GramTable`] when the bank
+    /// has one and `q` is its row `table_row` (the same values, bit for bit).
+    fn query_column(&self, i: usize, q: &[f64], table_row: Option<usize>, out: &mut [f64]) {
+        let Some((values, rows)) = table_row.and_then(|a| self.tabled(i, a)) else {
+            return self.column(i, q, out);
         };
         let f = self.factors[i];
         for (o, &r) in out.iter_mut().zip(rows) {
@@ -400,10 +414,41 @@ impl KernelBank {
         }
     }
 
-    /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_p)` of the bank's point
-    /// `p` against every table point `b`, and the table row of each of the bank's points.
-    fn tabled(&self, i: usize, p: usize) -> Option<(&[f64], &[usize])> {
-        (self.table.as_ref()).map(|(table, rows)| (table.row(i, rows[p]), &rows[..]))
+    /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_a)` of the table's point
+    /// `a` against every table point `b`, and the table row of each of the bank's points.
+    fn tabled(&self, i: usize, a: usize) -> Option<(&[f64], &[usize])> {
+        (self.table.as_ref()).map(|(table, rows)| (table.row(i, a), &rows[..]))
+    }
+
+    /// Normalised column of the bank's point `p` at some of its points:
+    /// `out[t] = K̄_i(x_{cols[t]}, x_p)`, read from the [`GramTable`] when the bank has
+    /// one (the same values as [`KernelBank::column_at`]).
+    pub(crate) fn point_column_at(&self, i: usize, p: usize, cols: &[usize], out: &mut [f64]) {
+        let Some((table, rows)) = self.table.as_ref() else {
+            return self.column_at(i, cols, self.x.row(p), out);
+        };
+        let (values, f) = (table.row(i, rows[p]), self.factors[i]);
+        for (o, &c) in out.iter_mut().zip(cols) {
+            *o = f * values[rows[c]];
+        }
+    }
+
+    /// This bank reading its kernel values from a [`GramTable`] of its own points, when
+    /// that takes at most [`OWN_TABLE_BYTES`]: for fits that read every kernel value many
+    /// times (LMKL's and C-LMKL's alternations re-solve the SVM on a changing gated
+    /// kernel of fixed base kernels).
+    pub(crate) fn with_own_table(self, family: &KernelFamily) -> Result<Self> {
+        if GramTable::bytes(family, &self.x) > OWN_TABLE_BYTES {
+            return Ok(self);
+        }
+        let table = Arc::new(GramTable::new(family, &self.x)?);
+        Ok(self.tabled_by(family, Some(&table)))
+    }
+
+    /// The table row of every row of `x`, when the bank reads a [`GramTable`] that holds
+    /// them all.
+    pub(crate) fn table_rows_of(&self, x: &Features) -> Option<Vec<usize>> {
+        self.table.as_ref().and_then(|(table, _)| table.rows_of(x))
     }
 
     /// Normalised column at some points: `out[t] = K̄_i(x_{rows[t]}, q)`.
@@ -453,7 +498,10 @@ impl KernelBank {
 
     /// `Σ_t coef_t Σ_i w_i K̄_i(x_t, q)` for every row `q` of `queries`: decision values
     /// of a machine whose support vectors are this bank's points. Parallel over queries.
+    /// Kernel values come from the bank's [`GramTable`] when it holds the queries too
+    /// (a selection's held-out fold).
     pub(crate) fn expansion(&self, weights: &[f64], coef: &[f64], queries: &Features) -> Vec<f64> {
+        let table_rows = self.table_rows_of(queries);
         let n = self.n_points();
         let terms: Vec<(usize, f64)> = weights
             .iter()
@@ -467,10 +515,11 @@ impl KernelBank {
                 || vec![0.0; n],
                 |col, r| {
                     let q = queries.row(r);
+                    let table_row = table_rows.as_ref().map(|rows| rows[r]);
                     terms
                         .iter()
                         .map(|&(i, w)| {
-                            self.column(i, q, col);
+                            self.query_column(i, q, table_row, col);
                             w * col.iter().zip(coef).map(|(k, c)| k * c).sum::<f64>()
                         })
                         .sum()
@@ -489,16 +538,19 @@ impl KernelBank {
 pub(crate) struct GramTable {
     family: KernelFamily,
     n: usize,
-    /// `values[(i·n + a)·n + b] = k_i(x_b, x_a)`: the column of point `a`, bit for bit
+    /// Number of base kernels.
+    m: usize,
+    /// `values[(a·m + i)·n + b] = k_i(x_b, x_a)`: the column of point `a`, bit for bit
     /// what [`BaseKernels::column`] computes (so cached and evaluated values are identical).
+    /// Point-major: the columns of one point under every kernel are contiguous, because
+    /// the fits read them together (MWUMKL's round, a row of a combined kernel).
     values: Vec<f64>,
     rows: HashMap<Vec<u64>, usize>,
 }
 
 impl std::fmt::Debug for GramTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let m = self.values.len() / (self.n * self.n).max(1);
-        write!(f, "GramTable({m} kernels on {} points)", self.n)
+        write!(f, "GramTable({} kernels on {} points)", self.m, self.n)
     }
 }
 
@@ -510,35 +562,27 @@ impl GramTable {
             .saturating_mul(std::mem::size_of::<f64>())
     }
 
-    /// The Gram matrices of `family` on `x`, in parallel over kernels. Each kernel
-    /// evaluates the upper triangle and mirrors it: `k(x_b, x_a)` and `k(x_a, x_b)` are
-    /// the same floating-point number (a difference and its negation square alike,
-    /// products and sums commute, the features are summed in the same order).
+    /// The Gram matrices of `family` on `x`, in parallel over points: each point's
+    /// column under every kernel.
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
-        let n = x.n_rows();
+        let (n, m) = (x.n_rows(), base.len());
         let all: Vec<usize> = (0..n).collect();
-        let mut values = vec![0.0; base.len() * n * n];
+        let mut values = vec![0.0; m * n * n];
         values
-            .par_chunks_mut((n * n).max(1))
+            .par_chunks_mut((m * n).max(1))
             .enumerate()
-            .for_each_init(
-                || vec![0.0; n],
-                |col, (i, block)| {
-                    for a in 0..n {
-                        base.column_at(i, &pts, &all[a..], x.row(a), col);
-                        for (b, &v) in (a..n).zip(col.iter()) {
-                            block[a * n + b] = v;
-                            block[b * n + a] = v;
-                        }
-                    }
-                },
-            );
+            .for_each(|(a, block)| {
+                for (i, col) in block.chunks_mut(n.max(1)).enumerate() {
+                    base.column_at(i, &pts, &all, x.row(a), col);
+                }
+            });
         let rows = x.rows().enumerate().map(|(a, r)| (row_key(r), a)).collect();
         Ok(Self {
             family: family.clone(),
             n,
+            m,
             values,
             rows,
         })
@@ -546,7 +590,7 @@ impl GramTable {
 
     /// `k_i(x_b, x_a)` for every point `b` of the table.
     fn row(&self, i: usize, a: usize) -> &[f64] {
-        let start = (i * self.n + a) * self.n;
+        let start = (a * self.m + i) * self.n;
         &self.values[start..start + self.n]
     }
 
@@ -562,6 +606,9 @@ impl GramTable {
 fn row_key(row: &[f64]) -> Vec<u64> {
     row.iter().map(|v| v.to_bits()).collect()
 }
+
+/// Largest [`GramTable`] a single fit builds for itself ([`KernelBank::with_own_table`]).
+const OWN_TABLE_BYTES: usize = 128 << 20;
 
 /// `Σ_i c_i K_i` on the bank's points, computed row by row for the solver.
 pub(crate) struct CombinedKernel<'a> {
@@ -588,7 +635,10 @@ impl CombinedKernel<'_> {
         acc.resize(cols.len(), 0.0);
         tmp.resize(cols.len(), 0.0);
         for &(k, c) in &self.terms {
-            match self.bank.tabled(k, i) {
+            match self
+                .bank
+                .tabled(k, self.bank.table.as_ref().map_or(0, |(_, r)| r[i]))
+            {
                 Some((values, rows)) => {
                     (tmp.iter_mut().zip(cols)).for_each(|(v, &j)| *v = values[rows[j]])
                 }

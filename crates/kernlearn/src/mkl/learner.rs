@@ -227,6 +227,13 @@ impl Learner for TabledCandidate {
             secs,
         ))
     }
+
+    fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
+        match &fitted.model {
+            AnyModel::Mkl(model) => model.predict_with_table(x, self.table.as_ref()),
+            other => crate::estimator::Estimator::predict(other, x),
+        }
+    }
 }
 
 impl MklLearner {

@@ -6,12 +6,13 @@
 //! positive for the pair's first class. Multiclass models hold one per class pair
 //! ([`crate::multiclass::OneVsOne`]).
 
-use super::base::KernelBank;
+use super::base::{GramTable, KernelBank};
 use super::family::KernelFamily;
 use crate::data::Features;
 use crate::multiclass::BinaryMachine;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What a binary fit reported.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -126,12 +127,23 @@ impl MklMachine {
 
     /// `f(x)` for every row of `x`.
     pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+        self.decision_with(x, None)
+    }
+
+    /// [`MklMachine::decision`], reading kernel values from `table` where it holds the
+    /// support vectors and `x` (a selection's held-out fold): the same values.
+    pub(crate) fn decision_with(
+        &self,
+        x: &Features,
+        table: Option<&Arc<GramTable>>,
+    ) -> Result<Vec<f64>> {
         x.check_input(self.n_features())?;
         let bank = KernelBank::with_factors(
             &self.family,
             &self.support_vectors,
             self.trace_factors.clone(),
-        )?;
+        )?
+        .tabled_by(&self.family, table);
         Ok(bank
             .expansion(&self.weights, &self.coef, x)
             .into_iter()

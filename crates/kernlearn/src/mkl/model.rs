@@ -200,6 +200,17 @@ impl MklModel {
         self.machines.predict(x)
     }
 
+    /// [`MklModel::predict`] on rows of a selection's [`GramTable`] (a held-out fold),
+    /// reading their kernel values from it: the same predictions.
+    pub(crate) fn predict_with_table(
+        &self,
+        x: &Features,
+        table: Option<&Arc<GramTable>>,
+    ) -> Result<Vec<f64>> {
+        self.machines
+            .predict_by(x.n_rows(), |m| m.decision_with(x, table))
+    }
+
     /// Decision values per row of `x`, one per class pair.
     pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.machines.decision_function(x)

@@ -212,18 +212,18 @@ impl KernelState {
         let lo = self.range.start;
         let tol = 1e-9 * (t * t) as f64;
         let not_psd = AtomicUsize::new(usize::MAX);
-        // Enough kernels per task that the per-task buffers are amortised.
-        let min_len = (4096 / n).max(1);
-        let (g, l_max) = self
+        // Fixed chunks of kernels, summed in order: the same bits for any thread count.
+        let chunk = kernels_per_task(n);
+        let parts: Vec<(Vec<f64>, f64)> = self
             .h
-            .par_chunks_mut(n)
-            .zip(self.q.par_iter_mut())
+            .par_chunks_mut(n * chunk)
+            .zip(self.q.par_chunks_mut(chunk))
             .enumerate()
-            .with_min_len(min_len)
-            .fold(
-                || (vec![0.0; n], vec![0.0; n], vec![0.0; n], f64::NEG_INFINITY),
-                |(mut acc, mut cp, mut cr, mut l_max), (k, (h_i, q_i))| {
-                    let i = lo + k;
+            .map(|(c, (hs, qs))| {
+                let (mut acc, mut l_max) = (vec![0.0; n], f64::NEG_INFINITY);
+                let (mut cp, mut cr) = (vec![0.0; n], vec![0.0; n]);
+                for (k, (h_i, q_i)) in hs.chunks_mut(n).zip(qs.iter_mut()).enumerate() {
+                    let i = lo + c * chunk + k;
                     bank.point_column(i, p, &mut cp);
                     bank.point_column(i, r, &mut cr);
                     // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
@@ -247,11 +247,11 @@ impl KernelState {
                                 .for_each(|(a, v)| *a += w * v);
                         }
                     }
-                    (acc, cp, cr, l_max)
-                },
-            )
-            .map(|(acc, _, _, l)| (acc, l))
-            .reduce(|| (vec![0.0; n], f64::NEG_INFINITY), add_parts);
+                }
+                (acc, l_max)
+            })
+            .collect();
+        let (g, l_max) = sum_parts(parts, n);
         let bad = not_psd.load(Ordering::Relaxed);
         if bad != usize::MAX {
             return Err(Error::param(
@@ -269,24 +269,38 @@ impl KernelState {
     /// `Σ_i μ_i Ḡ_iα / T` over this state's kernels, `weights` being their `μ_i`.
     fn weighted_h(&self, weights: &[f64], rounds: usize, n: usize) -> Vec<f64> {
         let tf = rounds as f64;
-        self.h
-            .par_chunks(n)
-            .zip(weights.par_iter())
-            .fold(
-                || vec![0.0; n],
-                |mut acc, (h_i, &w)| {
+        let chunk = kernels_per_task(n);
+        let parts: Vec<(Vec<f64>, f64)> = self
+            .h
+            .par_chunks(n * chunk)
+            .zip(weights.par_chunks(chunk))
+            .map(|(hs, ws)| {
+                let mut acc = vec![0.0; n];
+                for (h_i, &w) in hs.chunks(n).zip(ws) {
                     acc.iter_mut().zip(h_i).for_each(|(a, v)| *a += w * v / tf);
-                    acc
-                },
-            )
-            .reduce(|| vec![0.0; n], |a, b| add_parts((a, 0.0), (b, 0.0)).0)
+                }
+                (acc, 0.0)
+            })
+            .collect();
+        sum_parts(parts, n).0
     }
 }
 
-/// Sum of two partial `g` vectors and the larger of their `l_max`.
-fn add_parts((mut a, la): (Vec<f64>, f64), (b, lb): (Vec<f64>, f64)) -> (Vec<f64>, f64) {
-    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-    (a, la.max(lb))
+/// Kernels per parallel task of a round on `n` points: enough that the per-task buffers
+/// are amortised, and independent of the thread count, so that the partial sums (added
+/// in order by [`sum_parts`]) give the same bits on any machine.
+fn kernels_per_task(n: usize) -> usize {
+    (4096 / n.max(1)).max(1)
+}
+
+/// The partial `g` vectors added in order, and the largest of their `l_max`.
+fn sum_parts(parts: Vec<(Vec<f64>, f64)>, n: usize) -> (Vec<f64>, f64) {
+    parts
+        .into_iter()
+        .fold((vec![0.0; n], f64::NEG_INFINITY), |(mut a, la), (b, lb)| {
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            (a, la.max(lb))
+        })
 }
 
 /// Algorithm 6 on the normalised kernels of `bank` with labels `y ∈ {±1}`.

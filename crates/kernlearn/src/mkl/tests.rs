@@ -600,7 +600,8 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
 /// UNIFORM, MWUMKL and EasyMKL fitted on a subset of the table's rows (a fold's
 /// training part, three classes so that each class pair is a further subset) with the
 /// kernel values read from the table give bit-identical decision values to the fit that
-/// evaluates them; a table of another family, or of other points, is not used.
+/// evaluates them, and so do the held-out rows' predictions read from the table; a table
+/// of another family, or of other points, is not used.
 #[test]
 fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     use super::base::GramTable;
@@ -609,6 +610,7 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     let family: KernelFamily = "family12@each".parse().unwrap();
     let table = Arc::new(GramTable::new(&family, &x).unwrap());
     let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
+    let held = x.select_rows(&(0..178).filter(|i| i % 5 == 2).collect::<Vec<_>>());
     let (xt, yt) = (
         x.select_rows(&rows),
         rows.iter().map(|&i| y[i]).collect::<Vec<_>>(),
@@ -636,6 +638,12 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
             "{}",
             plain.params.method.name()
         );
+        let read = (tabled.machines)
+            .decision_function_by(held.n_rows(), |m| m.decision_with(&held, Some(&table)))
+            .unwrap();
+        assert_eq!(plain.decision_function(&held).unwrap(), read);
+        let predicted = tabled.predict_with_table(&held, Some(&table)).unwrap();
+        assert_eq!(plain.predict(&held).unwrap(), predicted);
     }
     // A table that does not cover the rows, or holds another family, is ignored.
     let other: KernelFamily = "rbf(sigma=1)".parse().unwrap();

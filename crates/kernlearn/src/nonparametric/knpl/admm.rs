@@ -28,10 +28,13 @@ pub(super) fn knpl_objective(
     gamma: f64,
 ) -> f64 {
     let n = k.nrows();
+    // Column by column (faer's layout); split across threads only for large n, the
+    // selection already running its fits in parallel.
     let (quad, norm2) = (0..n)
         .into_par_iter()
-        .map(|i| {
-            (0..n).fold((0.0, 0.0), |(q, f), j| {
+        .with_min_len((1 << 16) / n.max(1))
+        .map(|j| {
+            (0..n).fold((0.0, 0.0), |(q, f), i| {
                 let gij = g[(i, j)];
                 (q + coef[i] * coef[j] * gij * k[(i, j)], f + gij * gij)
             })
@@ -137,6 +140,7 @@ pub(super) fn admm_projection(target: MatRef<'_, f64>, params: &KnplParams) -> R
 /// the Frobenius inner product, so the nearest such `G` to `Γ` is
 /// `11ᵀ + Π₊(P·sym(Γ)·P)`: one symmetric eigendecomposition, where the ADMM of
 /// Algorithm 1 needs one per iteration and stops at `k_max` with a residual.
+/// For a PSD base kernel, [`psd_kernel_projection`] needs no eigendecomposition at all.
 pub(super) fn exact_projection(target: MatRef<'_, f64>) -> Result<Mat<f64>> {
     let n = target.nrows();
     let nf = n as f64;
@@ -158,11 +162,35 @@ pub(super) fn exact_projection(target: MatRef<'_, f64>) -> Result<Mat<f64>> {
     Ok(g)
 }
 
+/// [`exact_projection`] of `Γ(α)` for a PSD base kernel `K`, in `O(n²)`:
+/// `Γ(α) = (1/4γ)·D K D` (`D = diag(c)`, `c = α∘y`) is congruent to `K`, so `P Γ P ⪰ 0`
+/// and `Π₊` is the identity: `G*(α) = 11ᵀ + P Γ(α) P`, whose entries are
+/// `1 + Γ_ij − m_i − m_j + m̄` with the row means `m_i = c_i (Kc)_i / (4γn)` of `Γ` and
+/// their mean `m̄`. Rounding can leave eigenvalues of order `ε‖Γ‖` below zero, as the
+/// eigendecomposition's own rounding does.
+pub(super) fn psd_kernel_projection(k: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> Mat<f64> {
+    let n = k.nrows();
+    let s = 0.25 / gamma;
+    // K is symmetric, so (Kc)_i is column i of K against c: contiguous in faer's layout.
+    let mean: Vec<f64> = (0..n)
+        .map(|i| {
+            let kc: f64 = (0..n).map(|j| k[(j, i)] * coef[j]).sum();
+            s * coef[i] * kc / n as f64
+        })
+        .collect();
+    let grand = mean.iter().sum::<f64>() / n as f64;
+    // Grouped so that (i, j) and (j, i) round alike: G is exactly symmetric.
+    Mat::from_fn(n, n, |i, j| {
+        1.0 + s * (coef[i] * coef[j]) * k[(i, j)] - (mean[i] + mean[j]) + grand
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::fit::solve_alpha;
     use super::super::testing::{params, random_symmetric, row_sum_error, sine_data};
     use super::*;
+    use crate::kernel::Kernel;
     use crate::linalg::symmetric_eigen;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -272,6 +300,55 @@ mod tests {
         // Γ = 0 projects to 11ᵀ (the plain SVM's G).
         let g = exact_projection(Mat::<f64>::zeros(5, 5).as_ref()).unwrap();
         assert!((&g - Mat::from_fn(5, 5, |_, _| 1.0)).norm_l2() < 1e-12);
+    }
+
+    /// With a PSD base kernel, `Γ(α)` is PSD and the projection needs no eigenvalue
+    /// clipping: the O(n²) form equals the eigendecomposition's answer, for a Gaussian and
+    /// a polynomial kernel; a sigmoid kernel is not declared PSD.
+    #[test]
+    fn psd_targets_project_without_an_eigendecomposition() {
+        let (x, y) = sine_data(40, 5);
+        for kernel in [
+            Kernel::Rbf { gamma: 2.0 },
+            Kernel::Polynomial {
+                gamma: 0.5,
+                coef0: 1.0,
+                degree: 3,
+            },
+        ] {
+            assert!(kernel.is_positive_semidefinite());
+            let p = KnplParams {
+                kernel,
+                ..params(0.05)
+            };
+            let k = p.kernel.gram(&x).unwrap();
+            let svm = solve_alpha(
+                Mat::from_fn(40, 40, |_, _| 1.0).as_ref(),
+                k.as_ref(),
+                &y,
+                &p,
+                None,
+            )
+            .unwrap();
+            let target = gamma_target(k.as_ref(), &svm.coef, p.gamma);
+            let fast = psd_kernel_projection(k.as_ref(), &svm.coef, p.gamma);
+            let full = exact_projection(target.as_ref()).unwrap();
+            let gap = (&fast - &full).norm_l2() / full.norm_l2();
+            assert!(gap < 1e-12, "{gap}");
+            assert_eq!(fast, fast.transpose().to_owned());
+            assert!(row_sum_error(fast.as_ref()) < 1e-9);
+        }
+        let sigmoid = Kernel::Sigmoid {
+            gamma: 1.0,
+            coef0: 0.0,
+        };
+        assert!(!sigmoid.is_positive_semidefinite());
+        let negative = Kernel::Polynomial {
+            gamma: 1.0,
+            coef0: -1.0,
+            degree: 2,
+        };
+        assert!(!negative.is_positive_semidefinite());
     }
 
     #[test]

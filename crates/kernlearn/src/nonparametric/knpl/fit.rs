@@ -5,7 +5,9 @@
 //! the monotone ascent on `φ(α) = min_G H(α, G)`, whose G-step is the projection in
 //! closed form ([`exact_projection`]).
 
-use super::admm::{admm_projection, exact_projection, gamma_target, knpl_objective};
+use super::admm::{
+    admm_projection, exact_projection, gamma_target, knpl_objective, psd_kernel_projection,
+};
 use super::params::{KnplParams, KnplScheme};
 use crate::kernel::PrecomputedKernel;
 use crate::nonparametric::trace::Trace;
@@ -93,15 +95,19 @@ pub(super) fn fit_binary(
 const LINE_SEARCH_HALVINGS: usize = 5;
 
 /// The ascent's G-step at `coef` (= α∘y): `G*(α)` by the closed-form projection
-/// ([`exact_projection`]) and `φ(α) = H(α, G*(α))`. No ADMM, so no residuals to trace.
+/// ([`psd_kernel_projection`] for a PSD base kernel, else [`exact_projection`]) and
+/// `φ(α) = H(α, G*(α))`. No ADMM, so no residuals to trace.
 struct GStep {
     g: Mat<f64>,
     phi: f64,
 }
 
 fn g_step(k: MatRef<'_, f64>, coef: &[f64], params: &KnplParams) -> Result<GStep> {
-    let target = gamma_target(k, coef, params.gamma);
-    let g = exact_projection(target.as_ref())?;
+    let g = if params.kernel.is_positive_semidefinite() {
+        psd_kernel_projection(k, coef, params.gamma)
+    } else {
+        exact_projection(gamma_target(k, coef, params.gamma).as_ref())?
+    };
     let phi = knpl_objective(k, g.as_ref(), coef, params.gamma);
     Ok(GStep { g, phi })
 }

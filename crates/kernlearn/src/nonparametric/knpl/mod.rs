@@ -25,7 +25,10 @@
 //! ascent's G-step is the projection in closed form, `G* = 11ᵀ + Π₊(P·Γ·P)` with
 //! `P = I − 11ᵀ/n` (`admm::exact_projection`): exact, one eigendecomposition, where the
 //! ADMM of Algorithm 1 (kept by Algorithm 2) needs one per iteration and stops at
-//! `k_max = 15` with a residual. It made KNPL's selection 16× cheaper (issue 19).
+//! `k_max = 15` with a residual. It made KNPL's selection 16× cheaper (issue 19). For a
+//! PSD base kernel (every kernel but the sigmoid) `Γ(α)` is PSD, so `Π₊` is the identity
+//! and the G-step is `11ᵀ + P·Γ·P`, `O(n²)` with no eigendecomposition at all
+//! (`admm::psd_kernel_projection`; another 5×).
 //!
 //! Before the first round α is the plain SVM's (`G = 11ᵀ`, the feasible point of
 //! least norm, see `admm_projection`). The bias is the SVM's `b = −ρ` of the last SMO

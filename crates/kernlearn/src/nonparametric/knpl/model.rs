@@ -43,8 +43,8 @@ pub struct KnplPairInfo {
     pub g_max: f64,
     /// Support vectors of the final solve.
     pub n_support: usize,
-    /// Seconds in the G-steps (ADMM, or the ascent's closed-form projection; both are
-    /// mostly eigendecompositions).
+    /// Seconds in the G-steps (ADMM, mostly eigendecompositions; or the ascent's
+    /// closed-form projection, one eigendecomposition or, for a PSD base kernel, none).
     pub admm_seconds: f64,
     /// Seconds in SMO.
     pub smo_seconds: f64,
