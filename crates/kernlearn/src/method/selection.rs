@@ -196,14 +196,57 @@ pub(crate) fn cv_candidates<L: Learner>(
     let regression = first.task() == Task::Regression;
     let listed: Vec<&dyn Learner> = candidates.iter().map(|c| c as &dyn Learner).collect();
     let scores = fold_scores(&listed, x, y, folds, seed, progress)?;
+    Ok(pick_best(scores, regression))
+}
+
+/// The candidate with the best mean fold score (ties to the earlier one), that mean and
+/// its fold scores.
+fn pick_best(scores: Vec<Vec<f64>>, regression: bool) -> (usize, f64, Vec<f64>) {
     let means: Vec<f64> = scores
         .iter()
         .map(|s| s.iter().sum::<f64>() / s.len() as f64)
         .collect();
     let better = |a: f64, b: f64| if regression { a < b } else { a > b };
     let best = (1..means.len()).fold(0, |b, c| if better(means[c], means[b]) { c } else { b });
-    Ok((best, means[best], scores[best].clone()))
+    (best, means[best], scores[best].clone())
 }
+
+/// [`best_candidate`] for candidates fitted together on each fold: `fit_path(x, y, q)`
+/// fits all of them on a training part `(x, y)` (sharing what they can, e.g. DANK's η
+/// path) and returns each one's predictions on the held-out rows `q`, in order; it
+/// reports one [`Progress::Step`] per candidate.
+pub(crate) fn best_on_path<L: Clone>(
+    candidates: Vec<L>,
+    regression: bool,
+    search: &GridSettings,
+    x: &Features,
+    y: &[f64],
+    seed: u64,
+    fit_path: &FoldFit,
+) -> Result<Selected<L>> {
+    let start = Instant::now();
+    let scores = fold_scores_with(
+        candidates.len(),
+        regression,
+        x,
+        y,
+        search.folds,
+        seed,
+        fit_path,
+    )?;
+    let (best, score, fold_scores) = pick_best(scores, regression);
+    Ok(Selected {
+        chosen: candidates[best].clone(),
+        score,
+        fold_scores,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// One fold's fits: from the training part and the held-out rows, each candidate's
+/// predictions on those rows.
+pub(crate) type FoldFit<'a> =
+    dyn Fn(&Features, &[f64], &Features) -> Result<Vec<Vec<f64>>> + Sync + 'a;
 
 /// The score (accuracy, or MSE for regression) of every candidate on every fold of a
 /// k-fold split seeded by `seed` (stratified for classification): `scores[c][f]`. All
@@ -216,33 +259,59 @@ fn fold_scores(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<Vec<Vec<f64>>> {
-    use crate::data::{complement, kfold, stratified_kfold};
     use rayon::prelude::*;
     let regression = candidates.first().map(|c| c.task()) == Some(Task::Regression);
+    let fit_each: &FoldFit = &|xt, yt, held| {
+        (candidates.par_iter())
+            .map(|c| {
+                let fitted = c.fit(xt, yt, seed, &|_| {})?;
+                progress(Progress::Step);
+                c.predict_held_out(&fitted, held)
+            })
+            .collect()
+    };
+    fold_scores_with(candidates.len(), regression, x, y, folds, seed, fit_each)
+}
+
+/// [`fold_scores`] with the fits of each fold made by `fit_fold` (folds in parallel).
+fn fold_scores_with(
+    candidates: usize,
+    regression: bool,
+    x: &Features,
+    y: &[f64],
+    folds: usize,
+    seed: u64,
+    fit_fold: &FoldFit,
+) -> Result<Vec<Vec<f64>>> {
+    use crate::data::{complement, kfold, stratified_kfold};
+    use rayon::prelude::*;
     let folds = if regression {
         kfold(y.len(), folds, seed)?
     } else {
         stratified_kfold(y, folds, seed)?
     };
-    let jobs: Vec<(usize, &Vec<usize>)> = (0..candidates.len())
-        .flat_map(|c| folds.iter().map(move |f| (c, f)))
-        .collect();
-    let scores: Vec<f64> = jobs
+    let per_fold: Vec<Vec<f64>> = folds
         .par_iter()
-        .map(|&(c, test)| {
+        .map(|test| {
             let train = complement(y.len(), test);
             let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
-            let fitted = candidates[c].fit(&x.select_rows(&train), &pick(&train), seed, &|_| {})?;
-            let pred = candidates[c].predict_held_out(&fitted, &x.select_rows(test))?;
-            progress(Progress::Step);
-            if regression {
-                crate::metrics::mse(&pred, &pick(test))
-            } else {
-                crate::metrics::accuracy(&pred, &pick(test))
-            }
+            let truth = pick(test);
+            let predictions =
+                fit_fold(&x.select_rows(&train), &pick(&train), &x.select_rows(test))?;
+            (predictions.iter())
+                .map(|p| {
+                    if regression {
+                        crate::metrics::mse(p, &truth)
+                    } else {
+                        crate::metrics::accuracy(p, &truth)
+                    }
+                })
+                .collect()
         })
         .collect::<Result<_>>()?;
-    Ok(scores.chunks(folds.len()).map(<[f64]>::to_vec).collect())
+    Ok((0..candidates)
+        .map(|c| per_fold.iter().map(|f| f[c]).collect())
+        .collect())
 }
 
 /// Seed offset of the confirmation folds of [`keeps_learned`]: a second fold partition,

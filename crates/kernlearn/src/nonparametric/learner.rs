@@ -5,8 +5,8 @@ use super::dank::{dank_search_base, DankModel, DankParams, DankSettings};
 use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplScheme, KnplSearch};
 use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{best_candidate, fall_back, keeps_learned, svm_cv, Selected};
+use crate::estimator::{AnyModel, Estimator, Task};
+use crate::method::selection::{best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected};
 use crate::method::timed;
 use crate::method::{
     ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
@@ -342,7 +342,17 @@ impl Learner for DankLearner {
                     }
                 })
                 .collect();
-            let best = best_candidate(candidates, search, x, y, seed, progress)?;
+            // The η values of a fold as one path: one Gram matrix and SVM start, each η
+            // warm-started from the previous (larger) one's solution.
+            let eta_path: &FoldFit = &|xt, yt, held| {
+                (DankModel::fit_path(&params, &scales, xt, yt)?.iter())
+                    .map(|model| {
+                        progress(Progress::Step);
+                        model.predict(held)
+                    })
+                    .collect()
+            };
+            let best = best_on_path(candidates, regression, search, x, y, seed, eta_path)?;
             let svm = selected.take().expect("SVM-CV ran with the search");
             if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();

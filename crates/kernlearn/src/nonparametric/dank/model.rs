@@ -165,6 +165,74 @@ impl DankModel {
         Ok((model, traces))
     }
 
+    /// One model per η scale of `scales` (each as [`DankModel::fit`] with
+    /// `settings.eta_scale` set to it), sharing per class pair the Gram matrix and the SVM
+    /// start and warm-starting each η from the previous one's solution
+    /// ([`fit_machine_path`]): the η candidates of a selection on one fold.
+    pub(crate) fn fit_path(
+        params: &DankParams,
+        scales: &[f64],
+        x: &Features,
+        y: &[f64],
+    ) -> Result<Vec<Self>> {
+        params.settings.validate()?;
+        params.kernel.validate(x.n_cols())?;
+        if x.n_rows() != y.len() {
+            return Err(Error::data(format!(
+                "{} labels for {} rows",
+                y.len(),
+                x.n_rows()
+            )));
+        }
+        // fits[pair][scale]
+        let mut fits: Vec<Vec<MachineFit>> = Vec::new();
+        let classes = match params.task {
+            Task::Classification => {
+                let ovo = OneVsOne::fit(x, y, |xp, yp| {
+                    let path = fit_machine_path(params, scales, xp, yp)?;
+                    let first = path[0].0.clone();
+                    fits.push(path);
+                    Ok(first)
+                })?;
+                Some(ovo.classes)
+            }
+            Task::Regression => {
+                fits.push(fit_machine_path(params, scales, x, y)?);
+                None
+            }
+            Task::Novelty => {
+                return Err(Error::param(
+                    "task",
+                    "DANK does classification (dank) or regression (dank-svr)",
+                ))
+            }
+        };
+        Ok((0..scales.len())
+            .map(|s| {
+                let (mut machines, mut info) = (Vec::new(), Vec::new());
+                for pair in &fits {
+                    machines.push(pair[s].0.clone());
+                    info.push(pair[s].1.clone());
+                }
+                let machines = match &classes {
+                    Some(classes) => DankMachines::Classifier(OneVsOne {
+                        classes: classes.clone(),
+                        machines,
+                    }),
+                    None => DankMachines::Regressor(machines.remove(0)),
+                };
+                let mut p = params.clone();
+                p.settings.eta_scale = scales[s];
+                Self {
+                    params: p,
+                    n_features: x.n_cols(),
+                    machines,
+                    info,
+                }
+            })
+            .collect())
+    }
+
     /// Smallest and largest entry of the learned `F` over all machines.
     pub fn f_range(&self) -> (f64, f64) {
         self.info
@@ -182,6 +250,22 @@ impl DankModel {
 /// SVM start, η, DANK solve and the learned-kernel machine for one binary / regression
 /// problem.
 fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFit> {
+    let scale = params.settings.eta_scale;
+    let mut fits = fit_machine_path(params, &[scale], x, y)?;
+    Ok(fits.remove(0))
+}
+
+/// [`fit_machine`] for each η scale of `scales` (`η = scale·‖α_SVM‖²`, or the given η):
+/// one Gram matrix and one SVM start for all, and each solve after the first started
+/// from the previous one's solution (with the SVM start; from zero otherwise). The
+/// problem's solution is unique, so the warm start changes the iterations, not the
+/// answer beyond the solver's tolerance.
+fn fit_machine_path(
+    params: &DankParams,
+    scales: &[f64],
+    x: &Features,
+    y: &[f64],
+) -> Result<Vec<MachineFit>> {
     let s = &params.settings;
     let k = params.kernel.gram(x)?;
     let source = PrecomputedKernel::new(k.as_ref())?;
@@ -203,30 +287,37 @@ fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFi
         }
     };
     let coef_svm_norm2: f64 = svm_z.iter().map(|v| v * v).sum();
-    let eta = match s.eta {
-        Some(e) => e,
-        None if coef_svm_norm2 > 0.0 => s.eta_scale * coef_svm_norm2,
-        None => {
-            return Err(Error::data(
-                "DANK: the SVM solution is zero, so η = ‖α_SVM‖² = 0; set eta explicitly",
-            ))
-        }
-    };
-    let problem = DankProblem {
-        k: k.as_ref(),
-        dual,
-        c: params.c,
-        eta,
-        tau: s.tau,
-    };
-    let z0 = if s.init_from_svm {
+    let mut z0 = if s.init_from_svm {
         svm_z
     } else {
-        vec![0.0; problem.dim()]
+        vec![0.0; svm_z.len()]
     };
-    let sol = problem.solve(&z0, s)?;
-    let (machine, info) = learned_machine(&params.kernel, x, eta, &sol)?;
-    Ok((machine, info, sol.trace))
+    let mut fits = Vec::with_capacity(scales.len());
+    for &scale in scales {
+        let eta = match s.eta {
+            Some(e) => e,
+            None if coef_svm_norm2 > 0.0 => scale * coef_svm_norm2,
+            None => {
+                return Err(Error::data(
+                    "DANK: the SVM solution is zero, so η = ‖α_SVM‖² = 0; set eta explicitly",
+                ))
+            }
+        };
+        let problem = DankProblem {
+            k: k.as_ref(),
+            dual,
+            c: params.c,
+            eta,
+            tau: s.tau,
+        };
+        let sol = problem.solve(&z0, s)?;
+        if s.init_from_svm {
+            z0.clone_from(&sol.z);
+        }
+        let (machine, info) = learned_machine(&params.kernel, x, eta, &sol)?;
+        fits.push((machine, info, sol.trace));
+    }
+    Ok(fits)
 }
 
 /// The predictor on `F⊙K` and the fit report from a solved DANK problem on `x`.
@@ -375,6 +466,49 @@ mod tests {
     use crate::svm::{SolverSettings, SvmModel, SvmParams, SvmType};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// The η path of a selection fold: its first model is `DankModel::fit` at that η
+    /// bit for bit (same start), and the warm-started later ones solve the same problems
+    /// as cold fits: same η, the same objective to the solver's tolerance, the same
+    /// predictions; three classes (one path per class pair) and the SVR.
+    #[test]
+    fn an_eta_path_gives_the_models_of_separate_fits() {
+        let (x, y) = blobs(60, 3, 17);
+        let targets: Vec<f64> = (0..60).map(|i| (i as f64 * 0.37).sin()).collect();
+        let scales = [1.0, 0.1, 0.01];
+        for (task, y) in [(Task::Classification, &y), (Task::Regression, &targets)] {
+            let params = DankParams {
+                task,
+                kernel: Kernel::rbf_gamma(0.5).unwrap(),
+                c: 2.0,
+                epsilon: 0.05,
+                settings: DankSettings::default(),
+            };
+            let path = DankModel::fit_path(&params, &scales, &x, y).unwrap();
+            assert_eq!(path.len(), 3);
+            for (model, &scale) in path.iter().zip(&scales) {
+                let mut p = params.clone();
+                p.settings.eta_scale = scale;
+                let alone = DankModel::fit(&p, &x, y).unwrap();
+                assert_eq!(model.params, alone.params);
+                if scale == 1.0 {
+                    assert_eq!(model, &alone);
+                }
+                for (a, b) in model.info.iter().zip(&alone.info) {
+                    assert_eq!(a.eta, b.eta);
+                    let gap = (a.objective - b.objective).abs() / b.objective.abs().max(1.0);
+                    assert!(gap < 1e-3, "{task:?} η scale {scale}: {gap}");
+                }
+                let (pa, pb) = (model.predict(&x).unwrap(), alone.predict(&x).unwrap());
+                let agree = pa
+                    .iter()
+                    .zip(&pb)
+                    .filter(|(a, b)| (*a - *b).abs() < 1e-2)
+                    .count();
+                assert!(agree >= 58, "{task:?} η scale {scale}: {agree} of 60 agree");
+            }
+        }
+    }
 
     #[test]
     fn very_large_eta_reproduces_the_svm() {

@@ -100,12 +100,16 @@ impl Run<'_, '_> {
 /// exactly `Q` (with `F⊙K = K + ccᵀ⊙K⊙K/(4η)`), so the steps are Newton's. For τ > 0,
 /// `F = J_{τ/2}(11ᵀ + Γ)` replaces `11ᵀ + Γ` in the first term, and the change of the
 /// soft-thresholded eigenpairs with `c` (divided differences over the whole spectrum) is
-/// approximated by the τ = 0 term; the line search makes up for the difference. Entries
-/// are computed on demand from `K` and the factor of `F` (no second `n × n` matrix).
+/// approximated by the τ = 0 term; the line search makes up for the difference. `F` is
+/// formed once per Newton step from its factor (`F_ij = w_i·w_j`, the dot products the
+/// entries used to repeat on every read: SMO reads the support's rows several times per
+/// step), up to [`DENSE_F_ENTRIES`]; beyond, entries are computed on demand.
 struct NewtonKernel<'a> {
     k: MatRef<'a, f64>,
     /// `W` of `F = WWᵀ`, row by row (`n × rank`); `None` at τ = 0 (`F = 11ᵀ + Γ`).
     factor: Option<(Vec<f64>, usize)>,
+    /// `F` itself, row-major, when `n² ≤ DENSE_F_ENTRIES` (τ > 0 only).
+    dense: Option<Vec<f64>>,
     coef: &'a [f64],
     /// `(K⊙K)(c⊙c)`.
     quartic_diag: Vec<f64>,
@@ -119,10 +123,23 @@ impl<'a> NewtonKernel<'a> {
             let w = &f.factor;
             let rows = (0..w.nrows())
                 .flat_map(|i| (0..w.ncols()).map(move |r| w[(i, r)]))
-                .collect();
+                .collect::<Vec<f64>>();
             (rows, w.ncols())
         });
         let n = k.nrows();
+        let dense = factor
+            .as_ref()
+            .filter(|_| n * n <= DENSE_F_ENTRIES)
+            .map(|(rows, rank)| {
+                let mut f = vec![0.0; n * n];
+                f.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, out)| {
+                    let wi = &rows[i * rank..(i + 1) * rank];
+                    for (j, o) in out.iter_mut().enumerate() {
+                        *o = dot(wi, &rows[j * rank..(j + 1) * rank]);
+                    }
+                });
+                f
+            });
         let support: Vec<usize> = (0..n).filter(|&j| coef[j] != 0.0).collect();
         // K is symmetric and column-major: (j, i) walks row i contiguously.
         let quartic_diag = (0..n)
@@ -132,6 +149,7 @@ impl<'a> NewtonKernel<'a> {
         Self {
             k,
             factor,
+            dense,
             coef,
             quartic_diag,
             scale: 1.0 / (4.0 * eta),
@@ -141,15 +159,13 @@ impl<'a> NewtonKernel<'a> {
     fn entry(&self, i: usize, j: usize) -> f64 {
         let kij = self.k[(j, i)];
         let cross = self.scale * self.coef[i] * self.coef[j] * kij;
-        let f = match &self.factor {
-            Some((rows, rank)) => {
-                let (wi, wj) = (
-                    &rows[i * rank..(i + 1) * rank],
-                    &rows[j * rank..(j + 1) * rank],
-                );
-                wi.iter().zip(wj).map(|(a, b)| a * b).sum::<f64>()
-            }
-            None => 1.0 + cross,
+        let f = match (&self.dense, &self.factor) {
+            (Some(f), _) => f[i * self.k.nrows() + j],
+            (None, Some((rows, rank))) => dot(
+                &rows[i * rank..(i + 1) * rank],
+                &rows[j * rank..(j + 1) * rank],
+            ),
+            (None, None) => 1.0 + cross,
         };
         let diag = if i == j {
             self.scale * self.quartic_diag[i]
@@ -167,6 +183,15 @@ impl<'a> NewtonKernel<'a> {
             .map(|i| nonzero.iter().map(|&j| self.entry(i, j) * v[j]).sum())
             .collect()
     }
+}
+
+/// Largest `F` (entries) a Newton step forms densely: 2²⁴ doubles, 128 MiB, at most the
+/// size of the `K` the fit already holds up to n = 4096.
+const DENSE_F_ENTRIES: usize = 1 << 24;
+
+/// `aᵀb` in index order (the dense and on-demand `F` entries are the same bits).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 impl KernelSource for NewtonKernel<'_> {

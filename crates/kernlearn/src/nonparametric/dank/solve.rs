@@ -10,8 +10,7 @@ use crate::{Error, Result};
 
 /// The result of [`DankProblem::solve`].
 pub(crate) struct DankSolution {
-    /// Final dual variables `z` (`α`, or `[α̂; α̌]`); the fit reads `coef`, the tests `z`.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// Final dual variables `z` (`α`, or `[α̂; α̌]`): the start of the next η of a path.
     pub z: Vec<f64>,
     /// Coefficients of the decision function: `α_i y_i` or `α̂_i − α̌_i`.
     pub coef: Vec<f64>,
