@@ -7,11 +7,12 @@
 # cost that does not depend on what else runs.
 #
 # Usage (repository root, after `cargo build --release`):
-#   nice -n 19 scripts/bench_select_cost.sh [REPEATS]       (default 3)
+#   nice -n 19 scripts/bench_select_cost.sh [REPEATS]       (default 20: SVM-CV takes
+#   about 0.02 CPU s per split, so fewer splits make the ratio noisy)
 # Environment: DATA (default ../shared/datasets), SETS (default "heart sonar wine"),
 # METHODS (default "dank knpl mwumkl ldmkl swmkl lmkl clmkl"), BIN.
 set -euo pipefail
-REPEATS=${1:-3}
+REPEATS=${1:-20}
 DATA=${DATA:-../shared/datasets}
 SETS=${SETS:-"heart sonar wine"}
 METHODS=${METHODS:-"dank knpl mwumkl ldmkl swmkl lmkl clmkl"}

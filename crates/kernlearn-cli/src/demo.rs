@@ -35,7 +35,7 @@ fn learned_methods(task: Task) -> Vec<MethodKind> {
 
 /// Paired splits per dataset: the repeats of the papers' protocol, enough for a standard
 /// error of the paired differences and well within a minute on a 2-core machine (three
-/// splits: 19 CPU-seconds, 11 s wall, at load 1.6; KNPL's γ search is most of it).
+/// splits: 13 CPU-seconds, 7 s wall, at load 1.7).
 /// `kernlearn experiment --baseline svm` runs as many as asked.
 const SPLITS: usize = 3;
 

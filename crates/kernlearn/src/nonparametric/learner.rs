@@ -40,7 +40,8 @@ pub struct KnplLearner {
 /// η = ‖α_SVM‖²).
 ///
 /// With `search` and `fallback` (the default; issue 19), η is then chosen by k-fold CV on
-/// the same folds over [`DANK_ETA_SCALES`] × `‖α_SVM‖²` (or the given η alone), and
+/// the same folds over [`DANK_ETA_SCALES`] × `‖α_SVM‖²` (or the given η alone; on each
+/// fold the η values are one path, `DankModel::fit_path`), and
 /// unless the best one's CV score beats SVM-CV's (η → ∞, where `F = 11ᵀ` and DANK is
 /// the SVM on the base kernel) the fit is the SVM-CV model
 /// ([`crate::method::FELL_BACK`]).

@@ -122,47 +122,9 @@ impl DankModel {
 
     /// As [`DankModel::fit`], also returning each machine's trace.
     pub fn fit_traced(params: &DankParams, x: &Features, y: &[f64]) -> Result<(Self, Vec<Trace>)> {
-        params.settings.validate()?;
-        params.kernel.validate(x.n_cols())?;
-        if x.n_rows() != y.len() {
-            return Err(Error::data(format!(
-                "{} labels for {} rows",
-                y.len(),
-                x.n_rows()
-            )));
-        }
-        let mut info = Vec::new();
-        let mut traces = Vec::new();
-        let machines = match params.task {
-            Task::Classification => {
-                let ovo = OneVsOne::fit(x, y, |xp, yp| {
-                    let (m, i, t) = fit_machine(params, xp, yp)?;
-                    info.push(i);
-                    traces.push(t);
-                    Ok(m)
-                })?;
-                DankMachines::Classifier(ovo)
-            }
-            Task::Regression => {
-                let (m, i, t) = fit_machine(params, x, y)?;
-                info.push(i);
-                traces.push(t);
-                DankMachines::Regressor(m)
-            }
-            Task::Novelty => {
-                return Err(Error::param(
-                    "task",
-                    "DANK does classification (dank) or regression (dank-svr)",
-                ))
-            }
-        };
-        let model = Self {
-            params: params.clone(),
-            n_features: x.n_cols(),
-            machines,
-            info,
-        };
-        Ok((model, traces))
+        let scale = params.settings.eta_scale;
+        let mut path = Self::fit_path_traced(params, &[scale], x, y)?;
+        Ok(path.remove(0))
     }
 
     /// One model per η scale of `scales` (each as [`DankModel::fit`] with
@@ -175,6 +137,17 @@ impl DankModel {
         x: &Features,
         y: &[f64],
     ) -> Result<Vec<Self>> {
+        let path = Self::fit_path_traced(params, scales, x, y)?;
+        Ok(path.into_iter().map(|(model, _)| model).collect())
+    }
+
+    /// [`DankModel::fit_path`] with each model's machine traces.
+    fn fit_path_traced(
+        params: &DankParams,
+        scales: &[f64],
+        x: &Features,
+        y: &[f64],
+    ) -> Result<Vec<(Self, Vec<Trace>)>> {
         params.settings.validate()?;
         params.kernel.validate(x.n_cols())?;
         if x.n_rows() != y.len() {
@@ -184,7 +157,7 @@ impl DankModel {
                 x.n_rows()
             )));
         }
-        // fits[pair][scale]
+        // fits[machine][scale]: one machine per class pair, or the regressor
         let mut fits: Vec<Vec<MachineFit>> = Vec::new();
         let classes = match params.task {
             Task::Classification => {
@@ -207,12 +180,20 @@ impl DankModel {
                 ))
             }
         };
-        Ok((0..scales.len())
-            .map(|s| {
-                let (mut machines, mut info) = (Vec::new(), Vec::new());
-                for pair in &fits {
-                    machines.push(pair[s].0.clone());
-                    info.push(pair[s].1.clone());
+        // by_scale[scale][machine]
+        let mut by_scale: Vec<Vec<MachineFit>> = scales.iter().map(|_| Vec::new()).collect();
+        for path in fits {
+            for (s, fit) in path.into_iter().enumerate() {
+                by_scale[s].push(fit);
+            }
+        }
+        Ok((by_scale.into_iter().zip(scales))
+            .map(|(fits, &scale)| {
+                let (mut machines, mut info, mut traces) = (Vec::new(), Vec::new(), Vec::new());
+                for (m, i, t) in fits {
+                    machines.push(m);
+                    info.push(i);
+                    traces.push(t);
                 }
                 let machines = match &classes {
                     Some(classes) => DankMachines::Classifier(OneVsOne {
@@ -222,13 +203,14 @@ impl DankModel {
                     None => DankMachines::Regressor(machines.remove(0)),
                 };
                 let mut p = params.clone();
-                p.settings.eta_scale = scales[s];
-                Self {
+                p.settings.eta_scale = scale;
+                let model = Self {
                     params: p,
                     n_features: x.n_cols(),
                     machines,
                     info,
-                }
+                };
+                (model, traces)
             })
             .collect())
     }
@@ -248,15 +230,8 @@ impl DankModel {
 }
 
 /// SVM start, η, DANK solve and the learned-kernel machine for one binary / regression
-/// problem.
-fn fit_machine(params: &DankParams, x: &Features, y: &[f64]) -> Result<MachineFit> {
-    let scale = params.settings.eta_scale;
-    let mut fits = fit_machine_path(params, &[scale], x, y)?;
-    Ok(fits.remove(0))
-}
-
-/// [`fit_machine`] for each η scale of `scales` (`η = scale·‖α_SVM‖²`, or the given η):
-/// one Gram matrix and one SVM start for all, and each solve after the first started
+/// problem, for each η scale of `scales` (`η = scale·‖α_SVM‖²`, or the given η): one
+/// Gram matrix and one SVM start for all, and each solve after the first started
 /// from the previous one's solution (with the SVM start; from zero otherwise). The
 /// problem's solution is unique, so the warm start changes the iterations, not the
 /// answer beyond the solver's tolerance.

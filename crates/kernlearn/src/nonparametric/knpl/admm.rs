@@ -302,6 +302,14 @@ mod tests {
         assert!((&g - Mat::from_fn(5, 5, |_, _| 1.0)).norm_l2() < 1e-12);
     }
 
+    /// `α∘y` of the plain SVM (`G = 11ᵀ`) on the Gram matrix `k`.
+    fn svm_coef(k: &Mat<f64>, y: &[f64], p: &KnplParams) -> Vec<f64> {
+        let n = k.nrows();
+        let ones = Mat::from_fn(n, n, |_, _| 1.0);
+        let svm = solve_alpha(ones.as_ref(), k.as_ref(), y, p, None).unwrap();
+        svm.coef
+    }
+
     /// With a PSD base kernel, `Γ(α)` is PSD and the projection needs no eigenvalue
     /// clipping: the O(n²) form equals the eigendecomposition's answer, for a Gaussian and
     /// a polynomial kernel; a sigmoid kernel is not declared PSD.
@@ -322,16 +330,9 @@ mod tests {
                 ..params(0.05)
             };
             let k = p.kernel.gram(&x).unwrap();
-            let svm = solve_alpha(
-                Mat::from_fn(40, 40, |_, _| 1.0).as_ref(),
-                k.as_ref(),
-                &y,
-                &p,
-                None,
-            )
-            .unwrap();
-            let target = gamma_target(k.as_ref(), &svm.coef, p.gamma);
-            let fast = psd_kernel_projection(k.as_ref(), &svm.coef, p.gamma);
+            let coef = svm_coef(&k, &y, &p);
+            let target = gamma_target(k.as_ref(), &coef, p.gamma);
+            let fast = psd_kernel_projection(k.as_ref(), &coef, p.gamma);
             let full = exact_projection(target.as_ref()).unwrap();
             let gap = (&fast - &full).norm_l2() / full.norm_l2();
             assert!(gap < 1e-12, "{gap}");
@@ -356,15 +357,7 @@ mod tests {
         let (x, y) = sine_data(40, 1);
         let p = params(0.05);
         let k = p.kernel.gram(&x).unwrap();
-        let svm = solve_alpha(
-            Mat::from_fn(40, 40, |_, _| 1.0).as_ref(),
-            k.as_ref(),
-            &y,
-            &p,
-            None,
-        )
-        .unwrap();
-        let target = gamma_target(k.as_ref(), &svm.coef, p.gamma);
+        let target = gamma_target(k.as_ref(), &svm_coef(&k, &y, &p), p.gamma);
         let out = admm_projection(target.as_ref(), &p).unwrap();
         assert!(out.diffs.len() <= 15);
         let min_eig = symmetric_eigen(out.g.as_ref()).unwrap().values[0];
