@@ -224,6 +224,12 @@ pub(crate) fn best_on_path<L: Clone>(
     seed: u64,
     fit_path: &FoldFit,
 ) -> Result<Selected<L>> {
+    if candidates.is_empty() {
+        return Err(crate::Error::param(
+            "grid",
+            "is empty; give at least one value",
+        ));
+    }
     let start = Instant::now();
     let scores = fold_scores_with(
         candidates.len(),
@@ -298,6 +304,12 @@ fn fold_scores_with(
             let truth = pick(test);
             let predictions =
                 fit_fold(&x.select_rows(&train), &pick(&train), &x.select_rows(test))?;
+            if predictions.len() != candidates {
+                return Err(crate::Error::numerical(format!(
+                    "a fold's fits gave {} predictions for {candidates} candidates",
+                    predictions.len()
+                )));
+            }
             (predictions.iter())
                 .map(|p| {
                     if regression {

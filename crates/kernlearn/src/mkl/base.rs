@@ -607,8 +607,10 @@ fn row_key(row: &[f64]) -> Vec<u64> {
     row.iter().map(|v| v.to_bits()).collect()
 }
 
-/// Largest [`GramTable`] a single fit builds for itself ([`KernelBank::with_own_table`]).
-const OWN_TABLE_BYTES: usize = 128 << 20;
+/// Largest [`GramTable`] a single fit builds for itself ([`KernelBank::with_own_table`]):
+/// 32 MiB, the three default localized kernels on about 1,200 points. A selection runs
+/// one such fit per thread.
+const OWN_TABLE_BYTES: usize = 32 << 20;
 
 /// `Σ_i c_i K_i` on the bank's points, computed row by row for the solver.
 pub(crate) struct CombinedKernel<'a> {

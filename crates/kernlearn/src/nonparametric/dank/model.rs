@@ -148,6 +148,12 @@ impl DankModel {
         x: &Features,
         y: &[f64],
     ) -> Result<Vec<(Self, Vec<Trace>)>> {
+        if scales.is_empty() {
+            return Err(Error::param(
+                "eta_scale",
+                "the η path needs at least one value",
+            ));
+        }
         params.settings.validate()?;
         params.kernel.validate(x.n_cols())?;
         if x.n_rows() != y.len() {
@@ -233,8 +239,9 @@ impl DankModel {
 /// problem, for each η scale of `scales` (`η = scale·‖α_SVM‖²`, or the given η): one
 /// Gram matrix and one SVM start for all, and each solve after the first started
 /// from the previous one's solution (with the SVM start; from zero otherwise). The
-/// problem's solution is unique, so the warm start changes the iterations, not the
-/// answer beyond the solver's tolerance.
+/// start moves the answer only within the solver's tolerance: from the SVM and from zero
+/// DANK reached the same test accuracy and η on all 120 splits of docs/RESULTS.md, and
+/// the paired table did not change with the path.
 fn fit_machine_path(
     params: &DankParams,
     scales: &[f64],
