@@ -34,6 +34,23 @@ pub(crate) struct Selected<T> {
     pub(crate) seconds: f64,
 }
 
+impl<L: Clone> Selected<L> {
+    /// The pick `(index, mean score, fold scores)` of [`pick_best`] among `candidates`,
+    /// for a selection that began at `start`.
+    fn of(
+        candidates: &[L],
+        (best, score, fold_scores): (usize, f64, Vec<f64>),
+        start: Instant,
+    ) -> Self {
+        Self {
+            chosen: candidates[best].clone(),
+            score,
+            fold_scores,
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
 /// SVM-CV / SVR-CV of `base` over `search`'s grid (folds seeded by `seed`): the grid
 /// search's record, whose `params` carry the chosen kernel, C and ε.
 pub(crate) fn svm_cv(
@@ -150,14 +167,8 @@ pub(crate) fn best_candidate<L: Learner + Clone>(
     progress: ProgressFn,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let (best, score, fold_scores) =
-        cv_candidates(&candidates, x, y, search.folds, seed, progress)?;
-    Ok(Selected {
-        chosen: candidates[best].clone(),
-        score,
-        fold_scores,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    let pick = cv_candidates(&candidates, x, y, search.folds, seed, progress)?;
+    Ok(Selected::of(&candidates, pick, start))
 }
 
 /// k-fold cross-validation of fixed-parameter candidates (each fitted with its own
@@ -187,15 +198,9 @@ pub(crate) fn cv_candidates<L: Learner>(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<(usize, f64, Vec<f64>)> {
-    let Some(first) = candidates.first() else {
-        return Err(crate::Error::param(
-            "grid",
-            "is empty; give at least one value",
-        ));
-    };
-    let regression = first.task() == Task::Regression;
     let listed: Vec<&dyn Learner> = candidates.iter().map(|c| c as &dyn Learner).collect();
     let scores = fold_scores(&listed, x, y, folds, seed, progress)?;
+    let regression = candidates.first().map(|c| c.task()) == Some(Task::Regression);
     Ok(pick_best(scores, regression))
 }
 
@@ -224,12 +229,6 @@ pub(crate) fn best_on_path<L: Clone>(
     seed: u64,
     fit_path: &FoldFit,
 ) -> Result<Selected<L>> {
-    if candidates.is_empty() {
-        return Err(crate::Error::param(
-            "grid",
-            "is empty; give at least one value",
-        ));
-    }
     let start = Instant::now();
     let scores = fold_scores_with(
         candidates.len(),
@@ -240,13 +239,11 @@ pub(crate) fn best_on_path<L: Clone>(
         seed,
         fit_path,
     )?;
-    let (best, score, fold_scores) = pick_best(scores, regression);
-    Ok(Selected {
-        chosen: candidates[best].clone(),
-        score,
-        fold_scores,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    Ok(Selected::of(
+        &candidates,
+        pick_best(scores, regression),
+        start,
+    ))
 }
 
 /// One fold's fits: from the training part and the held-out rows, each candidate's
@@ -291,6 +288,12 @@ fn fold_scores_with(
 ) -> Result<Vec<Vec<f64>>> {
     use crate::data::{complement, kfold, stratified_kfold};
     use rayon::prelude::*;
+    if candidates == 0 {
+        return Err(crate::Error::param(
+            "grid",
+            "is empty; give at least one value",
+        ));
+    }
     let folds = if regression {
         kfold(y.len(), folds, seed)?
     } else {
@@ -444,6 +447,52 @@ mod tests {
         assert_eq!(settings.grid.cs[best], selection.best.c);
         let none: &[SvmLearner] = &[];
         assert!(select_candidate(none, &data.x, &data.y, 5, 7, &|_| {}).is_err());
+    }
+
+    /// A path selection scores each candidate from its fold's predictions and picks the
+    /// best (ties to the earlier one); no candidates, or a fold job that returns fewer
+    /// predictions than candidates, is an error that says so.
+    #[test]
+    fn a_path_selection_checks_its_fold_results() {
+        let data = sandwich(60, 0.3, 4).unwrap();
+        let search = GridSettings {
+            grid: Grid::default(),
+            folds: 3,
+            gram_budget_bytes: 1 << 20,
+        };
+        // Candidate 0 predicts the truth's negation, candidate 1 the class +1 throughout.
+        let negated: Vec<f64> = data.y.iter().map(|v| -v).collect();
+        let truth_of = |held: &Features| -> Vec<f64> {
+            (0..held.n_rows())
+                .map(|r| {
+                    let row = held.row(r);
+                    let t = (0..data.y.len()).find(|&i| data.x.row(i) == row).unwrap();
+                    negated[t]
+                })
+                .collect()
+        };
+        let two: &FoldFit = &|_, _, held| Ok(vec![truth_of(held), vec![1.0; held.n_rows()]]);
+        let sel = best_on_path(
+            vec!["negated", "ones"],
+            false,
+            &search,
+            &data.x,
+            &data.y,
+            1,
+            two,
+        )
+        .unwrap();
+        assert_eq!(sel.chosen, "ones");
+        assert_eq!(sel.fold_scores.len(), 3);
+        let e = best_on_path(Vec::<&str>::new(), false, &search, &data.x, &data.y, 1, two);
+        assert!(e.err().unwrap().to_string().contains("empty"));
+        let short: &FoldFit = &|_, _, held| Ok(vec![vec![1.0; held.n_rows()]]);
+        let e = best_on_path(vec!["a", "b"], false, &search, &data.x, &data.y, 1, short);
+        let message = e.err().unwrap().to_string();
+        assert!(
+            message.contains("1 predictions for 2 candidates"),
+            "{message}"
+        );
     }
 
     /// Issue 19: every learned-kernel method with a search records whether it fell back;

@@ -398,8 +398,12 @@ impl KernelBank {
     /// Normalised column of the bank's point `p`: `out[t] = K̄_i(x_t, x_p)`, read from the
     /// [`GramTable`] when the bank has one.
     pub(crate) fn point_column(&self, i: usize, p: usize, out: &mut [f64]) {
-        let row = self.table.as_ref().map(|(_, rows)| rows[p]);
-        self.query_column(i, self.x.row(p), row, out);
+        self.query_column(i, self.x.row(p), self.table_row(p), out);
+    }
+
+    /// The [`GramTable`] row of the bank's point `p`, when the bank has a table.
+    fn table_row(&self, p: usize) -> Option<usize> {
+        self.table.as_ref().map(|(_, rows)| rows[p])
     }
 
     /// [`KernelBank::column`] at the query `q`, read from the [`GramTable`] when the bank
@@ -424,10 +428,10 @@ impl KernelBank {
     /// `out[t] = K̄_i(x_{cols[t]}, x_p)`, read from the [`GramTable`] when the bank has
     /// one (the same values as [`KernelBank::column_at`]).
     pub(crate) fn point_column_at(&self, i: usize, p: usize, cols: &[usize], out: &mut [f64]) {
-        let Some((table, rows)) = self.table.as_ref() else {
+        let Some((values, rows)) = self.table_row(p).and_then(|a| self.tabled(i, a)) else {
             return self.column_at(i, cols, self.x.row(p), out);
         };
-        let (values, f) = (table.row(i, rows[p]), self.factors[i]);
+        let f = self.factors[i];
         for (o, &c) in out.iter_mut().zip(cols) {
             *o = f * values[rows[c]];
         }
@@ -636,11 +640,9 @@ impl CombinedKernel<'_> {
         acc.clear();
         acc.resize(cols.len(), 0.0);
         tmp.resize(cols.len(), 0.0);
+        let table_row = self.bank.table_row(i);
         for &(k, c) in &self.terms {
-            match self
-                .bank
-                .tabled(k, self.bank.table.as_ref().map_or(0, |(_, r)| r[i]))
-            {
+            match table_row.and_then(|a| self.bank.tabled(k, a)) {
                 Some((values, rows)) => {
                     (tmp.iter_mut().zip(cols)).for_each(|(v, &j)| *v = values[rows[j]])
                 }

@@ -219,37 +219,39 @@ impl KernelState {
             .par_chunks_mut(n * chunk)
             .zip(self.q.par_chunks_mut(chunk))
             .enumerate()
-            .map(|(c, (hs, qs))| {
-                let (mut acc, mut l_max) = (vec![0.0; n], f64::NEG_INFINITY);
-                let (mut cp, mut cr) = (vec![0.0; n], vec![0.0; n]);
-                for (k, (h_i, q_i)) in hs.chunks_mut(n).zip(qs.iter_mut()).enumerate() {
-                    let i = lo + c * chunk + k;
-                    bank.point_column(i, p, &mut cp);
-                    bank.point_column(i, r, &mut cr);
-                    // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
-                    let pair = cp[p] + cr[r] + 2.0 * ridge - 2.0 * cp[r];
-                    *q_i += h_i[p] + h_i[r] + 0.25 * pair;
-                    for k in 0..n {
-                        h_i[k] += 0.5 * y[k] * (cp[k] - cr[k]);
-                    }
-                    h_i[p] += 0.5 * ridge;
-                    h_i[r] += 0.5 * ridge;
-                    if *q_i < -tol {
-                        not_psd.fetch_min(i, Ordering::Relaxed);
-                    }
-                    if with_sum {
-                        let l = log_weight(*q_i, n, rate);
-                        l_max = l_max.max(l);
-                        let w = (l - l_ref).exp();
-                        if w > 0.0 {
-                            acc.iter_mut()
-                                .zip(h_i.iter())
-                                .for_each(|(a, v)| *a += w * v);
+            .map_init(
+                || (vec![0.0; n], vec![0.0; n]),
+                |(cp, cr), (c, (hs, qs))| {
+                    let (mut acc, mut l_max) = (vec![0.0; n], f64::NEG_INFINITY);
+                    for (k, (h_i, q_i)) in hs.chunks_mut(n).zip(qs.iter_mut()).enumerate() {
+                        let i = lo + c * chunk + k;
+                        bank.point_column(i, p, cp);
+                        bank.point_column(i, r, cr);
+                        // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
+                        let pair = cp[p] + cr[r] + 2.0 * ridge - 2.0 * cp[r];
+                        *q_i += h_i[p] + h_i[r] + 0.25 * pair;
+                        for k in 0..n {
+                            h_i[k] += 0.5 * y[k] * (cp[k] - cr[k]);
+                        }
+                        h_i[p] += 0.5 * ridge;
+                        h_i[r] += 0.5 * ridge;
+                        if *q_i < -tol {
+                            not_psd.fetch_min(i, Ordering::Relaxed);
+                        }
+                        if with_sum {
+                            let l = log_weight(*q_i, n, rate);
+                            l_max = l_max.max(l);
+                            let w = (l - l_ref).exp();
+                            if w > 0.0 {
+                                acc.iter_mut()
+                                    .zip(h_i.iter())
+                                    .for_each(|(a, v)| *a += w * v);
+                            }
                         }
                     }
-                }
-                (acc, l_max)
-            })
+                    (acc, l_max)
+                },
+            )
             .collect();
         let (g, l_max) = sum_parts(parts, n);
         let bad = not_psd.load(Ordering::Relaxed);

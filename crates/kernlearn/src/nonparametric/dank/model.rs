@@ -468,6 +468,8 @@ mod tests {
             };
             let path = DankModel::fit_path(&params, &scales, &x, y).unwrap();
             assert_eq!(path.len(), 3);
+            let empty = DankModel::fit_path(&params, &[], &x, y).err().unwrap();
+            assert!(empty.to_string().contains("η path"), "{empty}");
             for (model, &scale) in path.iter().zip(&scales) {
                 let mut p = params.clone();
                 p.settings.eta_scale = scale;

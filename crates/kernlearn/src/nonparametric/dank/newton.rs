@@ -131,13 +131,19 @@ impl<'a> NewtonKernel<'a> {
             .as_ref()
             .filter(|_| n * n <= DENSE_F_ENTRIES)
             .map(|(rows, rank)| {
+                // The lower triangle, then its mirror: w_i·w_j and w_j·w_i are the same bits.
                 let mut f = vec![0.0; n * n];
                 f.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, out)| {
                     let wi = &rows[i * rank..(i + 1) * rank];
-                    for (j, o) in out.iter_mut().enumerate() {
+                    for (j, o) in out[..=i].iter_mut().enumerate() {
                         *o = dot(wi, &rows[j * rank..(j + 1) * rank]);
                     }
                 });
+                for i in 0..n {
+                    for j in 0..i {
+                        f[j * n + i] = f[i * n + j];
+                    }
+                }
                 f
             });
         let support: Vec<usize> = (0..n).filter(|&j| coef[j] != 0.0).collect();

@@ -142,47 +142,50 @@ pub(super) fn admm_projection(target: MatRef<'_, f64>, params: &KnplParams) -> R
 /// Algorithm 1 needs one per iteration and stops at `k_max` with a residual.
 /// For a PSD base kernel, [`psd_kernel_projection`] needs no eigendecomposition at all.
 pub(super) fn exact_projection(target: MatRef<'_, f64>) -> Result<Mat<f64>> {
-    let n = target.nrows();
+    let entry = |i: usize, j: usize| 0.5 * (target[(i, j)] + target[(j, i)]);
+    anchored_centring(target.nrows(), entry, |centred| {
+        project_psd(centred.as_ref())
+    })
+}
+
+/// [`exact_projection`] of `Γ(α)` for a PSD base kernel `K`, in `O(n²)`:
+/// `Γ(α) = (1/4γ)·D K D` (`D = diag(c)`, `c = α∘y`) is congruent to `K`, so `P Γ P ⪰ 0`
+/// and `Π₊` is the identity: `G*(α) = 11ᵀ + P Γ(α) P`, with Γ's entries formed on the
+/// fly (no n × n target). Rounding can leave eigenvalues of order `ε‖Γ‖` below zero, as
+/// the eigendecomposition's own rounding does.
+pub(super) fn psd_kernel_projection(
+    k: MatRef<'_, f64>,
+    coef: &[f64],
+    gamma: f64,
+) -> Result<Mat<f64>> {
+    let s = 0.25 / gamma;
+    // Grouped so that (i, j) and (j, i) round alike (K is exactly symmetric).
+    let entry = |i: usize, j: usize| s * (coef[i] * coef[j]) * k[(i, j)];
+    anchored_centring(k.nrows(), entry, Ok)
+}
+
+/// `11ᵀ + project(P·S·P)` for the symmetric `S` with entries `entry(i, j)` and
+/// `P = I − 11ᵀ/n`: `P·S·P` subtracts `S`'s row and column means (equal, `S` being
+/// symmetric) and adds their mean.
+fn anchored_centring(
+    n: usize,
+    entry: impl Fn(usize, usize) -> f64,
+    project: impl FnOnce(Mat<f64>) -> Result<Mat<f64>>,
+) -> Result<Mat<f64>> {
     let nf = n as f64;
-    // P·S·P for S = sym(Γ): subtract S's row and column means (equal, S being symmetric:
-    // the mean of Γ's row and column i), add the grand mean.
+    // Column i of S is row i, and contiguous in faer's layout.
     let mean: Vec<f64> = (0..n)
-        .map(|i| (0..n).map(|j| target[(i, j)] + target[(j, i)]).sum::<f64>() / (2.0 * nf))
+        .map(|i| (0..n).map(|j| entry(j, i)).sum::<f64>() / nf)
         .collect();
     let grand = mean.iter().sum::<f64>() / nf;
-    let centred = Mat::from_fn(n, n, |i, j| {
-        0.5 * (target[(i, j)] + target[(j, i)]) - mean[i] - mean[j] + grand
-    });
-    let mut g = project_psd(centred.as_ref())?;
+    let centred = Mat::from_fn(n, n, |i, j| entry(i, j) - (mean[i] + mean[j]) + grand);
+    let mut g = project(centred)?;
     for j in 0..n {
         for i in 0..n {
             g[(i, j)] += 1.0;
         }
     }
     Ok(g)
-}
-
-/// [`exact_projection`] of `Γ(α)` for a PSD base kernel `K`, in `O(n²)`:
-/// `Γ(α) = (1/4γ)·D K D` (`D = diag(c)`, `c = α∘y`) is congruent to `K`, so `P Γ P ⪰ 0`
-/// and `Π₊` is the identity: `G*(α) = 11ᵀ + P Γ(α) P`, whose entries are
-/// `1 + Γ_ij − m_i − m_j + m̄` with the row means `m_i = c_i (Kc)_i / (4γn)` of `Γ` and
-/// their mean `m̄`. Rounding can leave eigenvalues of order `ε‖Γ‖` below zero, as the
-/// eigendecomposition's own rounding does.
-pub(super) fn psd_kernel_projection(k: MatRef<'_, f64>, coef: &[f64], gamma: f64) -> Mat<f64> {
-    let n = k.nrows();
-    let s = 0.25 / gamma;
-    // K is symmetric, so (Kc)_i is column i of K against c: contiguous in faer's layout.
-    let mean: Vec<f64> = (0..n)
-        .map(|i| {
-            let kc: f64 = (0..n).map(|j| k[(j, i)] * coef[j]).sum();
-            s * coef[i] * kc / n as f64
-        })
-        .collect();
-    let grand = mean.iter().sum::<f64>() / n as f64;
-    // Grouped so that (i, j) and (j, i) round alike: G is exactly symmetric.
-    Mat::from_fn(n, n, |i, j| {
-        1.0 + s * (coef[i] * coef[j]) * k[(i, j)] - (mean[i] + mean[j]) + grand
-    })
 }
 
 #[cfg(test)]
@@ -240,13 +243,7 @@ mod tests {
         let out = admm_projection(target.as_ref(), &p).unwrap();
         assert!(out.converged, "last diff {:?}", out.diffs.last());
         let g = out.g;
-        let min_eig = symmetric_eigen(g.as_ref()).unwrap().values[0];
-        assert!(min_eig > -1e-9, "min eigenvalue {min_eig}");
-        assert!(
-            row_sum_error(g.as_ref()) < 1e-7,
-            "{}",
-            row_sum_error(g.as_ref())
-        );
+        assert_feasible(&g, 1e-7);
         let reference = dykstra(target.as_ref(), 3000);
         let gap = (&g - &reference).norm_l2();
         assert!(gap < 1e-5, "ADMM vs Dykstra: {gap}");
@@ -283,13 +280,7 @@ mod tests {
             skewed,
         ] {
             let g = exact_projection(target.as_ref()).unwrap();
-            let min_eig = symmetric_eigen(g.as_ref()).unwrap().values[0];
-            assert!(min_eig > -1e-9, "min eigenvalue {min_eig}");
-            assert!(
-                row_sum_error(g.as_ref()) < 1e-9,
-                "{}",
-                row_sum_error(g.as_ref())
-            );
+            assert_feasible(&g, 1e-9);
             let admm = admm_projection(target.as_ref(), &p).unwrap();
             assert!(admm.converged);
             let gap = (&g - &admm.g).norm_l2();
@@ -300,6 +291,20 @@ mod tests {
         // Γ = 0 projects to 11ᵀ (the plain SVM's G).
         let g = exact_projection(Mat::<f64>::zeros(5, 5).as_ref()).unwrap();
         assert!((&g - Mat::from_fn(5, 5, |_, _| 1.0)).norm_l2() < 1e-12);
+    }
+
+    /// `g ⪰ 0` to rounding.
+    fn assert_psd(g: &Mat<f64>) {
+        let min_eig = symmetric_eigen(g.as_ref()).unwrap().values[0];
+        assert!(min_eig > -1e-9, "min eigenvalue {min_eig}");
+    }
+
+    /// `g` in the feasible set of the G-step: PSD and every row summing to n (within
+    /// `row_tol`).
+    fn assert_feasible(g: &Mat<f64>, row_tol: f64) {
+        assert_psd(g);
+        let err = row_sum_error(g.as_ref());
+        assert!(err < row_tol, "row-sum error {err}");
     }
 
     /// `α∘y` of the plain SVM (`G = 11ᵀ`) on the Gram matrix `k`.
@@ -332,12 +337,12 @@ mod tests {
             let k = p.kernel.gram(&x).unwrap();
             let coef = svm_coef(&k, &y, &p);
             let target = gamma_target(k.as_ref(), &coef, p.gamma);
-            let fast = psd_kernel_projection(k.as_ref(), &coef, p.gamma);
+            let fast = psd_kernel_projection(k.as_ref(), &coef, p.gamma).unwrap();
             let full = exact_projection(target.as_ref()).unwrap();
             let gap = (&fast - &full).norm_l2() / full.norm_l2();
             assert!(gap < 1e-12, "{gap}");
             assert_eq!(fast, fast.transpose().to_owned());
-            assert!(row_sum_error(fast.as_ref()) < 1e-9);
+            assert_feasible(&fast, 1e-9);
         }
         let sigmoid = Kernel::Sigmoid {
             gamma: 1.0,
@@ -360,8 +365,7 @@ mod tests {
         let target = gamma_target(k.as_ref(), &svm_coef(&k, &y, &p), p.gamma);
         let out = admm_projection(target.as_ref(), &p).unwrap();
         assert!(out.diffs.len() <= 15);
-        let min_eig = symmetric_eigen(out.g.as_ref()).unwrap().values[0];
-        assert!(min_eig > -1e-9, "min eigenvalue {min_eig}");
+        assert_psd(&out.g);
         // k_max = 15 leaves a small residual in G1 = n1 (relative to n).
         let rel = row_sum_error(out.g.as_ref()) / 40.0;
         assert!(rel < 0.05, "relative row-sum error {rel}");

@@ -104,7 +104,7 @@ struct GStep {
 
 fn g_step(k: MatRef<'_, f64>, coef: &[f64], params: &KnplParams) -> Result<GStep> {
     let g = if params.kernel.is_positive_semidefinite() {
-        psd_kernel_projection(k, coef, params.gamma)
+        psd_kernel_projection(k, coef, params.gamma)?
     } else {
         exact_projection(gamma_target(k, coef, params.gamma).as_ref())?
     };
