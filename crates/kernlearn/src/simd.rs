@@ -46,6 +46,30 @@ with_avx2! {
     fn exp_in_place(x: &mut [f64]) -> () = exp_in_place_body
 }
 
+with_avx2! {
+    /// `acc_t += w·v_t`.
+    fn add_scaled(acc: &mut [f64], w: f64, v: &[f64]) -> () = add_scaled_body
+}
+
+#[inline(always)]
+fn add_scaled_body(acc: &mut [f64], w: f64, v: &[f64]) {
+    for (a, &x) in acc.iter_mut().zip(v) {
+        *a += w * x;
+    }
+}
+
+with_avx2! {
+    /// `acc_t += w·(f·v_t)`.
+    fn add_scaled_product(acc: &mut [f64], w: f64, f: f64, v: &[f64]) -> () = add_scaled_product_body
+}
+
+#[inline(always)]
+fn add_scaled_product_body(acc: &mut [f64], w: f64, f: f64, v: &[f64]) {
+    for (a, &x) in acc.iter_mut().zip(v) {
+        *a += w * (f * x);
+    }
+}
+
 #[inline(always)]
 fn exp_to_f32_body(x: &[f64], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(x) {

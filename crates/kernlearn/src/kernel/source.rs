@@ -254,6 +254,30 @@ pub(crate) fn fill_row_chunked<T>(
         .for_each_init(init, |scratch, (o, c)| fill(scratch, c, o));
 }
 
+/// A precomputed kernel's buffer is square, `n_rows × n_cols` long and finite.
+fn check_size_and_finite(n_rows: usize, n_cols: usize, values: &[f64]) -> Result<()> {
+    if n_rows != n_cols {
+        return Err(Error::data(format!(
+            "precomputed kernel is {n_rows}×{n_cols}, must be square"
+        )));
+    }
+    if values.len() != n_rows * n_cols {
+        return Err(Error::data(format!(
+            "precomputed kernel buffer has {} values, expected {n_rows}×{n_cols}",
+            values.len()
+        )));
+    }
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(p) => Err(Error::data(format!(
+            "precomputed kernel entry (row {}, column {}) is {}",
+            p / n_rows + 1,
+            p % n_rows + 1,
+            values[p]
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// A user-supplied Gram matrix (`n × n`, symmetric), stored row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrecomputedKernel {
@@ -265,26 +289,8 @@ impl PrecomputedKernel {
     /// Checks and stores a row-major `n_rows × n_cols` Gram matrix: it must be square,
     /// finite, and symmetric to within `1e-8` relative.
     pub fn from_row_major(n_rows: usize, n_cols: usize, values: Vec<f64>) -> Result<Self> {
-        if n_rows != n_cols {
-            return Err(Error::data(format!(
-                "precomputed kernel is {n_rows}×{n_cols}, must be square"
-            )));
-        }
-        if values.len() != n_rows * n_cols {
-            return Err(Error::data(format!(
-                "precomputed kernel buffer has {} values, expected {n_rows}×{n_cols}",
-                values.len()
-            )));
-        }
+        check_size_and_finite(n_rows, n_cols, &values)?;
         let n = n_rows;
-        if let Some(p) = values.iter().position(|v| !v.is_finite()) {
-            return Err(Error::data(format!(
-                "precomputed kernel entry (row {}, column {}) is {}",
-                p / n + 1,
-                p % n + 1,
-                values[p]
-            )));
-        }
         let max_abs = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for i in 0..n {
             for j in 0..i {
@@ -300,6 +306,15 @@ impl PrecomputedKernel {
                 }
             }
         }
+        Ok(PrecomputedKernel { n, values })
+    }
+
+    /// An `n × n` matrix that is symmetric by construction (e.g. KNPL's `G ⊙ K`, both
+    /// exactly symmetric), row-major: only its size and finiteness are checked, not the
+    /// symmetry that [`PrecomputedKernel::from_row_major`] checks for a user's matrix
+    /// (`n²` strided reads, a tenth of a KNPL fit).
+    pub(crate) fn from_symmetric_row_major(n: usize, values: Vec<f64>) -> Result<Self> {
+        check_size_and_finite(n, n, &values)?;
         Ok(PrecomputedKernel { n, values })
     }
 

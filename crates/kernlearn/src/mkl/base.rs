@@ -11,6 +11,7 @@
 use super::family::KernelFamily;
 use crate::data::Features;
 use crate::kernel::{fill_row_chunked, powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
+use crate::simd::{add_scaled, add_scaled_product};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -47,6 +48,9 @@ struct Compiled {
     kernel: Kernel,
     start: u32,
     len: u32,
+    /// `k(x, x)` when it is the same for every `x` (distance kernels: `κ(0)`), computed
+    /// once as [`BaseKernels::column`] would.
+    self_value: Option<f64>,
 }
 
 /// A kernel family compiled against a number of features.
@@ -71,10 +75,19 @@ impl BaseKernels {
                 None => features.extend(0..n_features as u32),
                 Some(cols) => features.extend(cols.iter().map(|&c| c as u32)),
             }
+            let self_value = match k.kernel {
+                Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => None,
+                _ => {
+                    let mut v = [0.0];
+                    apply_outer(&k.kernel, &mut v);
+                    Some(v[0])
+                }
+            };
             kernels.push(Compiled {
                 kernel: k.kernel,
                 start,
                 len: features.len() as u32 - start,
+                self_value,
             });
         })?;
         Ok(Self {
@@ -218,19 +231,16 @@ impl BaseKernels {
 
     /// `k_i(x, x)`.
     pub(crate) fn self_value(&self, i: usize, x: &[f64]) -> f64 {
-        let kernel = &self.kernels[i].kernel;
-        let mut v = [0.0];
-        match kernel {
-            Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => {
-                v[0] = self
-                    .cols(i)
-                    .iter()
-                    .map(|&f| x[f as usize] * x[f as usize])
-                    .sum();
-            }
-            _ => {} // distance kernels: k(x, x) = exp(0)
+        let c = &self.kernels[i];
+        if let Some(v) = c.self_value {
+            return v;
         }
-        apply_outer(kernel, &mut v);
+        let mut v = [self
+            .cols(i)
+            .iter()
+            .map(|&f| x[f as usize] * x[f as usize])
+            .sum()];
+        apply_outer(&c.kernel, &mut v);
         v[0]
     }
 
@@ -395,10 +405,11 @@ impl KernelBank {
         out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
     }
 
-    /// Normalised column of the bank's point `p`: `out[t] = K̄_i(x_t, x_p)`, read from the
+    /// Unnormalised column of the bank's point `p`: `out[t] = k_i(x_t, x_p)` (times the
+    /// factor `f_i`, the same bits as [`KernelBank::column`]), read from the
     /// [`GramTable`] when the bank has one.
-    pub(crate) fn point_column(&self, i: usize, p: usize, out: &mut [f64]) {
-        self.query_column(i, self.x.row(p), self.table_row(p), out);
+    pub(crate) fn raw_point_column(&self, i: usize, p: usize, out: &mut [f64]) {
+        self.raw_query_column(i, self.x.row(p), self.table_row(p), out);
     }
 
     /// The [`GramTable`] row of the bank's point `p`, when the bank has a table.
@@ -409,19 +420,36 @@ impl KernelBank {
     /// [`KernelBank::column`] at the query `q`, read from the [`GramTable`] when the bank
     /// has one and `q` is its row `table_row` (the same values, bit for bit).
     fn query_column(&self, i: usize, q: &[f64], table_row: Option<usize>, out: &mut [f64]) {
-        let Some((values, rows)) = table_row.and_then(|a| self.tabled(i, a)) else {
-            return self.column(i, q, out);
-        };
+        self.raw_query_column(i, q, table_row, out);
         let f = self.factors[i];
-        for (o, &r) in out.iter_mut().zip(rows) {
-            *o = f * values[r];
+        out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
+    }
+
+    /// [`KernelBank::query_column`] before the normalisation factor.
+    fn raw_query_column(&self, i: usize, q: &[f64], table_row: Option<usize>, out: &mut [f64]) {
+        match table_row.and_then(|a| self.tabled(i, a)) {
+            Some((values, rows)) => (out.iter_mut().zip(rows)).for_each(|(o, &r)| *o = values[r]),
+            None => self.base.column(i, &self.pts, q, out),
         }
+    }
+
+    /// The table and the table row of each of the bank's points, when the bank reads a
+    /// [`GramTable`] in which its points are distinct rows. A fit can then keep its
+    /// per-point vectors on all the table's rows and read every kernel column as a
+    /// contiguous slice of the table ([`GramTable::column`]) instead of gathering it:
+    /// the entries at the bank's points get the same arithmetic, so the same bits.
+    pub(crate) fn table_space(&self) -> Option<(&GramTable, &[usize])> {
+        let (table, rows) = self.table.as_ref()?;
+        let mut seen = vec![false; table.n];
+        rows.iter()
+            .all(|&r| !std::mem::replace(&mut seen[r], true))
+            .then_some((&**table, &rows[..]))
     }
 
     /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_a)` of the table's point
     /// `a` against every table point `b`, and the table row of each of the bank's points.
     fn tabled(&self, i: usize, a: usize) -> Option<(&[f64], &[usize])> {
-        (self.table.as_ref()).map(|(table, rows)| (table.row(i, a), &rows[..]))
+        (self.table.as_ref()).map(|(table, rows)| (table.column(i, a), &rows[..]))
     }
 
     /// Normalised column of the bank's point `p` at some of its points:
@@ -497,6 +525,7 @@ impl KernelBank {
             bank: self,
             terms,
             diag,
+            table: self.table_space(),
         })
     }
 
@@ -513,20 +542,32 @@ impl KernelBank {
             .filter(|(_, &w)| w != 0.0)
             .map(|(i, &w)| (i, w))
             .collect();
+        // Contiguous table columns beat gathering unless the support vectors are few.
+        let table = (self.table.as_ref()).filter(|(t, _)| 4 * n >= t.n_points());
+        let width = table.map_or(n, |(t, _)| t.n_points());
+        // The combined column `Σ_i w_i K̄_i(·, q)` first (vector adds), then one product
+        // with `coef`: a sum over points per kernel would be a chain of dependent adds.
         (0..queries.n_rows())
             .into_par_iter()
             .map_init(
-                || vec![0.0; n],
-                |col, r| {
+                || (vec![0.0; n], vec![0.0; width]),
+                |(col, combined), r| {
                     let q = queries.row(r);
                     let table_row = table_rows.as_ref().map(|rows| rows[r]);
-                    terms
-                        .iter()
-                        .map(|&(i, w)| {
-                            self.query_column(i, q, table_row, col);
-                            w * col.iter().zip(coef).map(|(k, c)| k * c).sum::<f64>()
-                        })
-                        .sum()
+                    combined.fill(0.0);
+                    if let (Some(a), Some((table, rows))) = (table_row, table) {
+                        // Over every table row, then picked at the support vectors' rows
+                        // (the same arithmetic per entry as below).
+                        for &(i, w) in &terms {
+                            add_scaled_product(combined, w, self.factors[i], table.column(i, a));
+                        }
+                        return rows.iter().zip(coef).map(|(&b, c)| combined[b] * c).sum();
+                    }
+                    for &(i, w) in &terms {
+                        self.query_column(i, q, table_row, col);
+                        add_scaled(combined, w, col);
+                    }
+                    combined.iter().zip(coef).map(|(k, c)| k * c).sum()
                 },
             )
             .collect()
@@ -572,14 +613,13 @@ impl GramTable {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
         let (n, m) = (x.n_rows(), base.len());
-        let all: Vec<usize> = (0..n).collect();
-        let mut values = vec![0.0; m * n * n];
+        let mut values = huge_page_zeros(m * n * n);
         values
             .par_chunks_mut((m * n).max(1))
             .enumerate()
             .for_each(|(a, block)| {
                 for (i, col) in block.chunks_mut(n.max(1)).enumerate() {
-                    base.column_at(i, &pts, &all, x.row(a), col);
+                    base.column(i, &pts, x.row(a), col);
                 }
             });
         let rows = x.rows().enumerate().map(|(a, r)| (row_key(r), a)).collect();
@@ -592,8 +632,14 @@ impl GramTable {
         })
     }
 
-    /// `k_i(x_b, x_a)` for every point `b` of the table.
-    fn row(&self, i: usize, a: usize) -> &[f64] {
+    /// Number of points (rows) of the table.
+    pub(crate) fn n_points(&self) -> usize {
+        self.n
+    }
+
+    /// `k_i(x_b, x_a)` for every point `b` of the table: the column of its point `a`
+    /// under kernel `i`.
+    pub(crate) fn column(&self, i: usize, a: usize) -> &[f64] {
         let start = (a * self.m + i) * self.n;
         &self.values[start..start + self.n]
     }
@@ -604,6 +650,33 @@ impl GramTable {
             .map(|r| self.rows.get(&row_key(r)).copied())
             .collect()
     }
+}
+
+/// `len` zeros for a large table, on transparent huge pages where Linux offers them for
+/// the asking (`madvise`; `enabled = madvise`, the common default): with 4 KiB pages, the
+/// first writes to a 63 MB table take 15,000 page faults, which cost more than computing
+/// its values.
+fn huge_page_zeros(len: usize) -> Vec<f64> {
+    let values = vec![0.0; len];
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE_PAGE: usize = 2 << 20;
+        let start = values.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(&values[..]);
+        let (lo, hi) = (
+            start.next_multiple_of(HUGE_PAGE),
+            end / HUGE_PAGE * HUGE_PAGE,
+        );
+        if hi > lo {
+            // SAFETY: advice on whole pages inside `values`'s own allocation.
+            // MADV_HUGEPAGE changes how pages are backed, never their contents; a refusal
+            // (no huge pages) leaves them as they were, so its result is not needed.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    values
 }
 
 /// A row's bits, the key of [`GramTable`]'s row lookup.
@@ -622,12 +695,40 @@ pub(crate) struct CombinedKernel<'a> {
     /// `(kernel, μ_i f_i)` for the kernels with non-zero weight.
     terms: Vec<(usize, f64)>,
     diag: Vec<f64>,
+    /// The bank's [`KernelBank::table_space`]: a row is then summed over every row of the
+    /// table, from contiguous table columns, and its columns picked from that.
+    table: Option<(&'a GramTable, &'a [usize])>,
 }
+
+/// Work (terms × table rows) of a row summed over a table's rows above which the sum is
+/// split over threads.
+const PAR_TABLE_WORK: usize = 1 << 18;
 
 /// Work (kernel-feature evaluations) of a row above which it is split over threads.
 const PAR_WORK: usize = 32 * 1024;
 
 impl CombinedKernel<'_> {
+    /// The row of point `i` over every row of the table: `Σ_k c_k k_k(x_b, x_i)` for each
+    /// table point `b`, the terms added in order (so each entry has the bits of
+    /// [`CombinedKernel::fill_seq`]'s).
+    fn table_row(&self, table: &GramTable, a: usize) -> Vec<f64> {
+        let width = table.n_points();
+        let mut full = vec![0.0; width];
+        let add_terms = |part: &mut [f64], start: usize| {
+            for &(k, c) in &self.terms {
+                add_scaled(part, c, &table.column(k, a)[start..start + part.len()]);
+            }
+        };
+        if width * self.terms.len() >= PAR_TABLE_WORK {
+            let chunk = 1024;
+            (full.par_chunks_mut(chunk).enumerate())
+                .for_each(|(c, part)| add_terms(part, c * chunk));
+        } else {
+            add_terms(&mut full, 0);
+        }
+        full
+    }
+
     fn fill_seq(
         &self,
         i: usize,
@@ -673,6 +774,12 @@ impl KernelSource for CombinedKernel<'_> {
             out.len(),
             "fill_row: cols and out differ in length"
         );
+        // Contiguous table columns beat gathering unless the row is a small part of them.
+        if let Some((table, rows)) = self.table.filter(|(t, _)| 4 * cols.len() >= t.n_points()) {
+            let full = self.table_row(table, rows[i]);
+            (out.iter_mut().zip(cols)).for_each(|(o, &j)| *o = full[rows[j]] as f32);
+            return;
+        }
         let per_col: usize = self
             .terms
             .iter()

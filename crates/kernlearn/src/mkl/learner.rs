@@ -306,13 +306,14 @@ impl Learner for MklLearner {
             .filter(|_| self.fallback)
             .map(|s| base_svm_cv(s, solver_of(&self.params), x, y, seed, progress))
             .transpose()?;
+        // Every candidate, fold and the final fit are on rows of `x`: one table of
+        // kernel values serves them all, when it fits the Gram budget.
+        let table = (self.search.as_ref())
+            .filter(|s| GramTable::bytes(&self.params.family, x) <= s.gram_budget_bytes)
+            .map(|_| GramTable::new(&self.params.family, x).map(Arc::new))
+            .transpose()?;
         let best = (self.search.as_ref())
             .map(|s| {
-                // Every candidate and fold fits on rows of `x`: one table of kernel
-                // values serves them all, when it fits the Gram budget.
-                let table = (GramTable::bytes(&self.params.family, x) <= s.gram_budget_bytes)
-                    .then(|| GramTable::new(&self.params.family, x).map(Arc::new))
-                    .transpose()?;
                 let c_svm = svm.as_ref().map(|svm| svm.chosen.params.c);
                 let candidates = (self.candidates(s, c_svm).into_iter())
                     .map(|params| TabledCandidate {
@@ -352,7 +353,8 @@ impl Learner for MklLearner {
             }
             MklMethod::SpgGmkl(p) => chosen.c = Some(p.c),
         }
-        let ((model, trace), secs) = timed(|| MklModel::fit_traced(params, x, y))?;
+        let ((model, trace), secs) =
+            timed(|| MklModel::fit_with_table(params, x, y, table.as_ref()))?;
         let select_seconds = match best {
             Some(_) => start.elapsed().as_secs_f64() - secs,
             None => 0.0,

@@ -600,21 +600,66 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
 /// UNIFORM, MWUMKL and EasyMKL fitted on a subset of the table's rows (a fold's
 /// training part, three classes so that each class pair is a further subset) with the
 /// kernel values read from the table give bit-identical decision values to the fit that
-/// evaluates them, and so do the held-out rows' predictions read from the table; a table
-/// of another family, or of other points, is not used.
+/// evaluates them, and so do the held-out rows' predictions read from the table. That
+/// holds whether the fit works on all the table's rows (its points are distinct rows,
+/// [`KernelBank::table_space`]) or gathers from them (a shuffled fold with a repeated
+/// row). A table of another family, or of other points, is not used.
 #[test]
 fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     use super::base::GramTable;
     use std::sync::Arc;
     let (x, y) = data("wine.csv", 178);
-    let family: KernelFamily = "family12@each".parse().unwrap();
+    let family = table_family();
     let table = Arc::new(GramTable::new(&family, &x).unwrap());
-    let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
     let held = x.select_rows(&(0..178).filter(|i| i % 5 == 2).collect::<Vec<_>>());
+    let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
+    // The fold's rows in order, then shuffled with a repeated row: the fits read the
+    // table in place on its rows in the first case, gather from it in the second.
+    let mut shuffled: Vec<usize> = rows.iter().rev().copied().collect();
+    shuffled.push(rows[3]);
+    for rows in [rows, shuffled] {
+        let (xt, yt) = (
+            x.select_rows(&rows),
+            rows.iter().map(|&i| y[i]).collect::<Vec<_>>(),
+        );
+        let distinct = rows.len() == rows.iter().collect::<std::collections::HashSet<_>>().len();
+        let bank = KernelBank::new_with(&family, &xt, Some(&table)).unwrap();
+        assert_eq!(bank.table_space().is_some(), distinct);
+        same_fits_with_and_without(&table, (&xt, &yt), &x, &held);
+    }
+    // A table that does not cover the rows, or holds another family, is ignored.
+    let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
     let (xt, yt) = (
         x.select_rows(&rows),
         rows.iter().map(|&i| y[i]).collect::<Vec<_>>(),
     );
+    let other: KernelFamily = "rbf(sigma=1)".parse().unwrap();
+    let params = MklParams::new(MklMethod::Uniform(UniformParams::default()), other.clone());
+    let plain = MklModel::fit(&params, &xt, &yt).unwrap();
+    let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
+        .unwrap()
+        .0;
+    assert_eq!(plain, tabled);
+    let head = Arc::new(GramTable::new(&family, &x.select_rows(&[0, 1, 2])).unwrap());
+    let bank = KernelBank::new_with(&family, &xt, Some(&head)).unwrap();
+    assert!(bank.table_space().is_none());
+    let mut a = vec![0.0; xt.n_rows()];
+    let mut b = vec![0.0; xt.n_rows()];
+    bank.raw_point_column(5, 7, &mut a);
+    a.iter_mut().for_each(|v| *v *= bank.factors()[5]);
+    bank.column(5, xt.row(7), &mut b);
+    assert_eq!(a, b);
+}
+
+/// UNIFORM, MWUMKL and EasyMKL on `(xt, yt)` with and without `table` (which holds the
+/// rows of `x`): the same decision values on `x`, and on `held` read from the table.
+fn same_fits_with_and_without(
+    table: &std::sync::Arc<super::base::GramTable>,
+    (xt, yt): (&Features, &[f64]),
+    x: &Features,
+    held: &Features,
+) {
+    let family = table_family();
     let methods = [
         MklMethod::Uniform(UniformParams {
             c: 2.0,
@@ -628,36 +673,25 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     ];
     for method in methods {
         let params = MklParams::new(method, family.clone());
-        let plain = MklModel::fit(&params, &xt, &yt).unwrap();
-        let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
+        let plain = MklModel::fit(&params, xt, yt).unwrap();
+        let tabled = MklModel::fit_with_table(&params, xt, yt, Some(table))
             .unwrap()
             .0;
         assert_eq!(
-            plain.decision_function(&x).unwrap(),
-            tabled.decision_function(&x).unwrap(),
+            plain.decision_function(x).unwrap(),
+            tabled.decision_function(x).unwrap(),
             "{}",
             plain.params.method.name()
         );
         let read = (tabled.machines)
-            .decision_function_by(held.n_rows(), |m| m.decision_with(&held, Some(&table)))
+            .decision_function_by(held.n_rows(), |m| m.decision_with(held, Some(table)))
             .unwrap();
-        assert_eq!(plain.decision_function(&held).unwrap(), read);
-        let predicted = tabled.predict_with_table(&held, Some(&table)).unwrap();
-        assert_eq!(plain.predict(&held).unwrap(), predicted);
+        assert_eq!(plain.decision_function(held).unwrap(), read);
+        let predicted = tabled.predict_with_table(held, Some(table)).unwrap();
+        assert_eq!(plain.predict(held).unwrap(), predicted);
     }
-    // A table that does not cover the rows, or holds another family, is ignored.
-    let other: KernelFamily = "rbf(sigma=1)".parse().unwrap();
-    let params = MklParams::new(MklMethod::Uniform(UniformParams::default()), other.clone());
-    let plain = MklModel::fit(&params, &xt, &yt).unwrap();
-    let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
-        .unwrap()
-        .0;
-    assert_eq!(plain, tabled);
-    let head = Arc::new(GramTable::new(&family, &x.select_rows(&[0, 1, 2])).unwrap());
-    let bank = KernelBank::new_with(&family, &xt, Some(&head)).unwrap();
-    let mut a = vec![0.0; xt.n_rows()];
-    let mut b = vec![0.0; xt.n_rows()];
-    bank.point_column(5, 7, &mut a);
-    bank.column(5, xt.row(7), &mut b);
-    assert_eq!(a, b);
+}
+
+fn table_family() -> KernelFamily {
+    "family12@each".parse().unwrap()
 }

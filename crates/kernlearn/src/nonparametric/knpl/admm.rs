@@ -6,6 +6,7 @@
 
 use super::params::KnplParams;
 use crate::linalg::project_psd;
+use crate::simd::with_avx2;
 use crate::Result;
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
@@ -161,7 +162,39 @@ pub(super) fn psd_kernel_projection(
     let s = 0.25 / gamma;
     // Grouped so that (i, j) and (j, i) round alike (K is exactly symmetric).
     let entry = |i: usize, j: usize| s * (coef[i] * coef[j]) * k[(i, j)];
-    anchored_centring(k.nrows(), entry, Ok)
+    let n = k.nrows();
+    if (0..n).any(|j| k.col(j).try_as_col_major().is_none()) {
+        return anchored_centring(n, entry, Ok);
+    }
+    // `anchored_centring` with Π₊ = I, its entries' arithmetic column by column over
+    // contiguous slices (it vectorises).
+    let (mean, grand) = centring_means(n, entry);
+    let mut g = Mat::<f64>::zeros(n, n);
+    for j in 0..n {
+        let col = g.col_mut(j).try_as_col_major_mut().unwrap().as_slice_mut();
+        let kj = k.col(j).try_as_col_major().unwrap().as_slice();
+        anchored_column(col, kj, coef, &mean, (s, coef[j], mean[j], grand));
+    }
+    Ok(g)
+}
+
+with_avx2! {
+    /// Column `j` of [`psd_kernel_projection`]'s `G`: `out_i = s·(c_i·c_j)·k_i − (m_i +
+    /// m_j) + m̄ + 1` for the column `k` of `K`, `(s, c_j, m_j, m̄) = consts`.
+    fn anchored_column(out: &mut [f64], k: &[f64], coef: &[f64], mean: &[f64], consts: (f64, f64, f64, f64)) -> () = anchored_column_body
+}
+
+#[inline(always)]
+fn anchored_column_body(
+    out: &mut [f64],
+    k: &[f64],
+    coef: &[f64],
+    mean: &[f64],
+    (s, cj, mj, grand): (f64, f64, f64, f64),
+) {
+    for (((o, &kij), &ci), &mi) in out.iter_mut().zip(k).zip(coef).zip(mean) {
+        *o = (s * (ci * cj) * kij - (mi + mj) + grand) + 1.0;
+    }
 }
 
 /// `11ᵀ + project(P·S·P)` for the symmetric `S` with entries `entry(i, j)` and
@@ -172,12 +205,7 @@ fn anchored_centring(
     entry: impl Fn(usize, usize) -> f64,
     project: impl FnOnce(Mat<f64>) -> Result<Mat<f64>>,
 ) -> Result<Mat<f64>> {
-    let nf = n as f64;
-    // Column i of S is row i, and contiguous in faer's layout.
-    let mean: Vec<f64> = (0..n)
-        .map(|i| (0..n).map(|j| entry(j, i)).sum::<f64>() / nf)
-        .collect();
-    let grand = mean.iter().sum::<f64>() / nf;
+    let (mean, grand) = centring_means(n, &entry);
     let centred = Mat::from_fn(n, n, |i, j| entry(i, j) - (mean[i] + mean[j]) + grand);
     let mut g = project(centred)?;
     for j in 0..n {
@@ -186,6 +214,18 @@ fn anchored_centring(
         }
     }
     Ok(g)
+}
+
+/// The row (= column) means of the symmetric `S` with entries `entry(i, j)`, and their
+/// mean.
+fn centring_means(n: usize, entry: impl Fn(usize, usize) -> f64) -> (Vec<f64>, f64) {
+    let nf = n as f64;
+    // Column i of S is row i, and contiguous in faer's layout.
+    let mean: Vec<f64> = (0..n)
+        .map(|i| (0..n).map(|j| entry(j, i)).sum::<f64>() / nf)
+        .collect();
+    let grand = mean.iter().sum::<f64>() / nf;
+    (mean, grand)
 }
 
 #[cfg(test)]

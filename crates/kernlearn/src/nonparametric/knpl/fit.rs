@@ -20,10 +20,12 @@ use std::time::Instant;
 pub(super) fn hadamard_source(g: MatRef<'_, f64>, k: MatRef<'_, f64>) -> Result<PrecomputedKernel> {
     let n = k.nrows();
     let mut values = Vec::with_capacity(n * n);
+    // Both are symmetric, so row i is column i, which faer stores contiguously.
     for i in 0..n {
-        values.extend((0..n).map(|j| g[(i, j)] * k[(i, j)]));
+        let (gi, ki) = (g.col(i), k.col(i));
+        values.extend((0..n).map(|j| gi[j] * ki[j]));
     }
-    PrecomputedKernel::from_row_major(n, n, values)
+    PrecomputedKernel::from_symmetric_row_major(n, values)
 }
 
 /// α-step of Algorithm 2: the SVM dual (3) on `G ⊙ K`, optionally warm-started from a
