@@ -315,6 +315,10 @@ impl PrecomputedKernel {
     /// (`n²` strided reads, a tenth of a KNPL fit).
     pub(crate) fn from_symmetric_row_major(n: usize, values: Vec<f64>) -> Result<Self> {
         check_size_and_finite(n, n, &values)?;
+        debug_assert!(
+            (0..n).all(|i| (0..i).all(|j| values[i * n + j] == values[j * n + i])),
+            "from_symmetric_row_major: the matrix is not exactly symmetric"
+        );
         Ok(PrecomputedKernel { n, values })
     }
 

@@ -405,9 +405,9 @@ impl KernelBank {
         out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
     }
 
-    /// Unnormalised column of the bank's point `p`: `out[t] = k_i(x_t, x_p)` (times the
-    /// factor `f_i`, the same bits as [`KernelBank::column`]), read from the
-    /// [`GramTable`] when the bank has one.
+    /// Unnormalised column of the bank's point `p`: `out[t] = k_i(x_t, x_p)`, read from
+    /// the [`GramTable`] when the bank has one; multiplied by the factor `f_i` it has the
+    /// bits of [`KernelBank::column`].
     pub(crate) fn raw_point_column(&self, i: usize, p: usize, out: &mut [f64]) {
         self.raw_query_column(i, self.x.row(p), self.table_row(p), out);
     }
@@ -434,16 +434,22 @@ impl KernelBank {
     }
 
     /// The table and the table row of each of the bank's points, when the bank reads a
-    /// [`GramTable`] in which its points are distinct rows. A fit can then keep its
-    /// per-point vectors on all the table's rows and read every kernel column as a
-    /// contiguous slice of the table ([`GramTable::column`]) instead of gathering it:
-    /// the entries at the bank's points get the same arithmetic, so the same bits.
+    /// [`GramTable`] in which its points are distinct rows and at least a quarter of
+    /// them ([`GramTable::whole_columns_pay`]). A fit can then keep its per-point vectors
+    /// on all the table's rows and read every kernel column as a contiguous slice of the
+    /// table ([`GramTable::column`]) instead of gathering it: the entries at the bank's
+    /// points get the same arithmetic, so the same bits.
     pub(crate) fn table_space(&self) -> Option<(&GramTable, &[usize])> {
-        let (table, rows) = self.table.as_ref()?;
+        let (table, rows) = self.table_rows()?;
         let mut seen = vec![false; table.n];
-        rows.iter()
-            .all(|&r| !std::mem::replace(&mut seen[r], true))
-            .then_some((&**table, &rows[..]))
+        (table.whole_columns_pay(rows.len())
+            && rows.iter().all(|&r| !std::mem::replace(&mut seen[r], true)))
+        .then_some((table, rows))
+    }
+
+    /// The bank's [`GramTable`] and the table row of each of its points.
+    fn table_rows(&self) -> Option<(&GramTable, &[usize])> {
+        (self.table.as_ref()).map(|(table, rows)| (&**table, &rows[..]))
     }
 
     /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_a)` of the table's point
@@ -525,7 +531,7 @@ impl KernelBank {
             bank: self,
             terms,
             diag,
-            table: self.table_space(),
+            table: self.table_rows(),
         })
     }
 
@@ -542,8 +548,7 @@ impl KernelBank {
             .filter(|(_, &w)| w != 0.0)
             .map(|(i, &w)| (i, w))
             .collect();
-        // Contiguous table columns beat gathering unless the support vectors are few.
-        let table = (self.table.as_ref()).filter(|(t, _)| 4 * n >= t.n_points());
+        let table = self.table_rows().filter(|(t, _)| t.whole_columns_pay(n));
         let width = table.map_or(n, |(t, _)| t.n_points());
         // The combined column `Σ_i w_i K̄_i(·, q)` first (vector adds), then one product
         // with `coef`: a sum over points per kernel would be a chain of dependent adds.
@@ -637,6 +642,13 @@ impl GramTable {
         self.n
     }
 
+    /// Whether a loop over `used` of the table's rows is faster over whole, contiguous
+    /// table columns (then picking the rows) than gathering those rows: when they are at
+    /// least a quarter of the table (vector loads against one load per row).
+    pub(crate) fn whole_columns_pay(&self, used: usize) -> bool {
+        4 * used >= self.n
+    }
+
     /// `k_i(x_b, x_a)` for every point `b` of the table: the column of its point `a`
     /// under kernel `i`.
     pub(crate) fn column(&self, i: usize, a: usize) -> &[f64] {
@@ -695,8 +707,9 @@ pub(crate) struct CombinedKernel<'a> {
     /// `(kernel, μ_i f_i)` for the kernels with non-zero weight.
     terms: Vec<(usize, f64)>,
     diag: Vec<f64>,
-    /// The bank's [`KernelBank::table_space`]: a row is then summed over every row of the
-    /// table, from contiguous table columns, and its columns picked from that.
+    /// The bank's table and its points' rows in it: a row wanted at enough columns is
+    /// then summed over every row of the table, from contiguous table columns, and its
+    /// columns picked from that (duplicate points read the same entry).
     table: Option<(&'a GramTable, &'a [usize])>,
 }
 
@@ -708,9 +721,9 @@ const PAR_TABLE_WORK: usize = 1 << 18;
 const PAR_WORK: usize = 32 * 1024;
 
 impl CombinedKernel<'_> {
-    /// The row of point `i` over every row of the table: `Σ_k c_k k_k(x_b, x_i)` for each
-    /// table point `b`, the terms added in order (so each entry has the bits of
-    /// [`CombinedKernel::fill_seq`]'s).
+    /// The row of the table's point `a` over every row of the table: `Σ_k c_k k_k(x_b,
+    /// x_a)` for each table point `b`, the terms added in order (so each entry has the
+    /// bits of [`CombinedKernel::fill_seq`]'s).
     fn table_row(&self, table: &GramTable, a: usize) -> Vec<f64> {
         let width = table.n_points();
         let mut full = vec![0.0; width];
@@ -774,8 +787,7 @@ impl KernelSource for CombinedKernel<'_> {
             out.len(),
             "fill_row: cols and out differ in length"
         );
-        // Contiguous table columns beat gathering unless the row is a small part of them.
-        if let Some((table, rows)) = self.table.filter(|(t, _)| 4 * cols.len() >= t.n_points()) {
+        if let Some((table, rows)) = self.table.filter(|(t, _)| t.whole_columns_pay(cols.len())) {
             let full = self.table_row(table, rows[i]);
             (out.iter_mut().zip(cols)).for_each(|(o, &j)| *o = full[rows[j]] as f32);
             return;

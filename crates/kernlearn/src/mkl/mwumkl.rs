@@ -17,11 +17,14 @@
 //! The kernel weights of section 3.2.6, `μ_i ∝ p_i^12 / ‖A_iα‖ ∝ sinhc(x_i)`, are exactly
 //! the combination the forward step follows; they are normalised to `Σ μ_i = 1` (the
 //! common factors of Algorithm 4 — `e^a`, the trace `S` — cancel, so they are never
-//! computed; `sinhc` is evaluated in log space, which is Algorithm 4's "quashing").
+//! computed; `sinhc` is evaluated in log space, which is Algorithm 4's "quashing", for the
+//! final weights and for `x_i ≥ 20`; below, a round's weight is `sinhc(x_i)·e^(−l_ref)`).
 //!
 //! Memory is `O(mn)`: `Ĝ_iα` is kept for every kernel and, since a round changes two
 //! coordinates of `α`, updated with two kernel columns per kernel computed on demand
-//! (in parallel over kernels, fused with the weighted sum that gives the next `g`).
+//! (in parallel over kernels, fused with the weighted sum that gives the next `g`). In a
+//! selection, whose kernel table holds the fit's points, it is `O(mN)` on the table's `N`
+//! rows, the columns read in place ([`KernelBank::table_space`]).
 //!
 //! **Soft margin.** (3.1) is the hard-margin problem; the thesis's footnote 1 allows the
 //! 2-norm soft margin by adding a multiple of `I` to each `G_i`. With `c = Some(C)` every
@@ -493,7 +496,7 @@ impl MwumklShard {
         range: std::ops::Range<usize>,
     ) -> Result<Self> {
         let bank = KernelBank::new(family, x)?;
-        Game::new(&bank, y, params)?;
+        let width = Game::new(&bank, y, params)?.width;
         if range.start >= range.end || range.end > bank.n_kernels() {
             return Err(Error::param(
                 "range",
@@ -505,7 +508,7 @@ impl MwumklShard {
                 ),
             ));
         }
-        let state = KernelState::new(range, bank.n_points());
+        let state = KernelState::new(range, width);
         Ok(Self {
             bank,
             y: y.to_vec(),
@@ -543,7 +546,7 @@ impl MwumklShard {
     /// in the same order, so the state is bit-for-bit the one that was lost.
     pub fn replay(&mut self, pairs: &[(usize, usize)]) -> Result<()> {
         let game = Game::new(&self.bank, &self.y, &self.params)?;
-        self.state = KernelState::new(self.state.range.clone(), self.bank.n_points());
+        self.state = KernelState::new(self.state.range.clone(), game.width);
         for (k, &(p, r)) in pairs.iter().enumerate() {
             self.state.round(&game, (k + 1, p, r), 0.0, false)?;
         }

@@ -597,7 +597,7 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
 }
 
 /// A selection's [`super::base::GramTable`] changes the speed of a fit, not its result:
-/// UNIFORM, MWUMKL and EasyMKL fitted on a subset of the table's rows (a fold's
+/// UNIFORM, MWUMKL, EasyMKL and SPG-GMKL fitted on a subset of the table's rows (a fold's
 /// training part, three classes so that each class pair is a further subset) with the
 /// kernel values read from the table give bit-identical decision values to the fit that
 /// evaluates them, and so do the held-out rows' predictions read from the table. That
@@ -651,7 +651,7 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     assert_eq!(a, b);
 }
 
-/// UNIFORM, MWUMKL and EasyMKL on `(xt, yt)` with and without `table` (which holds the
+/// UNIFORM, MWUMKL, EasyMKL and SPG-GMKL on `(xt, yt)` with and without `table` (which holds the
 /// rows of `x`): the same decision values on `x`, and on `held` read from the table.
 fn same_fits_with_and_without(
     table: &std::sync::Arc<super::base::GramTable>,
@@ -670,6 +670,10 @@ fn same_fits_with_and_without(
             ..Default::default()
         }),
         MklMethod::EasyMkl(EasyMklParams::default()),
+        MklMethod::SpgGmkl(SpgGmklParams {
+            c: 2.0,
+            ..Default::default()
+        }),
     ];
     for method in methods {
         let params = MklParams::new(method, family.clone());
