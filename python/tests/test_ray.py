@@ -176,15 +176,22 @@ def test_grid_search_survives_a_worker_killed_mid_task(cluster):
     y = np.concatenate([y] * 6)
     grid = {"sigma": [0.1, 0.2, 0.5, 1.0], "C": [1.0, 16.0, 256.0]}
     single = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=3, refit=False).fit(X, y)
-    killer = _Killer("ray::_grid_block", after=0.05)
-    killer.start()
-    try:
-        dist = kray.grid_search(kernlearn.SVC(), X, y, grid, cv=3, refit=False, quiet=True)
-    finally:
-        killer.stop = True
-        killer.join()
-    assert killer.killed is not None, "no grid task was caught running"
-    _same_search(dist, single)
+    # A loaded machine can finish every block between two looks of the killer: each
+    # search must equal the single-process one, and one of three must have lost a worker.
+    killed = []
+    for _ in range(3):
+        killer = _Killer("ray::_grid_block", after=0.05)
+        killer.start()
+        try:
+            dist = kray.grid_search(kernlearn.SVC(), X, y, grid, cv=3, refit=False, quiet=True)
+        finally:
+            killer.stop = True
+            killer.join()
+        _same_search(dist, single)
+        if killer.killed is not None:
+            killed.append(killer.killed)
+            break
+    assert killed, "no grid task was caught running in three searches"
 
 
 def _mwumkl_reference(X, y, kernels, C, eps):
