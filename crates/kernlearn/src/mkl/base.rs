@@ -455,7 +455,8 @@ impl KernelBank {
     /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_a)` of the table's point
     /// `a` against every table point `b`, and the table row of each of the bank's points.
     fn tabled(&self, i: usize, a: usize) -> Option<(&[f64], &[usize])> {
-        (self.table.as_ref()).map(|(table, rows)| (table.column(i, a), &rows[..]))
+        self.table_rows()
+            .map(|(table, rows)| (table.column(i, a), rows))
     }
 
     /// Normalised column of the bank's point `p` at some of its points:
@@ -531,7 +532,6 @@ impl KernelBank {
             bank: self,
             terms,
             diag,
-            table: self.table_rows(),
         })
     }
 
@@ -707,10 +707,6 @@ pub(crate) struct CombinedKernel<'a> {
     /// `(kernel, μ_i f_i)` for the kernels with non-zero weight.
     terms: Vec<(usize, f64)>,
     diag: Vec<f64>,
-    /// The bank's table and its points' rows in it: a row wanted at enough columns is
-    /// then summed over every row of the table, from contiguous table columns, and its
-    /// columns picked from that (duplicate points read the same entry).
-    table: Option<(&'a GramTable, &'a [usize])>,
 }
 
 /// Work (terms × table rows) of a row summed over a table's rows above which the sum is
@@ -787,7 +783,11 @@ impl KernelSource for CombinedKernel<'_> {
             out.len(),
             "fill_row: cols and out differ in length"
         );
-        if let Some((table, rows)) = self.table.filter(|(t, _)| t.whole_columns_pay(cols.len())) {
+        // With the bank's table, a row wanted at enough columns is summed over every row
+        // of the table (contiguous columns) and its columns picked from that (duplicate
+        // points read the same entry).
+        let table = (self.bank.table_rows()).filter(|(t, _)| t.whole_columns_pay(cols.len()));
+        if let Some((table, rows)) = table {
             let full = self.table_row(table, rows[i]);
             (out.iter_mut().zip(cols)).for_each(|(o, &j)| *o = full[rows[j]] as f32);
             return;

@@ -163,12 +163,17 @@ pub(super) fn psd_kernel_projection(
     // Grouped so that (i, j) and (j, i) round alike (K is exactly symmetric).
     let entry = |i: usize, j: usize| s * (coef[i] * coef[j]) * k[(i, j)];
     let n = k.nrows();
-    if (0..n).any(|j| k.col(j).try_as_col_major().is_none()) {
-        return anchored_centring(n, entry, Ok);
-    }
     // `anchored_centring` with Π₊ = I, its entries' arithmetic column by column over
-    // contiguous slices (it vectorises).
+    // contiguous slices (it vectorises; a strided K is copied first).
     let (mean, grand) = centring_means(n, entry);
+    let contiguous;
+    let k = match (0..n).all(|j| k.col(j).try_as_col_major().is_some()) {
+        true => k,
+        false => {
+            contiguous = k.to_owned();
+            contiguous.as_ref()
+        }
+    };
     let mut g = Mat::<f64>::zeros(n, n);
     for j in 0..n {
         let col = g.col_mut(j).try_as_col_major_mut().unwrap().as_slice_mut();
