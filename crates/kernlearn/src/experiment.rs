@@ -180,6 +180,8 @@ impl Experiment {
     ) -> Result<ExperimentReport> {
         self.check_data(name, data)?;
         let start = Instant::now();
+        // The repeats' kernel tables (MKL selections) are the same size: one buffer serves.
+        let _reuse = crate::mkl::TableBufferReuse::begin();
         let mut runs = Vec::with_capacity(self.repeats);
         for r in 0..self.repeats {
             runs.push(self.run_repeat(data, r, progress)?);

@@ -15,7 +15,7 @@ use crate::simd::{add_scaled, add_scaled_product};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Points stored feature by feature: `feature(f)[t]` is feature `f` of point `t`.
 #[derive(Clone, Debug)]
@@ -584,7 +584,9 @@ impl KernelBank {
 /// a subset of these points — read kernel values instead of evaluating them again
 /// (issue 19: MWUMKL's selection spent 80 % of its time in `exp`). A bank finds its rows
 /// by content ([`KernelBank::new_with`]), so a fold's training part or a class pair needs
-/// no index bookkeeping; equal rows have equal kernel values, so any copy serves.
+/// no index bookkeeping; equal rows have equal kernel values, so any copy serves, and
+/// a bank's copies of one row get distinct copies in the table while there are enough
+/// (so that a fit with duplicate points still has its own table row for each).
 pub(crate) struct GramTable {
     family: KernelFamily,
     n: usize,
@@ -595,7 +597,8 @@ pub(crate) struct GramTable {
     /// Point-major: the columns of one point under every kernel are contiguous, because
     /// the fits read them together (MWUMKL's round, a row of a combined kernel).
     values: Vec<f64>,
-    rows: HashMap<Vec<u64>, usize>,
+    /// The table rows holding each distinct row, in order.
+    rows: HashMap<Vec<u64>, Vec<usize>>,
 }
 
 impl std::fmt::Debug for GramTable {
@@ -618,7 +621,8 @@ impl GramTable {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
         let (n, m) = (x.n_rows(), base.len());
-        let mut values = huge_page_zeros(m * n * n);
+        // Every entry is written below, so a kept buffer's old values never show.
+        let mut values = spare_buffer(m * n * n).unwrap_or_else(|| huge_page_zeros(m * n * n));
         values
             .par_chunks_mut((m * n).max(1))
             .enumerate()
@@ -627,7 +631,10 @@ impl GramTable {
                     base.column(i, &pts, x.row(a), col);
                 }
             });
-        let rows = x.rows().enumerate().map(|(a, r)| (row_key(r), a)).collect();
+        let mut rows: HashMap<Vec<u64>, Vec<usize>> = HashMap::new();
+        x.rows()
+            .enumerate()
+            .for_each(|(a, r)| rows.entry(row_key(r)).or_default().push(a));
         Ok(Self {
             family: family.clone(),
             n,
@@ -656,10 +663,19 @@ impl GramTable {
         &self.values[start..start + self.n]
     }
 
-    /// The table row of every row of `x`, or `None` if one is not in the table.
+    /// The table row of every row of `x`, or `None` if one is not in the table: equal
+    /// rows of `x` take the table's copies of that row in turn (the last again once they
+    /// run out).
     fn rows_of(&self, x: &Features) -> Option<Vec<usize>> {
+        let mut taken: HashMap<&[usize], usize> = HashMap::new();
         x.rows()
-            .map(|r| self.rows.get(&row_key(r)).copied())
+            .map(|r| {
+                let copies = &self.rows.get(&row_key(r))?[..];
+                let next = taken.entry(copies).or_insert(0);
+                let row = copies[(*next).min(copies.len() - 1)];
+                *next += 1;
+                Some(row)
+            })
             .collect()
     }
 }
@@ -689,6 +705,83 @@ fn huge_page_zeros(len: usize) -> Vec<f64> {
         }
     }
     values
+}
+
+impl Drop for GramTable {
+    fn drop(&mut self) {
+        keep_spare(std::mem::take(&mut self.values));
+    }
+}
+
+/// The buffer a dropped [`GramTable`] leaves for the next one while a
+/// [`TableBufferReuse`] scope is open: at most one, the largest.
+struct SpareTable {
+    scopes: usize,
+    buffer: Option<Vec<f64>>,
+}
+
+static SPARE_TABLE: Mutex<SpareTable> = Mutex::new(SpareTable {
+    scopes: 0,
+    buffer: None,
+});
+
+fn spare_table() -> std::sync::MutexGuard<'static, SpareTable> {
+    // The state stays consistent whatever a panicking holder did (two plain fields).
+    SPARE_TABLE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// While it lives, the buffer of the last [`GramTable`] dropped (up to
+/// [`SPARE_TABLE_BYTES`]) is kept and reused by the next one instead of fresh memory,
+/// whose pages the kernel must zero on first touch (a sixth of UNIFORM's selection on
+/// sonar: a 63 MB table per split of an experiment).
+/// The buffer is freed when the last scope ends, so nothing is held after the runs that
+/// asked for it ([`crate::experiment::Experiment::run`] opens one for its repeats).
+#[must_use = "the buffer is kept only while the scope lives"]
+pub(crate) struct TableBufferReuse(());
+
+impl TableBufferReuse {
+    /// Opens a scope (scopes nest and may overlap across threads).
+    pub(crate) fn begin() -> Self {
+        spare_table().scopes += 1;
+        Self(())
+    }
+}
+
+impl Drop for TableBufferReuse {
+    fn drop(&mut self) {
+        let mut spare = spare_table();
+        spare.scopes -= 1;
+        if spare.scopes == 0 {
+            spare.buffer = None;
+        }
+    }
+}
+
+/// The kept buffer resized to `len` values (stale contents), if one is kept with room
+/// for them.
+fn spare_buffer(len: usize) -> Option<Vec<f64>> {
+    let mut buffer = spare_table().buffer.take_if(|b| b.capacity() >= len)?;
+    buffer.resize(len, 0.0);
+    Some(buffer)
+}
+
+/// Largest buffer kept ([`TableBufferReuse`]), in bytes: a kept buffer is held while the
+/// next split's SVM-CV runs, before its own table exists, so it adds to that stage's
+/// peak memory; 256 MiB bounds what is added (sonar's table is 63 MB).
+const SPARE_TABLE_BYTES: usize = 256 << 20;
+
+/// Keeps `values` for the next table while a scope is open (the larger of it and the
+/// buffer already kept, up to [`SPARE_TABLE_BYTES`]).
+fn keep_spare(values: Vec<f64>) {
+    let bytes = values.capacity() * std::mem::size_of::<f64>();
+    let mut spare = spare_table();
+    let larger = spare
+        .buffer
+        .as_ref()
+        .is_none_or(|b| b.capacity() < values.capacity());
+    if spare.scopes > 0 && larger && bytes <= SPARE_TABLE_BYTES {
+        spare.buffer = Some(values);
+    }
 }
 
 /// A row's bits, the key of [`GramTable`]'s row lookup.
@@ -891,6 +984,31 @@ mod tests {
                 && e.contains("MWUMKL"),
             "{e}"
         );
+    }
+
+    /// A table built in a reused buffer (a larger table's, full of its values) has the
+    /// values a computation of every column gives: no stale entry shows. The spare is
+    /// never kept once no scope is open.
+    #[test]
+    fn a_reused_table_buffer_shows_no_stale_value() {
+        let family: KernelFamily = "family12@each".parse().unwrap();
+        let (big, small) = (points(60, 3, 7, 0.0), points(41, 3, 8, 0.5));
+        let base = BaseKernels::compile(&family, 3).unwrap();
+        let scope = TableBufferReuse::begin();
+        drop(GramTable::new(&family, &big).unwrap());
+        let table = GramTable::new(&family, &small).unwrap();
+        let pts = ByFeature::new(&small);
+        let mut col = vec![0.0; 41];
+        for a in 0..41 {
+            for i in 0..base.len() {
+                base.column(i, &pts, small.row(a), &mut col);
+                let same = table.column(i, a).iter().zip(&col);
+                assert!(same.into_iter().all(|(t, c)| t.to_bits() == c.to_bits()));
+            }
+        }
+        drop((table, scope));
+        let spare = spare_table();
+        assert!(spare.scopes > 0 || spare.buffer.is_none());
     }
 
     #[test]

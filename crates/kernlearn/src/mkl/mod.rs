@@ -30,6 +30,7 @@ mod spggmkl;
 mod uniform;
 
 pub(crate) use base::KernelBank;
+pub(crate) use base::TableBufferReuse;
 pub use easymkl::EasyMklParams;
 pub use family::{family12, FamilyItem, FeatureSet, KernelFamily, KernelSet};
 pub(crate) use gilbert::{solve_gilbert, GilbertSettings};

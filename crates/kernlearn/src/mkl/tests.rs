@@ -602,8 +602,9 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
 /// kernel values read from the table give bit-identical decision values to the fit that
 /// evaluates them, and so do the held-out rows' predictions read from the table. That
 /// holds whether the fit works on all the table's rows (its points are distinct rows,
-/// [`KernelBank::table_space`]) or gathers from them (a shuffled fold with a repeated
-/// row). A table of another family, or of other points, is not used.
+/// [`KernelBank::table_space`], also when two of them are copies of one row that the
+/// table holds twice) or gathers from them (a shuffled fold with a repeated row the table
+/// holds once). A table of another family, or of other points, is not used.
 #[test]
 fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     use super::base::GramTable;
@@ -627,6 +628,23 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
         assert_eq!(bank.table_space().is_some(), distinct);
         same_fits_with_and_without(&table, (&xt, &yt), &x, &held);
     }
+    // In a table of data with a repeated row, a fold with both copies (labelled
+    // differently) has a table row for each: it works on the table's rows.
+    let copied: Vec<usize> = (0..178).chain([3]).collect();
+    let (xd, mut yd) = (
+        x.select_rows(&copied),
+        copied.iter().map(|&i| y[i]).collect::<Vec<_>>(),
+    );
+    yd[178] = *y.iter().find(|&&l| l != y[3]).unwrap();
+    let with_copy = Arc::new(GramTable::new(&family, &xd).unwrap());
+    let rows: Vec<usize> = (0..179).filter(|i| i % 5 != 2).collect();
+    let (xt, yt) = (
+        xd.select_rows(&rows),
+        rows.iter().map(|&i| yd[i]).collect::<Vec<_>>(),
+    );
+    let bank = KernelBank::new_with(&family, &xt, Some(&with_copy)).unwrap();
+    assert!(bank.table_space().is_some());
+    same_fits_with_and_without(&with_copy, (&xt, &yt), &xd, &held);
     // A table that does not cover the rows, or holds another family, is ignored.
     let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
     let (xt, yt) = (
