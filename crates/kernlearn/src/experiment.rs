@@ -180,7 +180,7 @@ impl Experiment {
     ) -> Result<ExperimentReport> {
         self.check_data(name, data)?;
         let start = Instant::now();
-        // The repeats' kernel tables (MKL selections) are the same size: one buffer serves.
+        // The repeats' MKL selection tables have the same size: one buffer serves them.
         let _reuse = crate::mkl::TableBufferReuse::begin();
         let mut runs = Vec::with_capacity(self.repeats);
         for r in 0..self.repeats {

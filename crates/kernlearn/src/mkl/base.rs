@@ -618,11 +618,18 @@ impl GramTable {
     /// The Gram matrices of `family` on `x`, in parallel over points: each point's
     /// column under every kernel.
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
+        let len = family.len(x.n_cols()) * x.n_rows() * x.n_rows();
+        let values = spare_buffer(len).unwrap_or_else(|| huge_page_zeros(len));
+        Self::new_in(family, x, values)
+    }
+
+    /// [`GramTable::new`] in `values` (resized to fit; its old entries are all
+    /// overwritten, so a reused buffer's values never show).
+    fn new_in(family: &KernelFamily, x: &Features, mut values: Vec<f64>) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
         let (n, m) = (x.n_rows(), base.len());
-        // Every entry is written below, so a kept buffer's old values never show.
-        let mut values = spare_buffer(m * n * n).unwrap_or_else(|| huge_page_zeros(m * n * n));
+        values.resize(m * n * n, 0.0);
         values
             .par_chunks_mut((m * n).max(1))
             .enumerate()
@@ -667,11 +674,12 @@ impl GramTable {
     /// rows of `x` take the table's copies of that row in turn (the last again once they
     /// run out).
     fn rows_of(&self, x: &Features) -> Option<Vec<usize>> {
-        let mut taken: HashMap<&[usize], usize> = HashMap::new();
+        // Copies taken so far, by the first table row of their row.
+        let mut taken: HashMap<usize, usize> = HashMap::new();
         x.rows()
             .map(|r| {
                 let copies = &self.rows.get(&row_key(r))?[..];
-                let next = taken.entry(copies).or_insert(0);
+                let next = taken.entry(copies[0]).or_insert(0);
                 let row = copies[(*next).min(copies.len() - 1)];
                 *next += 1;
                 Some(row)
@@ -720,6 +728,26 @@ struct SpareTable {
     buffer: Option<Vec<f64>>,
 }
 
+impl SpareTable {
+    /// The kept buffer for a table of `len` values, if it has room for them and the
+    /// table would use at least half of it (a small table — a class pair's, a localized
+    /// fit's own — leaves it to the large one that follows).
+    fn take(&mut self, len: usize) -> Option<Vec<f64>> {
+        self.buffer
+            .take_if(|b| b.capacity() >= len && 2 * len >= b.capacity())
+    }
+
+    /// Keeps `values` while a scope is open, if it is larger than the buffer kept and at
+    /// most [`SPARE_TABLE_BYTES`].
+    fn keep(&mut self, values: Vec<f64>) {
+        let bytes = values.capacity() * std::mem::size_of::<f64>();
+        let larger = (self.buffer.as_ref()).is_none_or(|b| b.capacity() < values.capacity());
+        if self.scopes > 0 && larger && bytes <= SPARE_TABLE_BYTES {
+            self.buffer = Some(values);
+        }
+    }
+}
+
 static SPARE_TABLE: Mutex<SpareTable> = Mutex::new(SpareTable {
     scopes: 0,
     buffer: None,
@@ -730,12 +758,13 @@ fn spare_table() -> std::sync::MutexGuard<'static, SpareTable> {
     SPARE_TABLE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// While it lives, the buffer of the last [`GramTable`] dropped (up to
-/// [`SPARE_TABLE_BYTES`]) is kept and reused by the next one instead of fresh memory,
-/// whose pages the kernel must zero on first touch (a sixth of UNIFORM's selection on
-/// sonar: a 63 MB table per split of an experiment).
-/// The buffer is freed when the last scope ends, so nothing is held after the runs that
-/// asked for it ([`crate::experiment::Experiment::run`] opens one for its repeats).
+/// While it lives, the buffer of the largest [`GramTable`] dropped (up to
+/// [`SPARE_TABLE_BYTES`]) is kept and reused by the next table of a similar size instead
+/// of fresh memory, whose pages the kernel must zero on first touch (a sixth of
+/// UNIFORM's selection on sonar: a 63 MB table per split of an experiment). The buffer is
+/// freed when the last scope ends, so nothing is held after the runs that asked for it
+/// ([`crate::experiment::Experiment::run`] opens one for its repeats). The scope is
+/// process-wide: while one is open, any thread's tables keep and take the buffer.
 #[must_use = "the buffer is kept only while the scope lives"]
 pub(crate) struct TableBufferReuse(());
 
@@ -757,31 +786,20 @@ impl Drop for TableBufferReuse {
     }
 }
 
-/// The kept buffer resized to `len` values (stale contents), if one is kept with room
-/// for them.
+/// The kept buffer for a table of `len` values ([`SpareTable::take`]; stale contents).
 fn spare_buffer(len: usize) -> Option<Vec<f64>> {
-    let mut buffer = spare_table().buffer.take_if(|b| b.capacity() >= len)?;
-    buffer.resize(len, 0.0);
-    Some(buffer)
+    spare_table().take(len)
 }
 
-/// Largest buffer kept ([`TableBufferReuse`]), in bytes: a kept buffer is held while the
-/// next split's SVM-CV runs, before its own table exists, so it adds to that stage's
-/// peak memory; 256 MiB bounds what is added (sonar's table is 63 MB).
+/// Largest buffer kept ([`TableBufferReuse`]), in bytes: a kept buffer is held until the
+/// next table is built (through the next split's SVM-CV, with the fallback), so it adds
+/// to the peak memory of what runs before; 256 MiB bounds what is added (sonar's table
+/// is 63 MB).
 const SPARE_TABLE_BYTES: usize = 256 << 20;
 
-/// Keeps `values` for the next table while a scope is open (the larger of it and the
-/// buffer already kept, up to [`SPARE_TABLE_BYTES`]).
+/// Keeps `values` for the next table ([`SpareTable::keep`]).
 fn keep_spare(values: Vec<f64>) {
-    let bytes = values.capacity() * std::mem::size_of::<f64>();
-    let mut spare = spare_table();
-    let larger = spare
-        .buffer
-        .as_ref()
-        .is_none_or(|b| b.capacity() < values.capacity());
-    if spare.scopes > 0 && larger && bytes <= SPARE_TABLE_BYTES {
-        spare.buffer = Some(values);
-    }
+    spare_table().keep(values);
 }
 
 /// A row's bits, the key of [`GramTable`]'s row lookup.
@@ -878,7 +896,7 @@ impl KernelSource for CombinedKernel<'_> {
         );
         // With the bank's table, a row wanted at enough columns is summed over every row
         // of the table (contiguous columns) and its columns picked from that (duplicate
-        // points read the same entry).
+        // points read their own or a shared copy: equal values).
         let table = (self.bank.table_rows()).filter(|(t, _)| t.whole_columns_pay(cols.len()));
         if let Some((table, rows)) = table {
             let full = self.table_row(table, rows[i]);
@@ -986,29 +1004,53 @@ mod tests {
         );
     }
 
-    /// A table built in a reused buffer (a larger table's, full of its values) has the
-    /// values a computation of every column gives: no stale entry shows. The spare is
-    /// never kept once no scope is open.
+    /// A table built in a reused buffer (longer than it, full of NaN) has the values a
+    /// computation of every column gives: no stale entry shows, also where a χ² term is
+    /// skipped (a zero feature).
     #[test]
     fn a_reused_table_buffer_shows_no_stale_value() {
-        let family: KernelFamily = "family12@each".parse().unwrap();
-        let (big, small) = (points(60, 3, 7, 0.0), points(41, 3, 8, 0.5));
+        let family: KernelFamily = "family12@each;chi2(gamma=0.3)".parse().unwrap();
+        let x = points(41, 3, 8, 0.0);
+        let x = Features::new(
+            41,
+            3,
+            (0..123)
+                .map(|v| x.row(v / 3)[v % 3] * (v % 3) as f64)
+                .collect(),
+        )
+        .unwrap();
         let base = BaseKernels::compile(&family, 3).unwrap();
-        let scope = TableBufferReuse::begin();
-        drop(GramTable::new(&family, &big).unwrap());
-        let table = GramTable::new(&family, &small).unwrap();
-        let pts = ByFeature::new(&small);
+        let table = GramTable::new_in(&family, &x, vec![f64::NAN; 50 * 50 * base.len()]).unwrap();
+        let pts = ByFeature::new(&x);
         let mut col = vec![0.0; 41];
         for a in 0..41 {
             for i in 0..base.len() {
-                base.column(i, &pts, small.row(a), &mut col);
+                base.column(i, &pts, x.row(a), &mut col);
                 let same = table.column(i, a).iter().zip(&col);
                 assert!(same.into_iter().all(|(t, c)| t.to_bits() == c.to_bits()));
             }
         }
-        drop((table, scope));
-        let spare = spare_table();
-        assert!(spare.scopes > 0 || spare.buffer.is_none());
+    }
+
+    /// The spare buffer goes to a table of a similar size (at least half of it), only
+    /// the largest is kept, none above [`SPARE_TABLE_BYTES`], and none without a scope.
+    #[test]
+    fn the_spare_buffer_serves_tables_of_a_similar_size() {
+        let mut spare = SpareTable {
+            scopes: 0,
+            buffer: None,
+        };
+        spare.keep(vec![0.0; 100]);
+        assert!(spare.buffer.is_none());
+        spare.scopes = 1;
+        spare.keep(vec![0.0; 100]);
+        spare.keep(vec![0.0; 60]);
+        assert_eq!(spare.buffer.as_ref().map(Vec::capacity), Some(100));
+        spare.keep(Vec::with_capacity(SPARE_TABLE_BYTES / 8 + 1));
+        assert_eq!(spare.buffer.as_ref().map(Vec::capacity), Some(100));
+        assert!(spare.take(101).is_none() && spare.take(49).is_none());
+        assert_eq!(spare.take(50).map(|b| b.capacity()), Some(100));
+        assert!(spare.buffer.is_none());
     }
 
     #[test]

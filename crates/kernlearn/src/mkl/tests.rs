@@ -644,6 +644,12 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     );
     let bank = KernelBank::new_with(&family, &xt, Some(&with_copy)).unwrap();
     assert!(bank.table_space().is_some());
+    // So does the class pair of the two copies' labels (a one-vs-one machine's points).
+    let pair: Vec<usize> = (0..yt.len())
+        .filter(|&j| yt[j] == y[3] || yt[j] == yd[178])
+        .collect();
+    let pair_bank = KernelBank::new_with(&family, &xt.select_rows(&pair), Some(&with_copy));
+    assert!(pair_bank.unwrap().table_space().is_some());
     same_fits_with_and_without(&with_copy, (&xt, &yt), &xd, &held);
     // A table that does not cover the rows, or holds another family, is ignored.
     let rows: Vec<usize> = (0..178).filter(|i| i % 5 != 2).collect();
