@@ -400,9 +400,7 @@ impl KernelBank {
 
     /// Normalised column: `out[t] = K̄_i(x_t, q)` for every point `t`.
     pub(crate) fn column(&self, i: usize, q: &[f64], out: &mut [f64]) {
-        self.base.column(i, &self.pts, q, out);
-        let f = self.factors[i];
-        out[..self.pts.n].iter_mut().for_each(|v| *v *= f);
+        self.query_column(i, q, None, out);
     }
 
     /// Unnormalised column of the bank's point `p`: `out[t] = k_i(x_t, x_p)`, read from
@@ -619,7 +617,9 @@ impl GramTable {
     /// column under every kernel.
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
         let len = family.len(x.n_cols()) * x.n_rows() * x.n_rows();
-        let values = spare_buffer(len).unwrap_or_else(|| huge_page_zeros(len));
+        let values = spare_table()
+            .take(len)
+            .unwrap_or_else(|| huge_page_zeros(len));
         Self::new_in(family, x, values)
     }
 
@@ -717,7 +717,7 @@ fn huge_page_zeros(len: usize) -> Vec<f64> {
 
 impl Drop for GramTable {
     fn drop(&mut self) {
-        keep_spare(std::mem::take(&mut self.values));
+        spare_table().keep(std::mem::take(&mut self.values));
     }
 }
 
@@ -729,9 +729,9 @@ struct SpareTable {
 }
 
 impl SpareTable {
-    /// The kept buffer for a table of `len` values, if it has room for them and the
-    /// table would use at least half of it (a small table — a class pair's, a localized
-    /// fit's own — leaves it to the large one that follows).
+    /// The kept buffer (stale contents) for a table of `len` values, if it has room for
+    /// them and the table would use at least half of it (a small table — a class pair's,
+    /// a localized fit's own — leaves it to the large one that follows).
     fn take(&mut self, len: usize) -> Option<Vec<f64>> {
         self.buffer
             .take_if(|b| b.capacity() >= len && 2 * len >= b.capacity())
@@ -786,21 +786,11 @@ impl Drop for TableBufferReuse {
     }
 }
 
-/// The kept buffer for a table of `len` values ([`SpareTable::take`]; stale contents).
-fn spare_buffer(len: usize) -> Option<Vec<f64>> {
-    spare_table().take(len)
-}
-
 /// Largest buffer kept ([`TableBufferReuse`]), in bytes: a kept buffer is held until the
 /// next table is built (through the next split's SVM-CV, with the fallback), so it adds
 /// to the peak memory of what runs before; 256 MiB bounds what is added (sonar's table
 /// is 63 MB).
 const SPARE_TABLE_BYTES: usize = 256 << 20;
-
-/// Keeps `values` for the next table ([`SpareTable::keep`]).
-fn keep_spare(values: Vec<f64>) {
-    spare_table().keep(values);
-}
 
 /// A row's bits, the key of [`GramTable`]'s row lookup.
 fn row_key(row: &[f64]) -> Vec<u64> {

@@ -257,7 +257,8 @@ impl KernelState {
             .zip(self.q.par_chunks_mut(chunk))
             .enumerate()
             .map_init(
-                || (vec![0.0; n], vec![0.0; n]),
+                // Buffers for computed columns, sized only where the table is not read.
+                || (Vec::new(), Vec::new()),
                 |(bp, br), (c, (hs, qs))| {
                     let (mut acc, mut l_max, mut sinhc_max) =
                         (vec![0.0; width], f64::NEG_INFINITY, 0.0f64);
@@ -268,6 +269,8 @@ impl KernelState {
                         let (kp, kr): (&[f64], &[f64]) = match game.table {
                             Some((table, _)) => (table.column(i, ap), table.column(i, ar)),
                             None => {
+                                bp.resize(n, 0.0);
+                                br.resize(n, 0.0);
                                 bank.raw_point_column(i, p, bp);
                                 bank.raw_point_column(i, r, br);
                                 (&bp[..], &br[..])
