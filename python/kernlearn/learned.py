@@ -320,9 +320,14 @@ _COMMON_DOC = """
         With ``select="grid"``: SVM-CV runs first and the learned kernel's candidates
         use its C; unless the best candidate beats that SVM by more than one standard
         error of the fold-wise gain, both on the selection folds and on a fresh fold
-        partition, the fitted model is the SVM (``summary_`` says
-        ``fell_back_to_base_svm``). ``False`` keeps the learned kernel and, for MKL and
-        localized methods, chooses C over the grid (the papers' protocols).
+        partition, the fitted model is the SVM (``chosen_["other"]`` has
+        ``fell_back_to_base_svm``, and ``learned_cv_score``, the learned kernel's best
+        CV score). For MKL, localized methods and DANK, the candidates' CV stops as soon
+        as none of them could win even with perfect scores on the remaining folds: the
+        same decision, with fewer fits when there are fewer cores than fits per fold
+        round (``learned_cv_folds``: the folds ``learned_cv_score`` averages). ``False``
+        keeps the learned kernel and, for MKL and localized methods, chooses C over the
+        grid (the papers' protocols).
     scale : {"01", "pm1", "standard", "none"}, default="01"
         Feature scaling fitted on the training data (the papers scale to [0, 1]).
     random_state : int or None, default=None

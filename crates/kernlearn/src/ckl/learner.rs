@@ -231,7 +231,7 @@ impl Learner for CklLearner {
                             search: None,
                         })
                         .collect();
-                    let best = best_candidate(learners, &search.cv, x, y, seed, progress)?;
+                    let best = best_candidate(learners, &search.cv, x, y, seed, progress, None)?;
                     (best.chosen.params, best.score)
                 }
             };

@@ -139,14 +139,15 @@ impl Learner for LocalizedLearner {
                     Some(svm) => vec![svm.chosen.params.c],
                     None => s.grid.cs.clone(),
                 };
-                best_value(&cs, make, s, x, y, seed, progress)
+                let race = svm.as_ref().map(|svm| &svm.fold_scores[..]);
+                best_value(&cs, make, s, x, y, seed, progress, race)
             })
             .transpose()?;
         let mut svm_seconds = None;
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
             if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = b.seconds + svm.seconds;
-                return fall_back(svm, b.score, x, y, seconds);
+                return fall_back(svm, (b.score, b.fold_scores.len()), x, y, seconds);
             }
             svm_seconds = Some(svm.seconds);
         }

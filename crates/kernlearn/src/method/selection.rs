@@ -82,13 +82,18 @@ pub(crate) fn svm_cv(
 /// margin smaller than the fold-to-fold spread did not carry over to new data
 /// (docs/RESULTS.md, "Paired comparisons").
 pub(crate) fn beats(learned: &[f64], base: &[f64], regression: bool) -> bool {
+    gain_and_se(learned, base, regression).is_some_and(|(mean, se)| mean > se && mean > 0.0)
+}
+
+/// `(mean(d), SE(d))` of [`beats`], or `None` for no folds or unpaired scores.
+fn gain_and_se(learned: &[f64], base: &[f64], regression: bool) -> Option<(f64, f64)> {
     let d: Vec<f64> = learned
         .iter()
         .zip(base)
         .map(|(l, b)| if regression { b - l } else { l - b })
         .collect();
     if d.is_empty() || learned.len() != base.len() {
-        return false;
+        return None;
     }
     let k = d.len() as f64;
     let mean = d.iter().sum::<f64>() / k;
@@ -97,7 +102,29 @@ pub(crate) fn beats(learned: &[f64], base: &[f64], regression: bool) -> bool {
     } else {
         (d.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (k - 1.0)).sqrt() / k.sqrt()
     };
-    mean > se && mean > 0.0
+    Some((mean, se))
+}
+
+/// Whether a learned kernel scored on the first folds only (`learned`, a prefix of its
+/// fold scores) could still pass [`beats`] against `base` (all folds): whether it
+/// passes when every remaining fold gets the best possible score (accuracy 1, MSE 0).
+///
+/// That completion is the best one because `mean(d) − SE(d)` never decreases when one
+/// `d_f` grows: `∂/∂d_f = 1/k − (d_f − mean)/((k−1)·s·√k)`, and in any sample
+/// `d_f − mean ≤ s·(k−1)/√k` (Samuelson's inequality), so the derivative is at least 0;
+/// `mean > 0` grows with `d_f` too. So if that completion fails [`beats`], every
+/// completion does (tested against every completion on a grid of scores). In floating
+/// point only the SE is not monotone, and `mean = SE` exactly is a common case (a tie on
+/// every fold but one), where rounding settles [`beats`]: the SE test here allows a
+/// relative `10⁻⁹`, so that the race never stops on that boundary.
+pub(crate) fn could_beat(learned: &[f64], base: &[f64], regression: bool) -> bool {
+    let best = if regression { 0.0 } else { 1.0 };
+    let remaining = base.len().saturating_sub(learned.len());
+    let completed: Vec<f64> = (learned.iter().copied())
+        .chain(std::iter::repeat_n(best, remaining))
+        .collect();
+    gain_and_se(&completed, base, regression)
+        .is_some_and(|(mean, se)| mean > 0.0 && mean - se > -1e-9 * (mean.abs() + se))
 }
 
 /// SVM-CV (C-SVC, Gaussian kernel, `search`'s grid, solver `base`'s) on the folds the
@@ -119,12 +146,14 @@ pub(crate) fn base_svm_cv(
 }
 
 /// The fallback of issue 19: the SVM-CV model of `svm` fitted on `(x, y)`, with
-/// [`FELL_BACK`] = 1 and the learned kernel's best CV score `learned_score` recorded
-/// (`learned_cv_score`) beside SVM-CV's (`cv_score`). `select_seconds`: the whole
-/// selection (SVM-CV and the learned kernel's candidates).
+/// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`)
+/// beside SVM-CV's (`cv_score`), with the number of folds it is the mean of
+/// (`learned_cv_folds`: fewer than SVM-CV's when the race of [`could_beat`] stopped the
+/// learned kernel's CV early). `select_seconds`: the whole selection (SVM-CV and the
+/// learned kernel's candidates).
 pub(crate) fn fall_back(
     svm: Selected<Selection>,
-    learned_score: f64,
+    (learned_score, learned_folds): (f64, usize),
     x: &Features,
     y: &[f64],
     select_seconds: f64,
@@ -136,13 +165,18 @@ pub(crate) fn fall_back(
     chosen
         .other
         .insert("learned_cv_score".into(), learned_score);
+    chosen
+        .other
+        .insert("learned_cv_folds".into(), learned_folds as f64);
     let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
     Ok(FittedMethod::new(AnyModel::Svm(model), chosen, secs)
         .selected(select_seconds, Some(svm.chosen)))
 }
 
 /// The learner `make(v)` for the best of `values` by k-fold CV (the "C over the grid"
-/// shape: MKL's C or λ, LIBLINEAR+'s C, the localized methods' C).
+/// shape: MKL's C or λ, LIBLINEAR+'s C, the localized methods' C); `race` as in
+/// [`best_candidate`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn best_value<L: Learner + Clone>(
     values: &[f64],
     make: impl Fn(f64) -> L,
@@ -151,13 +185,17 @@ pub(crate) fn best_value<L: Learner + Clone>(
     y: &[f64],
     seed: u64,
     progress: ProgressFn,
+    race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let candidates = values.iter().map(|&v| make(v)).collect();
-    best_candidate(candidates, search, x, y, seed, progress)
+    best_candidate(candidates, search, x, y, seed, progress, race)
 }
 
 /// The best of `candidates` by k-fold CV (folds of `search`), fitted candidates
-/// reporting progress; ties go to the earlier candidate.
+/// reporting progress; ties go to the earlier candidate. With `race` (the base SVM's
+/// scores on the same folds, for the fallback of [`keeps_learned`]), the CV stops as
+/// soon as no candidate [`could_beat`] them: the fallback is then certain, and the
+/// returned fold scores are those of the folds scored until then.
 pub(crate) fn best_candidate<L: Learner + Clone>(
     candidates: Vec<L>,
     search: &GridSettings,
@@ -165,9 +203,15 @@ pub(crate) fn best_candidate<L: Learner + Clone>(
     y: &[f64],
     seed: u64,
     progress: ProgressFn,
+    race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let pick = cv_candidates(&candidates, x, y, search.folds, seed, progress)?;
+    let folds = Folds {
+        k: search.folds,
+        seed,
+        race,
+    };
+    let pick = cv_candidates(&candidates, x, y, folds, progress)?;
     Ok(Selected::of(&candidates, pick, start))
 }
 
@@ -185,21 +229,25 @@ pub fn select_candidate<L: Learner>(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<(usize, f64)> {
-    let (best, score, _) = cv_candidates(candidates, x, y, folds, seed, progress)?;
+    let folds = Folds {
+        k: folds,
+        seed,
+        race: None,
+    };
+    let (best, score, _) = cv_candidates(candidates, x, y, folds, progress)?;
     Ok((best, score))
 }
 
-/// [`select_candidate`] with the best candidate's score on each fold.
-pub(crate) fn cv_candidates<L: Learner>(
+/// [`select_candidate`] on `folds`, with the best candidate's score on each fold.
+fn cv_candidates<L: Learner>(
     candidates: &[L],
     x: &Features,
     y: &[f64],
-    folds: usize,
-    seed: u64,
+    folds: Folds,
     progress: ProgressFn,
 ) -> Result<(usize, f64, Vec<f64>)> {
     let listed: Vec<&dyn Learner> = candidates.iter().map(|c| c as &dyn Learner).collect();
-    let scores = fold_scores(&listed, x, y, folds, seed, progress)?;
+    let scores = fold_scores(&listed, x, y, folds, progress)?;
     let regression = candidates.first().map(|c| c.task()) == Some(Task::Regression);
     Ok(pick_best(scores, regression))
 }
@@ -219,7 +267,9 @@ fn pick_best(scores: Vec<Vec<f64>>, regression: bool) -> (usize, f64, Vec<f64>) 
 /// [`best_candidate`] for candidates fitted together on each fold: `fit_path(x, y, q)`
 /// fits all of them on a training part `(x, y)` (sharing what they can, e.g. DANK's η
 /// path) and returns each one's predictions on the held-out rows `q`, in order; it
-/// reports one [`Progress::Step`] per candidate.
+/// reports one [`Progress::Step`] per candidate (and the race, the steps of the folds
+/// it skips).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn best_on_path<L: Clone>(
     candidates: Vec<L>,
     regression: bool,
@@ -227,18 +277,18 @@ pub(crate) fn best_on_path<L: Clone>(
     x: &Features,
     y: &[f64],
     seed: u64,
-    fit_path: &FoldFit,
+    (fit_path, progress): (&FoldFit, ProgressFn),
+    race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let scores = fold_scores_with(
-        candidates.len(),
-        regression,
-        x,
-        y,
-        search.folds,
+    let folds = Folds {
+        k: search.folds,
         seed,
-        fit_path,
-    )?;
+        race,
+    };
+    let jobs = (candidates.len(), 1);
+    let (scores, run) = fold_scores_with(jobs, regression, x, y, folds, fit_path)?;
+    report_skipped(candidates.len() * (search.folds - run), progress);
     Ok(Selected::of(
         &candidates,
         pick_best(scores, regression),
@@ -251,6 +301,16 @@ pub(crate) fn best_on_path<L: Clone>(
 pub(crate) type FoldFit<'a> =
     dyn Fn(&Features, &[f64], &Features) -> Result<Vec<Vec<f64>>> + Sync + 'a;
 
+/// The k-fold split of a candidate CV (`k` folds seeded by `seed`) and, for a
+/// learned kernel with the fallback, the base SVM's scores on the same folds that its
+/// candidates race against ([`could_beat`]).
+#[derive(Clone, Copy)]
+struct Folds<'a> {
+    k: usize,
+    seed: u64,
+    race: Option<&'a [f64]>,
+}
+
 /// The score (accuracy, or MSE for regression) of every candidate on every fold of a
 /// k-fold split seeded by `seed` (stratified for classification): `scores[c][f]`. All
 /// (candidate, fold) fits run in parallel and each reports one [`Progress::Step`].
@@ -258,8 +318,7 @@ fn fold_scores(
     candidates: &[&dyn Learner],
     x: &Features,
     y: &[f64],
-    folds: usize,
-    seed: u64,
+    folds: Folds,
     progress: ProgressFn,
 ) -> Result<Vec<Vec<f64>>> {
     use rayon::prelude::*;
@@ -267,25 +326,41 @@ fn fold_scores(
     let fit_each: &FoldFit = &|xt, yt, held| {
         (candidates.par_iter())
             .map(|c| {
-                let fitted = c.fit(xt, yt, seed, &|_| {})?;
+                let fitted = c.fit(xt, yt, folds.seed, &|_| {})?;
                 progress(Progress::Step);
                 c.predict_held_out(&fitted, held)
             })
             .collect()
     };
-    fold_scores_with(candidates.len(), regression, x, y, folds, seed, fit_each)
+    let jobs = (candidates.len(), candidates.len());
+    let (scores, run) = fold_scores_with(jobs, regression, x, y, folds, fit_each)?;
+    report_skipped(candidates.len() * (folds.k - run), progress);
+    Ok(scores)
+}
+
+/// The [`Progress::Step`]s of the `skipped` (candidate, fold) fits a race saved, so
+/// that a progress bar still ends at the learner's `steps()`.
+fn report_skipped(skipped: usize, progress: ProgressFn) {
+    (0..skipped).for_each(|_| progress(Progress::Step));
 }
 
 /// [`fold_scores`] with the fits of each fold made by `fit_fold` (folds in parallel).
+///
+/// `(candidates, jobs)`: the number of candidates, and of parallel jobs `fit_fold` runs
+/// for a fold (one per candidate, or one for a path). With a race, the folds are scored
+/// in order, in waves of as many folds as there are threads per job; after each wave,
+/// the scores stop at the first fold `j` at which no candidate [`could_beat`] the base
+/// SVM on the folds so far: then no candidate's full CV would pass [`beats`], so the
+/// fallback is certain. The scores returned (those of folds `0..j`) do not depend on
+/// the wave size; with them, the number of folds fitted (for the progress steps).
 fn fold_scores_with(
-    candidates: usize,
+    (candidates, jobs): (usize, usize),
     regression: bool,
     x: &Features,
     y: &[f64],
-    folds: usize,
-    seed: u64,
+    folds: Folds,
     fit_fold: &FoldFit,
-) -> Result<Vec<Vec<f64>>> {
+) -> Result<(Vec<Vec<f64>>, usize)> {
     use crate::data::{complement, kfold, stratified_kfold};
     use rayon::prelude::*;
     if candidates == 0 {
@@ -294,39 +369,64 @@ fn fold_scores_with(
             "is empty; give at least one value",
         ));
     }
-    let folds = if regression {
-        kfold(y.len(), folds, seed)?
+    let splits = if regression {
+        kfold(y.len(), folds.k, folds.seed)?
     } else {
-        stratified_kfold(y, folds, seed)?
+        stratified_kfold(y, folds.k, folds.seed)?
     };
-    let per_fold: Vec<Vec<f64>> = folds
-        .par_iter()
-        .map(|test| {
-            let train = complement(y.len(), test);
-            let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
-            let truth = pick(test);
-            let predictions =
-                fit_fold(&x.select_rows(&train), &pick(&train), &x.select_rows(test))?;
-            if predictions.len() != candidates {
-                return Err(crate::Error::numerical(format!(
-                    "a fold's fits gave {} predictions for {candidates} candidates",
-                    predictions.len()
-                )));
+    let score_fold = |test: &Vec<usize>| -> Result<Vec<f64>> {
+        let train = complement(y.len(), test);
+        let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
+        let truth = pick(test);
+        let predictions = fit_fold(&x.select_rows(&train), &pick(&train), &x.select_rows(test))?;
+        if predictions.len() != candidates {
+            return Err(crate::Error::numerical(format!(
+                "a fold's fits gave {} predictions for {candidates} candidates",
+                predictions.len()
+            )));
+        }
+        (predictions.iter())
+            .map(|p| {
+                if regression {
+                    crate::metrics::mse(p, &truth)
+                } else {
+                    crate::metrics::accuracy(p, &truth)
+                }
+            })
+            .collect()
+    };
+    debug_assert!(folds.race.is_none_or(|base| base.len() == splits.len()));
+    let race = folds.race.filter(|base| base.len() == splits.len());
+    let wave = match race {
+        Some(_) => (rayon::current_num_threads() / jobs.max(1)).max(1),
+        None => splits.len().max(1),
+    };
+    let (mut per_fold, mut run) = (Vec::with_capacity(splits.len()), 0);
+    'waves: for tests in splits.chunks(wave) {
+        let scored: Vec<Result<Vec<f64>>> = tests.par_iter().map(score_fold).collect();
+        run += tests.len();
+        // Fold by fold, in order: a fold after the stop is ignored, error or not, so
+        // that neither the scores nor the outcome depend on the wave size.
+        for fold in scored {
+            per_fold.push(fold?);
+            if race.is_some_and(|base| hopeless(&per_fold, base, candidates, regression)) {
+                break 'waves;
             }
-            (predictions.iter())
-                .map(|p| {
-                    if regression {
-                        crate::metrics::mse(p, &truth)
-                    } else {
-                        crate::metrics::accuracy(p, &truth)
-                    }
-                })
-                .collect()
-        })
-        .collect::<Result<_>>()?;
-    Ok((0..candidates)
+        }
+    }
+    let scores = (0..candidates)
         .map(|c| per_fold.iter().map(|f| f[c]).collect())
-        .collect())
+        .collect();
+    Ok((scores, run))
+}
+
+/// Whether no candidate [`could_beat`] `base` with its scores on the folds scored so far
+/// (`per_fold[f][c]`).
+fn hopeless(per_fold: &[Vec<f64>], base: &[f64], candidates: usize, regression: bool) -> bool {
+    (0..candidates).all(|c| {
+        let learned: Vec<f64> = per_fold.iter().map(|f| f[c]).collect();
+        !could_beat(&learned, base, regression)
+    })
 }
 
 /// Seed offset of the confirmation folds of [`keeps_learned`]: a second fold partition,
@@ -335,7 +435,8 @@ const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 
 /// The base-kernel fallback's decision (issue 19): whether to keep the learned kernel
 /// `learned` (its best candidate's selection) over SVM-CV's choice `svm`, the two scored
-/// on the same folds; see [`wins_twice`].
+/// on the same folds; see [`wins_twice`]. A learned kernel whose CV a race stopped
+/// early (fewer fold scores than SVM-CV's) is not kept: its full CV could not win.
 pub(crate) fn keeps_learned<L: Learner>(
     learned: &Selected<L>,
     svm: &Selected<Selection>,
@@ -386,14 +487,12 @@ fn wins_twice(
         params: base.clone(),
         search: None,
     };
-    let scores = fold_scores(
-        &[learned, &base],
-        x,
-        y,
-        folds,
-        seed ^ CONFIRMATION_SEED,
-        &|_| {},
-    )?;
+    let confirmation = Folds {
+        k: folds,
+        seed: seed ^ CONFIRMATION_SEED,
+        race: None,
+    };
+    let scores = fold_scores(&[learned, &base], x, y, confirmation, &|_| {})?;
     Ok(beats(&scores[0], &scores[1], regression))
 }
 
@@ -472,22 +571,43 @@ mod tests {
                 .collect()
         };
         let two: &FoldFit = &|_, _, held| Ok(vec![truth_of(held), vec![1.0; held.n_rows()]]);
+        let (x, y) = (&data.x, &data.y);
+        let quiet: ProgressFn = &|_| {};
         let sel = best_on_path(
             vec!["negated", "ones"],
             false,
             &search,
-            &data.x,
-            &data.y,
+            x,
+            y,
             1,
-            two,
+            (two, quiet),
+            None,
         )
         .unwrap();
         assert_eq!(sel.chosen, "ones");
         assert_eq!(sel.fold_scores.len(), 3);
-        let e = best_on_path(Vec::<&str>::new(), false, &search, &data.x, &data.y, 1, two);
+        let e = best_on_path(
+            Vec::<&str>::new(),
+            false,
+            &search,
+            x,
+            y,
+            1,
+            (two, quiet),
+            None,
+        );
         assert!(e.err().unwrap().to_string().contains("empty"));
         let short: &FoldFit = &|_, _, held| Ok(vec![vec![1.0; held.n_rows()]]);
-        let e = best_on_path(vec!["a", "b"], false, &search, &data.x, &data.y, 1, short);
+        let e = best_on_path(
+            vec!["a", "b"],
+            false,
+            &search,
+            x,
+            y,
+            1,
+            (short, quiet),
+            None,
+        );
         let message = e.err().unwrap().to_string();
         assert!(
             message.contains("1 predictions for 2 candidates"),
@@ -605,6 +725,182 @@ mod tests {
             let own = if kind == MethodKind::Easymkl { 10 } else { 3 };
             assert_eq!(m.steps(), settings.candidate_steps(own), "{kind:?}");
         }
+    }
+
+    /// [`could_beat`]'s completion (every unscored fold at the best score) is the best
+    /// one: whenever some full score vector passes [`beats`], each of its prefixes could
+    /// still beat. Every vector on a grid of scores (k = 4, steps of ¼), random ones
+    /// (k = 5) and ties broken on one fold only (`mean = SE` exactly, accuracies in
+    /// 42nds: rounding settles [`beats`] there), for accuracy and MSE; and prefixes that
+    /// cannot win are refused (hand-checked cases, and many proper prefixes).
+    #[test]
+    fn the_best_completion_bounds_every_completion() {
+        let grid = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut uniform = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut vectors: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+        for base in [[0.5, 0.75, 0.5, 0.25], [0.75; 4], [1.0, 0.5, 0.0, 0.25]] {
+            for code in 0..625usize {
+                let learned = (0..4).map(|i| grid[code / 5usize.pow(i) % 5]).collect();
+                vectors.push((learned, base.to_vec()));
+            }
+        }
+        for _ in 0..20_000 {
+            let learned = (0..5).map(|_| uniform()).collect();
+            let base = (0..5).map(|_| uniform()).collect();
+            vectors.push((learned, base));
+        }
+        for (tie, win) in (0..42).flat_map(|t| (t + 1..=42).map(move |w| (t, w))) {
+            for k in [3, 5, 10] {
+                let (tie, win) = (tie as f64 / 42.0, win as f64 / 42.0);
+                let mut learned = vec![tie; k];
+                learned[k - 1] = win;
+                vectors.push((learned, vec![tie; k]));
+            }
+        }
+        let mut stopped = 0;
+        for regression in [false, true] {
+            for (learned, base) in &vectors {
+                let passes = beats(learned, base, regression);
+                for j in 0..=learned.len() {
+                    let could = could_beat(&learned[..j], base, regression);
+                    assert!(could || !passes, "{learned:?} vs {base:?}, prefix {j}");
+                    stopped += usize::from(!could && j < learned.len());
+                }
+            }
+        }
+        assert!(
+            stopped > 1000,
+            "the race stopped only {stopped} proper prefixes"
+        );
+        let base = [0.95; 5];
+        assert!(!could_beat(&[0.5], &base, false));
+        assert!(could_beat(&[], &base, false));
+        assert!(could_beat(&[0.9], &[0.5; 5], false));
+        assert!(!could_beat(&[0.9, 0.9, 0.9], &[1.0; 5], false));
+        assert!(!could_beat(&[0.3], &[0.1; 5], true), "MSE: 0.3 against 0.1");
+    }
+
+    /// A race stops at the first fold after which no candidate can beat the base, and
+    /// reports the skipped fits' progress steps; it scores every fold while one still
+    /// can — also when a candidate loses the first fold and wins the rest. The scores,
+    /// the steps and the outcome are the same on 1, 2 and 8 threads (the waves differ).
+    /// Real learners: the raced scores are the first folds of the full CV, whose
+    /// candidates all fail [`beats`].
+    #[test]
+    fn a_race_stops_when_no_candidate_can_beat_the_base() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let data = sandwich(90, 0.3, 4).unwrap();
+        let (x, y) = (&data.x, &data.y);
+        let search = GridSettings {
+            grid: Grid::default(),
+            folds: 3,
+            gram_budget_bytes: 1 << 20,
+        };
+        let truth_of = |held: &Features, wrong: bool| -> Vec<f64> {
+            (0..held.n_rows())
+                .map(|r| {
+                    let t = (0..y.len()).find(|&i| x.row(i) == held.row(r)).unwrap();
+                    if wrong {
+                        -y[t]
+                    } else {
+                        y[t]
+                    }
+                })
+                .collect()
+        };
+        let first = crate::data::stratified_kfold(y, 3, 1).unwrap()[0][0];
+        let in_first = |held: &Features| (0..held.n_rows()).any(|r| held.row(r) == x.row(first));
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let steps = AtomicU64::new(0);
+                let count = |p: Progress| {
+                    if matches!(p, Progress::Step) {
+                        steps.fetch_add(1, Ordering::Relaxed);
+                    }
+                };
+                // Each fold's path reports its 2 candidates' steps, as DANK's does.
+                let losing: &FoldFit = &|_, _, held| {
+                    (0..2).for_each(|_| count(Progress::Step));
+                    Ok(vec![vec![0.0; held.n_rows()], vec![1.0; held.n_rows()]])
+                };
+                // Wrong on the first fold, right on the others.
+                let late: &FoldFit = &|_, _, held| {
+                    (0..2).for_each(|_| count(Progress::Step));
+                    Ok(vec![truth_of(held, in_first(held)); 2])
+                };
+                let path = |fit, race: &[f64]| {
+                    best_on_path(
+                        vec!["a", "b"],
+                        false,
+                        &search,
+                        x,
+                        y,
+                        1,
+                        (fit, &count),
+                        Some(race),
+                    )
+                    .unwrap()
+                    .fold_scores
+                };
+                let stopped = path(losing, &[0.95; 3]);
+                let all = path(late, &[0.3; 3]);
+                let unraced = best_on_path(
+                    vec!["a", "b"],
+                    false,
+                    &search,
+                    x,
+                    y,
+                    1,
+                    (late, &|_| {}),
+                    None,
+                )
+                .unwrap()
+                .fold_scores;
+                (stopped, all, unraced, steps.into_inner())
+            })
+        };
+        let one = run(1);
+        assert_eq!(one.0.len(), 1);
+        assert_eq!(
+            one.1,
+            vec![0.0, 1.0, 1.0],
+            "every fold scored while a win was possible"
+        );
+        assert_eq!(one.1, one.2);
+        assert_eq!(
+            one.3, 18,
+            "3 paths × 2 candidates × 3 folds, run or skipped"
+        );
+        assert_eq!(run(2), one);
+        assert_eq!(run(8), one);
+
+        let svm = |sigma: f64| SvmLearner {
+            params: SvmParams {
+                kernel: Kernel::rbf_sigma(sigma).unwrap(),
+                c: 4.0,
+                ..SvmParams::default()
+            },
+            search: None,
+        };
+        let search = GridSettings { folds: 5, ..search };
+        let good = best_candidate(vec![svm(0.7)], &search, x, y, 2, &|_| {}, None).unwrap();
+        let useless = || vec![svm(700.0), svm(1000.0)];
+        let full = best_candidate(useless(), &search, x, y, 2, &|_| {}, None).unwrap();
+        let race = Some(&good.fold_scores[..]);
+        let raced = best_candidate(useless(), &search, x, y, 2, &|_| {}, race).unwrap();
+        assert!(raced.fold_scores.len() < 5, "{:?}", raced.fold_scores);
+        assert!(full.fold_scores.starts_with(&raced.fold_scores));
+        assert!(!beats(&full.fold_scores, &good.fold_scores, false));
     }
 
     /// The fallback keeps a learned kernel only when the win on the selection folds is

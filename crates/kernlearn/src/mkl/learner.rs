@@ -321,13 +321,14 @@ impl Learner for MklLearner {
                         table: table.clone(),
                     })
                     .collect();
-                best_candidate(candidates, s, x, y, seed, progress)
+                let race = svm.as_ref().map(|svm| &svm.fold_scores[..]);
+                best_candidate(candidates, s, x, y, seed, progress, race)
             })
             .transpose()?;
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
             if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, b.score, x, y, seconds);
+                return fall_back(svm, (b.score, b.fold_scores.len()), x, y, seconds);
             }
         }
         let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
@@ -397,7 +398,7 @@ impl Learner for NystromLinearLearner {
                         search: None,
                     }
                 };
-                best_value(&s.grid.cs, make, s, x, y, seed, progress)
+                best_value(&s.grid.cs, make, s, x, y, seed, progress, None)
             })
             .transpose()?;
         if let Some(b) = &best {

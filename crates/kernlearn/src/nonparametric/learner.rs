@@ -244,7 +244,8 @@ impl Learner for KnplLearner {
                     };
                     if !keeps_learned(&learned, &svm, x, y, s.folds, seed)? {
                         let seconds = start.elapsed().as_secs_f64();
-                        return fall_back(svm, sel.best.score, x, y, seconds);
+                        let learned = (sel.best.score, sel.best.fold_scores.len());
+                        return fall_back(svm, learned, x, y, seconds);
                     }
                     chosen.other.insert(FELL_BACK.into(), 0.0);
                 }
@@ -353,11 +354,13 @@ impl Learner for DankLearner {
                     })
                     .collect()
             };
-            let best = best_on_path(candidates, regression, search, x, y, seed, eta_path)?;
             let svm = selected.take().expect("SVM-CV ran with the search");
+            let path = (eta_path, progress);
+            let race = Some(&svm.fold_scores[..]);
+            let best = best_on_path(candidates, regression, search, x, y, seed, path, race)?;
             if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, best.score, x, y, seconds);
+                return fall_back(svm, (best.score, best.fold_scores.len()), x, y, seconds);
             }
             params = best.chosen.params;
             learned_score = Some(best.score);
