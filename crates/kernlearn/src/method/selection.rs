@@ -735,14 +735,10 @@ mod tests {
     /// cannot win are refused (hand-checked cases, and many proper prefixes).
     #[test]
     fn the_best_completion_bounds_every_completion() {
+        use rand::{Rng, SeedableRng};
         let grid = [0.0, 0.25, 0.5, 0.75, 1.0];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut uniform = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut uniform = || rng.random::<f64>();
         let mut vectors: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         for base in [[0.5, 0.75, 0.5, 0.25], [0.75; 4], [1.0, 0.5, 0.0, 0.25]] {
             for code in 0..625usize {
