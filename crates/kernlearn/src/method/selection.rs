@@ -146,14 +146,14 @@ pub(crate) fn base_svm_cv(
 }
 
 /// The fallback of issue 19: the SVM-CV model of `svm` fitted on `(x, y)`, with
-/// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`)
-/// beside SVM-CV's (`cv_score`), with the number of folds it is the mean of
-/// (`learned_cv_folds`: fewer than SVM-CV's when the race of [`could_beat`] stopped the
-/// learned kernel's CV early). `select_seconds`: the whole selection (SVM-CV and the
-/// learned kernel's candidates).
-pub(crate) fn fall_back(
+/// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`,
+/// from its selection `learned`) beside SVM-CV's (`cv_score`), with the number of folds
+/// it is the mean of (`learned_cv_folds`: fewer than SVM-CV's when the race of
+/// [`could_beat`] stopped the learned kernel's CV early). `select_seconds`: the whole
+/// selection (SVM-CV and the learned kernel's candidates).
+pub(crate) fn fall_back<L>(
     svm: Selected<Selection>,
-    (learned_score, learned_folds): (f64, usize),
+    learned: &Selected<L>,
     x: &Features,
     y: &[f64],
     select_seconds: f64,
@@ -164,10 +164,9 @@ pub(crate) fn fall_back(
     chosen.other.insert(FELL_BACK.into(), 1.0);
     chosen
         .other
-        .insert("learned_cv_score".into(), learned_score);
-    chosen
-        .other
-        .insert("learned_cv_folds".into(), learned_folds as f64);
+        .insert("learned_cv_score".into(), learned.score);
+    let folds = learned.fold_scores.len() as f64;
+    chosen.other.insert("learned_cv_folds".into(), folds);
     let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
     Ok(FittedMethod::new(AnyModel::Svm(model), chosen, secs)
         .selected(select_seconds, Some(svm.chosen)))
@@ -206,11 +205,7 @@ pub(crate) fn best_candidate<L: Learner + Clone>(
     race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let folds = Folds {
-        k: search.folds,
-        seed,
-        race,
-    };
+    let folds = Folds::new(search.folds, seed, race);
     let pick = cv_candidates(&candidates, x, y, folds, progress)?;
     Ok(Selected::of(&candidates, pick, start))
 }
@@ -229,11 +224,7 @@ pub fn select_candidate<L: Learner>(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<(usize, f64)> {
-    let folds = Folds {
-        k: folds,
-        seed,
-        race: None,
-    };
+    let folds = Folds::new(folds, seed, None);
     let (best, score, _) = cv_candidates(candidates, x, y, folds, progress)?;
     Ok((best, score))
 }
@@ -281,11 +272,7 @@ pub(crate) fn best_on_path<L: Clone>(
     race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let folds = Folds {
-        k: search.folds,
-        seed,
-        race,
-    };
+    let folds = Folds::new(search.folds, seed, race);
     let jobs = (candidates.len(), 1);
     let (scores, run) = fold_scores_with(jobs, regression, x, y, folds, fit_path)?;
     report_skipped(candidates.len() * (search.folds - run), progress);
@@ -309,6 +296,12 @@ struct Folds<'a> {
     k: usize,
     seed: u64,
     race: Option<&'a [f64]>,
+}
+
+impl<'a> Folds<'a> {
+    fn new(k: usize, seed: u64, race: Option<&'a [f64]>) -> Self {
+        Self { k, seed, race }
+    }
 }
 
 /// The score (accuracy, or MSE for regression) of every candidate on every fold of a
@@ -487,11 +480,7 @@ fn wins_twice(
         params: base.clone(),
         search: None,
     };
-    let confirmation = Folds {
-        k: folds,
-        seed: seed ^ CONFIRMATION_SEED,
-        race: None,
-    };
+    let confirmation = Folds::new(folds, seed ^ CONFIRMATION_SEED, None);
     let scores = fold_scores(&[learned, &base], x, y, confirmation, &|_| {})?;
     Ok(beats(&scores[0], &scores[1], regression))
 }
@@ -572,42 +561,16 @@ mod tests {
         };
         let two: &FoldFit = &|_, _, held| Ok(vec![truth_of(held), vec![1.0; held.n_rows()]]);
         let (x, y) = (&data.x, &data.y);
-        let quiet: ProgressFn = &|_| {};
-        let sel = best_on_path(
-            vec!["negated", "ones"],
-            false,
-            &search,
-            x,
-            y,
-            1,
-            (two, quiet),
-            None,
-        )
-        .unwrap();
+        let path = |names: Vec<&'static str>, fit| {
+            best_on_path(names, false, &search, x, y, 1, (fit, &|_| {}), None)
+        };
+        let sel = path(vec!["negated", "ones"], two).unwrap();
         assert_eq!(sel.chosen, "ones");
         assert_eq!(sel.fold_scores.len(), 3);
-        let e = best_on_path(
-            Vec::<&str>::new(),
-            false,
-            &search,
-            x,
-            y,
-            1,
-            (two, quiet),
-            None,
-        );
+        let e = path(vec![], two);
         assert!(e.err().unwrap().to_string().contains("empty"));
         let short: &FoldFit = &|_, _, held| Ok(vec![vec![1.0; held.n_rows()]]);
-        let e = best_on_path(
-            vec!["a", "b"],
-            false,
-            &search,
-            x,
-            y,
-            1,
-            (short, quiet),
-            None,
-        );
+        let e = path(vec!["a", "b"], short);
         let message = e.err().unwrap().to_string();
         assert!(
             message.contains("1 predictions for 2 candidates"),
