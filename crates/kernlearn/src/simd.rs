@@ -58,16 +58,133 @@ fn add_scaled_body(acc: &mut [f64], w: f64, v: &[f64]) {
     }
 }
 
+/// A kernel column stored as its chain root's column `root` and a number of squarings
+/// (`crate::mkl`'s table of base kernels): the value at `t` is `root_t^(2^squarings)`,
+/// `root_t` squared `squarings` times in turn (the bits of computing the chain).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Squared<'a> {
+    pub root: &'a [f64],
+    pub squarings: u32,
+}
+
+impl<'a> Squared<'a> {
+    /// A column stored as it is (no squaring).
+    pub(crate) fn plain(root: &'a [f64]) -> Self {
+        Self { root, squarings: 0 }
+    }
+
+    /// The value at `t`.
+    #[inline]
+    pub(crate) fn at(&self, t: usize) -> f64 {
+        pow2k::<DYNAMIC>(self.root[t], self.squarings)
+    }
+
+    /// The values of some columns, each at one place, squared side by side (the
+    /// squarings of one value depend on each other; of several, they overlap).
+    #[inline]
+    pub(crate) fn at_each<const K: usize>(places: [(Self, usize); K]) -> [f64; K] {
+        let mut v = places.map(|(c, t)| c.root[t]);
+        let most = places.iter().map(|(c, _)| c.squarings).max().unwrap_or(0);
+        for s in 0..most {
+            for (v, (c, _)) in v.iter_mut().zip(&places) {
+                if s < c.squarings {
+                    *v *= *v;
+                }
+            }
+        }
+        v
+    }
+
+    /// The values at `rows[t]`.
+    pub(crate) fn gather(&self, rows: impl Fn(usize) -> usize, out: &mut [f64]) {
+        out.iter_mut()
+            .enumerate()
+            .for_each(|(t, o)| *o = self.at(rows(t)));
+    }
+}
+
+/// [`pow2k`]'s const parameter for "the runtime count".
+const DYNAMIC: u32 = u32::MAX;
+
+/// `v` squared `S` times (`times` times when `S` is [`DYNAMIC`]): with `S` a constant the
+/// loop unrolls, so that a loop over values that calls this vectorises.
+#[inline(always)]
+fn pow2k<const S: u32>(mut v: f64, times: u32) -> f64 {
+    let n = if S == DYNAMIC { times } else { S };
+    for _ in 0..n {
+        v *= v;
+    }
+    v
+}
+
+/// `$f::<S>(args…)` with the constant `S` = `$times` up to 8 (the thesis's chains), else
+/// with [`DYNAMIC`].
+macro_rules! by_squarings {
+    ($times:expr, $f:ident($($arg:expr),*)) => {
+        match $times {
+            0 => $f::<0>($($arg),*),
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            _ => $f::<DYNAMIC>($($arg),*),
+        }
+    };
+}
+
 with_avx2! {
-    /// `acc_t += w·(f·v_t)`.
-    fn add_scaled_product(acc: &mut [f64], w: f64, f: f64, v: &[f64]) -> () = add_scaled_product_body
+    /// `acc_t += w·v_t` for a [`Squared`] column `v`.
+    fn add_scaled_squared(acc: &mut [f64], w: f64, v: Squared) -> () = add_scaled_squared_body
 }
 
 #[inline(always)]
-fn add_scaled_product_body(acc: &mut [f64], w: f64, f: f64, v: &[f64]) {
-    for (a, &x) in acc.iter_mut().zip(v) {
-        *a += w * (f * x);
+fn add_scaled_squared_body(acc: &mut [f64], w: f64, v: Squared) {
+    #[inline(always)]
+    fn run<const S: u32>(acc: &mut [f64], w: f64, v: Squared) {
+        for (a, &x) in acc.iter_mut().zip(v.root) {
+            *a += w * pow2k::<S>(x, v.squarings);
+        }
     }
+    by_squarings!(v.squarings, run(acc, w, v))
+}
+
+with_avx2! {
+    /// `acc_t += w·(f·v_t)` for a [`Squared`] column `v`.
+    fn add_scaled_product_squared(acc: &mut [f64], w: f64, f: f64, v: Squared) -> () = add_scaled_product_squared_body
+}
+
+#[inline(always)]
+fn add_scaled_product_squared_body(acc: &mut [f64], w: f64, f: f64, v: Squared) {
+    #[inline(always)]
+    fn run<const S: u32>(acc: &mut [f64], w: f64, f: f64, v: Squared) {
+        for (a, &x) in acc.iter_mut().zip(v.root) {
+            *a += w * (f * pow2k::<S>(x, v.squarings));
+        }
+    }
+    by_squarings!(v.squarings, run(acc, w, f, v))
+}
+
+with_avx2! {
+    /// `h_t += hy_t·(f·p_t − f·r_t)` for two [`Squared`] columns of one kernel (same
+    /// squarings): MWUMKL's per-kernel update (`crate::mkl::mwumkl`).
+    fn add_column_difference(h: &mut [f64], hy: &[f64], p: Squared, r: Squared, f: f64) -> () = add_column_difference_body
+}
+
+#[inline(always)]
+fn add_column_difference_body(h: &mut [f64], hy: &[f64], p: Squared, r: Squared, f: f64) {
+    #[inline(always)]
+    fn run<const S: u32>(h: &mut [f64], hy: &[f64], p: &[f64], r: &[f64], f: f64, times: u32) {
+        for (((h, &hy), &vp), &vr) in h.iter_mut().zip(hy).zip(p).zip(r) {
+            let (vp, vr) = (pow2k::<S>(vp, times), pow2k::<S>(vr, times));
+            *h += hy * (f * vp - f * vr);
+        }
+    }
+    assert_eq!(p.squarings, r.squarings, "two columns of one kernel");
+    by_squarings!(p.squarings, run(h, hy, p.root, r.root, f, p.squarings))
 }
 
 #[inline(always)]

@@ -1,7 +1,10 @@
 //! Model files written by release 0.1.0 (tests/fixtures/models-v1) still load and
 //! predict what that release predicted: the same labels, and every prediction, decision
 //! value and Platt probability to 1e-12 relative (since 0.1.0 kernel rows use a vectorised `exp`,
-//! `simd::exp_lanes`, which can differ from libm's in the last bit).
+//! `simd::exp_lanes`, which can differ from libm's in the last bit), 1e-10 for the
+//! Nyström model: since 0.1.0 a family's chained Gaussian widths are squared from the
+//! widest (`mkl::base`, within 10⁻¹³ of a direct `exp`), and its feature map's
+//! `K_mm^(−½)` amplifies that by the landmarks' conditioning (7·10⁻¹² measured).
 
 use kernlearn::data::read_dataset;
 use kernlearn::{Estimator, Pipeline};
@@ -49,9 +52,14 @@ fn release_0_1_0_models_predict_identically() {
             }
             // (a class label within 1e-12 of the old one is the same label)
             assert_eq!(got.len(), row.len(), "{name}, row {t}");
+            let tol = if name == "nystrom-linear" {
+                1e-10
+            } else {
+                1e-12
+            };
             for (k, (g, w)) in got.iter().zip(row).enumerate() {
                 assert!(
-                    (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                    (g - w).abs() <= tol * w.abs().max(1.0),
                     "{name}, row {t}, value {k}: {g} vs {w} (release 0.1.0)"
                 );
             }

@@ -11,7 +11,7 @@
 use super::family::KernelFamily;
 use crate::data::Features;
 use crate::kernel::{fill_row_chunked, powi, trace_factor, Kernel, KernelOnFeatures, KernelSource};
-use crate::simd::{add_scaled, add_scaled_product};
+use crate::simd::{add_scaled, add_scaled_product_squared, add_scaled_squared, Squared};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -51,6 +51,51 @@ struct Compiled {
     /// `k(x, x)` when it is the same for every `x` (distance kernels: `κ(0)`), computed
     /// once as [`BaseKernels::column`] would.
     self_value: Option<f64>,
+    /// The kernel whose value squared is this one's: for `exp(−γ·s)` kernels, the one of
+    /// rate `γ/2` on the same features (`exp(−γ·s) = exp(−γ/2·s)²`). A chain of doubling
+    /// rates (the thesis's widths `γ = 2^−k`) then costs one `exp` and a product per
+    /// kernel; each squaring doubles the relative error, so a value `k` links from its
+    /// root is within about `2^k` ulp of a direct `exp` (about 10⁻¹³ for the thesis's
+    /// chains of 8; beyond `γ·s ≈ 708` it may be subnormal or 0 where [`crate::simd`]'s
+    /// `exp` stops at `e^−708`), and every path (table, column, diagonal) computes it
+    /// this way.
+    parent: Option<u32>,
+    /// Kernels with the same id sum the same thing over the same features (a dot product
+    /// or a distance): [`BaseKernels::unchained_columns`] computes that sum once for all of them.
+    sum_id: u32,
+}
+
+/// What a kernel sums over its features before its outer map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum FeatureSum {
+    Dot,
+    SquaredDistance,
+    AbsoluteDistance,
+    ChiSquared,
+    /// A sum with the kernel's own weights (ARD), shared with no other kernel.
+    Own(usize),
+}
+
+impl FeatureSum {
+    fn of(kernel: &Kernel, index: usize) -> Self {
+        match kernel {
+            Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => Self::Dot,
+            Kernel::Rbf { .. } => Self::SquaredDistance,
+            Kernel::Laplacian { .. } => Self::AbsoluteDistance,
+            Kernel::ChiSquared { .. } => Self::ChiSquared,
+            Kernel::ArdRbf { .. } | Kernel::Precomputed => Self::Own(index),
+        }
+    }
+}
+
+/// The rate `γ` of a kernel `exp(−γ·s)` of its feature sum `s`.
+fn exp_rate(kernel: &Kernel) -> Option<f64> {
+    match *kernel {
+        Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } | Kernel::ChiSquared { gamma } => {
+            Some(gamma).filter(|g| g.is_finite() && *g > 0.0)
+        }
+        _ => None,
+    }
 }
 
 /// A kernel family compiled against a number of features.
@@ -59,6 +104,9 @@ pub(crate) struct BaseKernels {
     kernels: Vec<Compiled>,
     features: Vec<u32>,
     n_features: usize,
+    /// The kernels without a parent first, grouped by feature sum, then every chain level
+    /// after the one before ([`BaseKernels::unchained_columns`]).
+    order: Vec<u32>,
 }
 
 impl BaseKernels {
@@ -75,26 +123,30 @@ impl BaseKernels {
                 None => features.extend(0..n_features as u32),
                 Some(cols) => features.extend(cols.iter().map(|&c| c as u32)),
             }
-            let self_value = match k.kernel {
-                Kernel::Linear | Kernel::Polynomial { .. } | Kernel::Sigmoid { .. } => None,
-                _ => {
-                    let mut v = [0.0];
-                    apply_outer(&k.kernel, &mut v);
-                    Some(v[0])
-                }
-            };
             kernels.push(Compiled {
                 kernel: k.kernel,
                 start,
                 len: features.len() as u32 - start,
-                self_value,
+                self_value: None,
+                parent: None,
+                sum_id: 0,
             });
         })?;
-        Ok(Self {
+        let order = link(&mut kernels, &features);
+        let mut base = Self {
             kernels,
             features,
             n_features,
-        })
+            order,
+        };
+        for i in 0..base.len() {
+            if FeatureSum::of(&base.kernels[i].kernel, i) != FeatureSum::Dot {
+                let mut v = [0.0];
+                base.outer(i, &mut v);
+                base.kernels[i].self_value = Some(v[0]);
+            }
+        }
+        Ok(base)
     }
 
     /// Number of base kernels `m`.
@@ -142,9 +194,63 @@ impl BaseKernels {
         }
     }
 
-    /// `out[t] = k_i(p_t, q)` for the points `p_t` selected by `get` (see `column`).
+    /// The root of kernel `i`'s chain ([`Compiled::parent`]; `i` if it has no parent)
+    /// and the number of links from `i` up to it.
+    pub(crate) fn chain(&self, i: usize) -> (usize, u32) {
+        chain_of(&self.kernels, i)
+    }
+
+    /// The kernel whose column squared is kernel `i`'s ([`Compiled::parent`]).
+    pub(crate) fn parent(&self, i: usize) -> Option<usize> {
+        self.kernels[i].parent.map(|p| p as usize)
+    }
+
+    /// Kernel `i`'s outer map applied to its feature sums `out`: its chain root's map,
+    /// then one squaring per link of the chain ([`Compiled::parent`]).
+    fn outer(&self, i: usize, out: &mut [f64]) {
+        let (root, squarings) = self.chain(i);
+        apply_outer(&self.kernels[root].kernel, out);
+        for _ in 0..squarings {
+            out.iter_mut().for_each(|v| *v *= *v);
+        }
+    }
+
+    /// The columns at `q` of the kernels without a parent ([`GramTable`]'s stored ones):
+    /// kernel `i`'s into column `slots[i]` of `block`, bit for bit
+    /// [`BaseKernels::column`], each feature sum that several of them share computed
+    /// once. `sum` is scratch of length `n`.
+    pub(crate) fn unchained_columns(
+        &self,
+        pts: &ByFeature,
+        q: &[f64],
+        (block, slots): (&mut [f64], &[u32]),
+        sum: &mut [f64],
+    ) {
+        let n = pts.n;
+        let mut summed = None;
+        // The order puts them first, grouped by feature sum.
+        for &i in self
+            .order
+            .iter()
+            .take_while(|&&i| self.parent(i as usize).is_none())
+        {
+            let i = i as usize;
+            let id = self.kernels[i].sum_id;
+            if summed != Some(id) {
+                self.feature_sum(i, pts, q, &mut sum[..n], |col, t| col[t]);
+                summed = Some(id);
+            }
+            let at = slots[i] as usize;
+            let col = &mut block[at * n..(at + 1) * n];
+            col.copy_from_slice(&sum[..n]);
+            apply_outer(&self.kernels[i].kernel, col);
+        }
+    }
+
+    /// `out[t]` = kernel `i`'s sum over its features (dot product or distance) between
+    /// `q` and the point selected by `get`.
     #[inline(always)]
-    fn eval_into(
+    fn feature_sum(
         &self,
         i: usize,
         pts: &ByFeature,
@@ -205,7 +311,6 @@ impl BaseKernels {
             }
             Kernel::Precomputed => unreachable!("families reject precomputed kernels"),
         }
-        apply_outer(kernel, out);
     }
 
     /// Column of base kernel `i` (unnormalised): `out[t] = k_i(p_t, q)` for every point
@@ -213,7 +318,8 @@ impl BaseKernels {
     pub(crate) fn column(&self, i: usize, pts: &ByFeature, q: &[f64], out: &mut [f64]) {
         let n = pts.n;
         let out = &mut out[..n];
-        self.eval_into(i, pts, q, out, |col, t| col[t]);
+        self.feature_sum(i, pts, q, out, |col, t| col[t]);
+        self.outer(i, out);
     }
 
     /// [`BaseKernels::column`] restricted to the points `rows`: `out[t] = k_i(p_{rows[t]}, q)`.
@@ -226,7 +332,8 @@ impl BaseKernels {
         out: &mut [f64],
     ) {
         let out = &mut out[..rows.len()];
-        self.eval_into(i, pts, q, out, |col, t| col[rows[t]]);
+        self.feature_sum(i, pts, q, out, |col, t| col[rows[t]]);
+        self.outer(i, out);
     }
 
     /// `k_i(x, x)`.
@@ -240,7 +347,7 @@ impl BaseKernels {
             .iter()
             .map(|&f| x[f as usize] * x[f as usize])
             .sum()];
-        apply_outer(&c.kernel, &mut v);
+        self.outer(i, &mut v);
         v[0]
     }
 
@@ -266,6 +373,51 @@ impl BaseKernels {
     }
 }
 
+/// Sets each kernel's feature-sum id and chain parent ([`Compiled::parent`]); returns
+/// the order of [`BaseKernels::unchained_columns`].
+fn link(kernels: &mut [Compiled], features: &[u32]) -> Vec<u32> {
+    let mut sums: HashMap<(FeatureSum, &[u32]), u32> = HashMap::new();
+    for (i, c) in kernels.iter_mut().enumerate() {
+        let cols = &features[c.start as usize..(c.start + c.len) as usize];
+        let next = sums.len() as u32;
+        c.sum_id = *sums
+            .entry((FeatureSum::of(&c.kernel, i), cols))
+            .or_insert(next);
+    }
+    // The first kernel of each (sum, rate): a duplicate kernel is no one's parent.
+    let mut by_rate: HashMap<(u32, u64), u32> = HashMap::new();
+    for (i, c) in kernels.iter().enumerate() {
+        if let Some(g) = exp_rate(&c.kernel) {
+            by_rate.entry((c.sum_id, g.to_bits())).or_insert(i as u32);
+        }
+    }
+    for c in kernels.iter_mut() {
+        // Only an exact half (not a subnormal rate rounded when halved).
+        let half = |g: f64| Some(g / 2.0).filter(|h| h * 2.0 == g);
+        c.parent = (exp_rate(&c.kernel).and_then(half))
+            .and_then(|h| by_rate.get(&(c.sum_id, h.to_bits())))
+            .copied();
+    }
+    let mut order: Vec<u32> = (0..kernels.len() as u32).collect();
+    order.sort_by_key(|&i| {
+        (
+            chain_of(kernels, i as usize).1,
+            kernels[i as usize].sum_id,
+            i,
+        )
+    });
+    order
+}
+
+/// Kernel `i`'s chain root and its number of links to it ([`BaseKernels::chain`]).
+fn chain_of(kernels: &[Compiled], mut i: usize) -> (usize, u32) {
+    let mut links = 0;
+    while let Some(p) = kernels[i].parent {
+        (i, links) = (p as usize, links + 1);
+    }
+    (i, links)
+}
+
 /// The map applied after the feature sum: `κ(s)` with `s` a dot product or distance.
 #[inline(always)]
 fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
@@ -275,9 +427,16 @@ fn apply_outer(kernel: &Kernel, out: &mut [f64]) {
             gamma,
             coef0,
             degree,
-        } => out
-            .iter_mut()
-            .for_each(|v| *v = powi(gamma * *v + coef0, degree)),
+        } => out.iter_mut().for_each(|v| {
+            let x = gamma * *v + coef0;
+            // Constant degrees let the loop vectorise (the same products as `powi`).
+            *v = match degree {
+                1 => powi(x, 1),
+                2 => powi(x, 2),
+                3 => powi(x, 3),
+                _ => powi(x, degree),
+            }
+        }),
         Kernel::Sigmoid { gamma, coef0 } => out
             .iter_mut()
             .for_each(|v| *v = (gamma * *v + coef0).tanh()),
@@ -425,9 +584,9 @@ impl KernelBank {
 
     /// [`KernelBank::query_column`] before the normalisation factor.
     fn raw_query_column(&self, i: usize, q: &[f64], table_row: Option<usize>, out: &mut [f64]) {
-        match table_row.and_then(|a| self.tabled(i, a)) {
-            Some((values, rows)) => (out.iter_mut().zip(rows)).for_each(|(o, &r)| *o = values[r]),
-            None => self.base.column(i, &self.pts, q, out),
+        let n = self.n_points();
+        if !table_row.is_some_and(|a| self.tabled(i, a, |rows, t| rows[t], &mut out[..n])) {
+            self.base.column(i, &self.pts, q, out);
         }
     }
 
@@ -450,24 +609,32 @@ impl KernelBank {
         (self.table.as_ref()).map(|(table, rows)| (&**table, &rows[..]))
     }
 
-    /// With a [`GramTable`]: the unnormalised values `k_i(x_b, x_a)` of the table's point
-    /// `a` against every table point `b`, and the table row of each of the bank's points.
-    fn tabled(&self, i: usize, a: usize) -> Option<(&[f64], &[usize])> {
+    /// With a [`GramTable`]: `out[t] = k_i(x_b, x_a)` (unnormalised) for the table's point
+    /// `a` and the table rows `b = at(rows, t)`, `rows` being the table row of each of
+    /// the bank's points; `false` (and `out` untouched) without a table.
+    fn tabled(
+        &self,
+        i: usize,
+        a: usize,
+        at: impl Fn(&[usize], usize) -> usize,
+        out: &mut [f64],
+    ) -> bool {
         self.table_rows()
-            .map(|(table, rows)| (table.column(i, a), rows))
+            .map(|(table, rows)| table.gather(i, a, |t| at(rows, t), out))
+            .is_some()
     }
 
     /// Normalised column of the bank's point `p` at some of its points:
     /// `out[t] = K̄_i(x_{cols[t]}, x_p)`, read from the [`GramTable`] when the bank has
     /// one (the same values as [`KernelBank::column_at`]).
     pub(crate) fn point_column_at(&self, i: usize, p: usize, cols: &[usize], out: &mut [f64]) {
-        let Some((values, rows)) = self.table_row(p).and_then(|a| self.tabled(i, a)) else {
+        let out = &mut out[..cols.len()];
+        let at = |rows: &[usize], t: usize| rows[cols[t]];
+        if !(self.table_row(p)).is_some_and(|a| self.tabled(i, a, at, out)) {
             return self.column_at(i, cols, self.x.row(p), out);
-        };
-        let f = self.factors[i];
-        for (o, &c) in out.iter_mut().zip(cols) {
-            *o = f * values[rows[c]];
         }
+        let f = self.factors[i];
+        out.iter_mut().for_each(|v| *v *= f);
     }
 
     /// This bank reading its kernel values from a [`GramTable`] of its own points, when
@@ -562,7 +729,8 @@ impl KernelBank {
                         // Over every table row, then picked at the support vectors' rows
                         // (the same arithmetic per entry as below).
                         for &(i, w) in &terms {
-                            add_scaled_product(combined, w, self.factors[i], table.column(i, a));
+                            let column = table.column(i, a);
+                            add_scaled_product_squared(combined, w, self.factors[i], column);
                         }
                         return rows.iter().zip(coef).map(|(&b, c)| combined[b] * c).sum();
                     }
@@ -590,11 +758,26 @@ pub(crate) struct GramTable {
     n: usize,
     /// Number of base kernels.
     m: usize,
-    /// `values[(a·m + i)·n + b] = k_i(x_b, x_a)`: the column of point `a`, bit for bit
-    /// what [`BaseKernels::column`] computes (so cached and evaluated values are identical).
-    /// Point-major: the columns of one point under every kernel are contiguous, because
-    /// the fits read them together (MWUMKL's round, a row of a combined kernel).
+    /// The stored kernels' columns: `values[(a·s + slot_i)·n + b] = k_i(x_b, x_a)` (`s`
+    /// stored kernels), bit for bit what [`BaseKernels::column`] computes (so cached and
+    /// evaluated values are identical). Point-major: the columns of one point under
+    /// every kernel are contiguous, because the fits read them together (MWUMKL's
+    /// round, a row of a combined kernel).
+    ///
+    /// A chained kernel ([`BaseKernels::parent`]: `exp(−2γ·s)`, the square of its
+    /// parent's value) is not stored: a read gives its chain root's column and the
+    /// number of squarings, which the reading loop applies ([`GramTable::column`]).
+    /// The thesis's family then stores 4 of its 12 kernels per feature set, so sonar's
+    /// table (60 features) takes 21 MB instead of 63 MB: it is written three times
+    /// faster and, read again every MWUMKL round, it stays in a 32 MB cache.
     values: Vec<f64>,
+    /// Each kernel's slot in `values`, [`UNSTORED`] for a chained kernel.
+    slot: Vec<u32>,
+    /// Number of stored kernels.
+    stored: usize,
+    /// Each kernel's chain root (itself if it has no parent) and depth in the chain.
+    root: Vec<u32>,
+    depth: Vec<u32>,
     /// The table rows holding each distinct row, in order.
     rows: HashMap<Vec<u64>, Vec<usize>>,
 }
@@ -605,18 +788,26 @@ impl std::fmt::Debug for GramTable {
     }
 }
 
+/// No slot.
+const UNSTORED: u32 = u32::MAX;
+
 impl GramTable {
-    /// Bytes the table of `family` on `x` takes (`m·n²` values).
+    /// Bytes the table of `family` on `x` takes (`s·n²` values, `s` stored kernels).
     pub(crate) fn bytes(family: &KernelFamily, x: &Features) -> usize {
-        let (n, m) = (x.n_rows(), family.len(x.n_cols()));
-        m.saturating_mul(n.saturating_mul(n))
+        let n = x.n_rows();
+        let stored = BaseKernels::compile(family, x.n_cols()).map_or_else(
+            |_| family.len(x.n_cols()),
+            |b| (0..b.len()).filter(|&i| b.parent(i).is_none()).count(),
+        );
+        stored
+            .saturating_mul(n.saturating_mul(n))
             .saturating_mul(std::mem::size_of::<f64>())
     }
 
     /// The Gram matrices of `family` on `x`, in parallel over points: each point's
-    /// column under every kernel.
+    /// column under every stored kernel.
     pub(crate) fn new(family: &KernelFamily, x: &Features) -> Result<Self> {
-        let len = family.len(x.n_cols()) * x.n_rows() * x.n_rows();
+        let len = Self::bytes(family, x) / std::mem::size_of::<f64>();
         let values = spare_table()
             .take(len)
             .unwrap_or_else(|| huge_page_zeros(len));
@@ -629,15 +820,30 @@ impl GramTable {
         let base = BaseKernels::compile(family, x.n_cols())?;
         let pts = ByFeature::new(x);
         let (n, m) = (x.n_rows(), base.len());
-        values.resize(m * n * n, 0.0);
+        // Only chain roots are stored: the stored kernels' columns of every point (in
+        // slot order), each chained kernel read as its root's squared.
+        let mut stored = 0;
+        let slot: Vec<u32> = (0..m)
+            .map(|i| match base.parent(i) {
+                None => (stored, stored += 1).0,
+                Some(_) => UNSTORED,
+            })
+            .collect();
+        let (root, depth): (Vec<u32>, Vec<u32>) = (0..m)
+            .map(|i| {
+                let (root, links) = base.chain(i);
+                (root as u32, links)
+            })
+            .unzip();
+        let stored = stored as usize;
+        values.resize(stored * n * n, 0.0);
         values
-            .par_chunks_mut((m * n).max(1))
+            .par_chunks_mut((stored * n).max(1))
             .enumerate()
-            .for_each(|(a, block)| {
-                for (i, col) in block.chunks_mut(n.max(1)).enumerate() {
-                    base.column(i, &pts, x.row(a), col);
-                }
-            });
+            .for_each_init(
+                || vec![0.0; n],
+                |sum, (a, block)| base.unchained_columns(&pts, x.row(a), (block, &slot), sum),
+            );
         let mut rows: HashMap<Vec<u64>, Vec<usize>> = HashMap::new();
         x.rows()
             .enumerate()
@@ -647,6 +853,10 @@ impl GramTable {
             n,
             m,
             values,
+            slot,
+            stored,
+            root,
+            depth,
             rows,
         })
     }
@@ -663,11 +873,22 @@ impl GramTable {
         4 * used >= self.n
     }
 
-    /// `k_i(x_b, x_a)` for every point `b` of the table: the column of its point `a`
-    /// under kernel `i`.
-    pub(crate) fn column(&self, i: usize, a: usize) -> &[f64] {
-        let start = (a * self.m + i) * self.n;
-        &self.values[start..start + self.n]
+    /// Kernel `i`'s column at the table's point `a` (`k_i(x_b, x_a)` for every table
+    /// point `b`): its chain root's stored column and the squarings from it to `i`'s
+    /// values (the arithmetic of [`BaseKernels::column`], so the same bits).
+    #[inline]
+    pub(crate) fn column(&self, i: usize, a: usize) -> Squared<'_> {
+        let slot = self.slot[self.root[i] as usize] as usize;
+        let start = (a * self.stored + slot) * self.n;
+        Squared {
+            root: &self.values[start..start + self.n],
+            squarings: self.depth[i],
+        }
+    }
+
+    /// `out[t] = k_i(x_{at(t)}, x_a)` for the table points `at(t)` ([`GramTable::column`]).
+    pub(crate) fn gather(&self, i: usize, a: usize, at: impl Fn(usize) -> usize, out: &mut [f64]) {
+        self.column(i, a).gather(at, out);
     }
 
     /// The table row of every row of `x`, or `None` if one is not in the table: equal
@@ -690,8 +911,8 @@ impl GramTable {
 
 /// `len` zeros for a large table, on transparent huge pages where Linux offers them for
 /// the asking (`madvise`; `enabled = madvise`, the common default): with 4 KiB pages, the
-/// first writes to a 63 MB table take 15,000 page faults, which cost more than computing
-/// its values.
+/// first writes to sonar's 21 MB table take 5,000 page faults, which cost more than
+/// computing its values.
 fn huge_page_zeros(len: usize) -> Vec<f64> {
     let values = vec![0.0; len];
     #[cfg(target_os = "linux")]
@@ -761,7 +982,7 @@ fn spare_table() -> std::sync::MutexGuard<'static, SpareTable> {
 /// While it lives, the buffer of the largest [`GramTable`] dropped (up to
 /// [`SPARE_TABLE_BYTES`]) is kept and reused by the next table of a similar size instead
 /// of fresh memory, whose pages the kernel must zero on first touch (a sixth of
-/// UNIFORM's selection on sonar: a 63 MB table per split of an experiment). The buffer is
+/// UNIFORM's selection on sonar when its table per split was 63 MB). The buffer is
 /// freed when the last scope ends, so nothing is held after the runs that asked for it
 /// ([`crate::experiment::Experiment::run`] opens one for its repeats). The scope is
 /// process-wide: while one is open, any thread's tables keep and take the buffer.
@@ -789,7 +1010,7 @@ impl Drop for TableBufferReuse {
 /// Largest buffer kept ([`TableBufferReuse`]), in bytes: a kept buffer is held until the
 /// next table is built (through the next split's SVM-CV, with the fallback), so it adds
 /// to the peak memory of what runs before; 256 MiB bounds what is added (sonar's table
-/// is 63 MB).
+/// is 21 MB).
 const SPARE_TABLE_BYTES: usize = 256 << 20;
 
 /// A row's bits, the key of [`GramTable`]'s row lookup.
@@ -826,7 +1047,9 @@ impl CombinedKernel<'_> {
         let mut full = vec![0.0; width];
         let add_terms = |part: &mut [f64], start: usize| {
             for &(k, c) in &self.terms {
-                add_scaled(part, c, &table.column(k, a)[start..start + part.len()]);
+                let column = table.column(k, a);
+                let root = &column.root[start..start + part.len()];
+                add_scaled_squared(part, c, Squared { root, ..column });
             }
         };
         if width * self.terms.len() >= PAR_TABLE_WORK {
@@ -853,11 +1076,9 @@ impl CombinedKernel<'_> {
         tmp.resize(cols.len(), 0.0);
         let table_row = self.bank.table_row(i);
         for &(k, c) in &self.terms {
-            match table_row.and_then(|a| self.bank.tabled(k, a)) {
-                Some((values, rows)) => {
-                    (tmp.iter_mut().zip(cols)).for_each(|(v, &j)| *v = values[rows[j]])
-                }
-                None => self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp),
+            let at = |rows: &[usize], t: usize| rows[cols[t]];
+            if !table_row.is_some_and(|a| self.bank.tabled(k, a, at, tmp)) {
+                self.bank.base.column_at(k, &self.bank.pts, cols, q, tmp);
             }
             acc.iter_mut()
                 .zip(tmp.iter())
@@ -1012,14 +1233,102 @@ mod tests {
         let base = BaseKernels::compile(&family, 3).unwrap();
         let table = GramTable::new_in(&family, &x, vec![f64::NAN; 50 * 50 * base.len()]).unwrap();
         let pts = ByFeature::new(&x);
-        let mut col = vec![0.0; 41];
+        let (mut col, mut got) = (vec![0.0; 41], vec![0.0; 41]);
         for a in 0..41 {
             for i in 0..base.len() {
                 base.column(i, &pts, x.row(a), &mut col);
-                let same = table.column(i, a).iter().zip(&col);
+                table.gather(i, a, |t| t, &mut got);
+                let same = got.iter().zip(&col);
                 assert!(same.into_iter().all(|(t, c)| t.to_bits() == c.to_bits()));
             }
         }
+    }
+
+    /// Only the kernels without a parent are stored (4 of the thesis's 12 per feature
+    /// set: the 3 polynomials and the widest Gaussian), and a column read from the table
+    /// — summed into a vector, or gathered at some rows — has the bits of
+    /// [`BaseKernels::column`]; those are within 10⁻¹³ of a direct `exp`.
+    #[test]
+    fn chained_kernels_are_squared_from_stored_columns_with_the_same_bits() {
+        // The thesis's family on each feature and on all, an unchained width, a Laplacian
+        // chain beside a Gaussian of half its rate (no link across kernel types), and a
+        // chain of 11 widths (more squarings than the loops' constant cases).
+        let deep: Vec<String> = (0..11)
+            .map(|k| format!("rbf(gamma={})@[1,2]", 0.5f64.powi(k)))
+            .collect();
+        let spec = format!(
+            "family12@each;family12;rbf(gamma=3)@[1];laplacian(gamma=0.5)@[0];laplacian(gamma=0.25)@[0];{}",
+            deep.join(";")
+        );
+        let family: KernelFamily = spec.parse().unwrap();
+        let x = points(23, 3, 5, -0.5);
+        let base = BaseKernels::compile(&family, 3).unwrap();
+        let table = GramTable::new(&family, &x).unwrap();
+        let m = base.len();
+        assert_eq!(m, 49 + 2 + 11);
+        assert_eq!(table.stored, 4 * 4 + 1 + 1 + 1);
+        assert_eq!(GramTable::bytes(&family, &x), 19 * 23 * 23 * 8);
+        let pts = ByFeature::new(&x);
+        let mut col = vec![0.0; 23];
+        for a in [0, 9, 22] {
+            // Summed into a vector, as the fits read them.
+            let mut sum = vec![0.5; 23];
+            let mut expected = sum.clone();
+            for i in 0..m {
+                base.column(i, &pts, x.row(a), &mut col);
+                add_scaled_squared(&mut sum, 0.3 + i as f64, table.column(i, a));
+                add_scaled(&mut expected, 0.3 + i as f64, &col);
+            }
+            assert!((0..23).all(|t| sum[t].to_bits() == expected[t].to_bits()));
+            let rows = [3, 3, 0, 22];
+            let mut part = vec![0.0; 4];
+            for i in 0..m {
+                base.column(i, &pts, x.row(a), &mut col);
+                table.gather(i, a, |t| rows[t], &mut part);
+                assert!((0..4).all(|t| part[t].to_bits() == col[rows[t]].to_bits()));
+                let (gamma, power) = match base.kernels[i].kernel {
+                    Kernel::Rbf { gamma } => (gamma, 2),
+                    Kernel::Laplacian { gamma } => (gamma, 1),
+                    _ => continue,
+                };
+                // Each squaring doubles the relative error: about 2^links ulp.
+                let tol = 6e-16 * 2f64.powi(base.chain(i).1 as i32);
+                for (b, &v) in col.iter().enumerate() {
+                    let d: f64 = (base.cols(i).iter())
+                        .map(|&f| {
+                            (x.row(a)[f as usize] - x.row(b)[f as usize])
+                                .abs()
+                                .powi(power)
+                        })
+                        .sum();
+                    assert!((v - (-gamma * d).exp()).abs() <= tol * v, "{i}");
+                }
+            }
+            // Values of columns with different squarings, read side by side.
+            let (c0, c1) = (table.column(m - 11, a), table.column(m - 2, a));
+            let pair = Squared::at_each([(c0, 4), (c1, 17)]);
+            assert_eq!(
+                pair.map(f64::to_bits),
+                [c0.at(4).to_bits(), c1.at(17).to_bits()]
+            );
+        }
+        // The widest width of a chain is its root; γ = 3 has no γ = 1.5 to square, and
+        // the Laplacian of rate 0.25 has no Laplacian of rate 0.125 (the Gaussian of that
+        // rate on its feature is no parent of it).
+        for i in 0..m {
+            let widest = if base.cols(i) == [1, 2] {
+                1.0 / 1024.0
+            } else {
+                1.0 / 256.0
+            };
+            let chained = match base.kernels[i].kernel {
+                Kernel::Rbf { gamma } => gamma > widest && gamma != 3.0,
+                Kernel::Laplacian { gamma } => gamma == 0.5,
+                _ => false,
+            };
+            assert_eq!(base.parent(i).is_some(), chained, "{i}");
+        }
+        assert_eq!(base.chain(m - 11), (m - 1, 10));
     }
 
     /// The spare buffer goes to a table of a similar size (at least half of it), only

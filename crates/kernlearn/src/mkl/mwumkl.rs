@@ -42,7 +42,7 @@ use super::base::{GramTable, KernelBank};
 use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
-use crate::simd::{add_scaled, with_avx2};
+use crate::simd::{add_column_difference, add_scaled, Squared};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -264,21 +264,22 @@ impl KernelState {
                         (vec![0.0; width], f64::NEG_INFINITY, 0.0f64);
                     for (k, (h_i, q_i)) in hs.chunks_mut(width).zip(qs.iter_mut()).enumerate() {
                         let i = lo + c * chunk + k;
-                        // Unnormalised columns of p and r: read in place from the table,
-                        // or computed.
-                        let (kp, kr): (&[f64], &[f64]) = match game.table {
+                        // Unnormalised columns of p and r: read from the table (a chained
+                        // kernel's squared from its root's as it is read), or computed.
+                        let (kp, kr) = match game.table {
                             Some((table, _)) => (table.column(i, ap), table.column(i, ar)),
                             None => {
                                 bp.resize(n, 0.0);
                                 br.resize(n, 0.0);
                                 bank.raw_point_column(i, p, bp);
                                 bank.raw_point_column(i, r, br);
-                                (&bp[..], &br[..])
+                                (Squared::plain(bp), Squared::plain(br))
                             }
                         };
                         let f = bank.factors()[i];
                         // α' = α + ½(e_p + e_r): q' = q + (Ḡα)_p + (Ḡα)_r + ¼ (e_p + e_r)ᵀḠ(e_p + e_r)
-                        let pair = f * kp[ap] + f * kr[ar] + 2.0 * ridge - 2.0 * (f * kp[ar]);
+                        let [kpp, krr, kpr] = Squared::at_each([(kp, ap), (kr, ar), (kp, ar)]);
+                        let pair = f * kpp + f * krr + 2.0 * ridge - 2.0 * (f * kpr);
                         *q_i += h_i[ap] + h_i[ar] + 0.25 * pair;
                         add_column_difference(h_i, half_y, kp, kr, f);
                         h_i[ap] += 0.5 * ridge;
@@ -376,20 +377,6 @@ fn sinhc(x: f64) -> f64 {
     }
     let e = crate::simd::exp_lanes(x);
     (e - 1.0 / e) / (2.0 * x)
-}
-
-with_avx2! {
-    /// `h_t += hy_t·(f·kp_t − f·kr_t)`: a kernel's `Ḡ_iα` after `α += ½(e_p + e_r)`,
-    /// from the unnormalised columns `kp`, `kr` of `p` and `r` (`hy = ½y`, `f` the
-    /// kernel's normalisation factor).
-    fn add_column_difference(h: &mut [f64], hy: &[f64], kp: &[f64], kr: &[f64], f: f64) -> () = add_column_difference_body
-}
-
-#[inline(always)]
-fn add_column_difference_body(h: &mut [f64], hy: &[f64], kp: &[f64], kr: &[f64], f: f64) {
-    for (((h, &hy), &vp), &vr) in h.iter_mut().zip(hy).zip(kp).zip(kr) {
-        *h += hy * (f * vp - f * vr);
-    }
 }
 
 /// Kernels per parallel task of a round on `n` points: enough that the per-task buffers
