@@ -66,3 +66,49 @@ fn release_0_1_0_models_predict_identically() {
         }
     }
 }
+
+/// Model files of the methods without a release-0.1.0 fixture (hyperkernel, CKL, DKMO,
+/// the other MKL and localized methods, ν-SVC, one-class, DANK-SVR), written by the build
+/// of tests/fixtures/models-families/README.md, load and predict exactly what that
+/// build predicted: every label and decision value bit for bit.
+#[test]
+fn family_model_files_predict_bit_identically() {
+    let dir = "tests/fixtures/models-families";
+    let cases = [
+        ("hyperkernel", "data/sonar.csv"),
+        ("hyperkernel-nu-svr", "data/housing.csv"),
+        ("ckl", "data/wine.csv"),
+        ("rff-linear", "data/heart.csv"),
+        ("dkmo", "data/wine.csv"),
+        ("m-dkmo", "data/wine.csv"),
+        ("uniform", "data/heart.csv"),
+        ("easymkl", "data/heart.csv"),
+        ("spg-gmkl", "data/heart.csv"),
+        ("swmkl", "data/wine.csv"),
+        ("lmkl", "data/wine.csv"),
+        ("clmkl", "data/wine.csv"),
+        ("dank-svr", "tests/fixtures/models-families/housing100.csv"),
+        ("nu-svc", "data/heart.csv"),
+        ("one-class", "data/heart.csv"),
+    ];
+    for (name, data) in cases {
+        let model = repo().join(format!("{dir}/{name}.json"));
+        let pipeline = Pipeline::load(&model).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let data = read_dataset(&repo().join(data), None, None).unwrap();
+        let predictions = pipeline.predict(&data.x).unwrap();
+        let decision = pipeline.decision_function(&data.x).unwrap();
+        let text = std::fs::read_to_string(repo().join(format!("{dir}/{name}.predictions.csv")))
+            .unwrap();
+        let want: Vec<Vec<f64>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(want.len(), data.len(), "{name}");
+        for (t, row) in want.iter().enumerate() {
+            let mut got = vec![predictions[t]];
+            got.extend(&decision[t]);
+            assert_eq!(&got, row, "{name}, row {t}");
+        }
+    }
+}
