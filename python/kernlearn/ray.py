@@ -40,8 +40,9 @@ except ImportError as err:  # pragma: no cover - exercised without ray installed
 
 from . import _core
 from ._base import check_fit_data, label_values, seed_of
-from .learned import ScalableDANKClassifier, _require_binary
+from ._learned import _require_binary
 from .model_selection import GridSearch
+from .nonparametric import ScalableDANKClassifier
 
 __all__ = ["connect", "grid_search", "experiment", "mwumkl", "scalable_dank"]
 

@@ -1,16 +1,18 @@
 """Working with scikit-learn: pipelines, GridSearchCV, pickling, bad input, the grid
-search, the learned-kernel estimators and their coverage of the method catalogue."""
+search, the learned-kernel estimators, the README (test_catalogue.py: their coverage of
+the method catalogue)."""
 
 import inspect
 import os
 import pickle
+import re
 
 import joblib
 import numpy as np
 import pytest
 import scipy.sparse
 from sklearn import svm
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -19,7 +21,6 @@ from sklearn.utils.validation import NotFittedError
 import kernlearn
 from conftest import dataset, scaled
 from kernlearn.kernels import RBF, Family12, Polynomial
-from kernlearn.learned import ESTIMATOR_METHODS, OPTION_OF
 
 
 def heart_split():
@@ -134,29 +135,6 @@ def test_grid_search_regression_and_errors():
         kernlearn.GridSearch(kernlearn.SVC(kernel="linear")).fit(X, y > y.mean())
 
 
-def test_every_catalogue_method_is_an_estimator():
-    catalogue = {m["name"]: m for m in kernlearn.methods()}
-    machines = {"svm", "svc", "nu-svc", "one-class", "svr", "nu-svr"}  # sklearn.svm classes
-    reachable = {name: set() for name in catalogue}  # options settable from Python
-    for estimator, names in ESTIMATOR_METHODS.items():
-        params = set(inspect.signature(estimator.__init__).parameters) - {"self"}
-        options = {OPTION_OF[p] for p in params if p in OPTION_OF}
-        if getattr(estimator, "_problem", None):
-            options.add("problem")  # fixed by the estimator (regression, novelty)
-        for name in names:
-            assert name in catalogue, name
-            reachable[name] |= options
-    # solver knobs (tolerance, cache, shrinking, kernel coefficients) are left to the
-    # library's defaults in the learned-kernel estimators
-    internal = {"cache-mb", "no-shrinking", "tol", "gamma", "degree", "coef0"}
-    for name, entry in catalogue.items():
-        if name in machines:
-            continue
-        assert reachable[name], f"no Python estimator fits catalogue method {name}"
-        missing = set(entry["options"]) - internal - reachable[name]
-        assert not missing, f"{name}: options {sorted(missing)} are not estimator parameters"
-
-
 def test_learned_kernels_fit_real_data_and_expose_what_they_learned():
     X_train, X_test, y_train, y_test = heart_split()
     svm_acc = kernlearn.SVC(gamma=1.0, C=1.0).fit(scaled(X_train), y_train)
@@ -253,3 +231,40 @@ def test_dkmo_fused_representation_is_what_the_softmax_reads():
     with pytest.raises(ValueError, match="dkmo"):
         kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train).model_.fused(
             np.ascontiguousarray(X_test, dtype=np.float64))
+
+
+def test_readme_estimator_list_names_every_exported_estimator():
+    """README's "Estimators:" list (up to its first ``;``) names exactly the estimator
+    classes ``kernlearn`` exports: `Name` or `Name(arguments)` in backticks."""
+    from conftest import ROOT
+
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    found = re.search(r"^Estimators:(.*?);", readme, re.M | re.S)
+    assert found, "README has no 'Estimators:' list"
+    named = set()
+    for span in re.findall(r"`([^`]*)`", found.group(1)):
+        entry = re.fullmatch(r"([A-Za-z_]\w*)(\(.*\))?", span, re.S)
+        if entry is None:
+            assert span == "sklearn.svm", f"README estimator list: {span!r} is no estimator"
+            continue
+        named.add(entry.group(1))
+    exported = {name for name in kernlearn.__all__
+                if inspect.isclass(getattr(kernlearn, name))
+                and issubclass(getattr(kernlearn, name), BaseEstimator)}
+    assert named == exported, (
+        f"README lists {sorted(named - exported)} that kernlearn does not export and "
+        f"leaves out {sorted(exported - named)}"
+    )
+
+
+def test_pickles_of_the_estimators_in_kernlearn_learned_still_load():
+    """The learned-kernel estimators lived in kernlearn.learned; pickles that name that
+    module load as the estimators of their modules now."""
+    X_train, X_test, y_train, _ = heart_split()
+    fitted = kernlearn.MKLClassifier("uniform").fit(X_train, y_train)
+    data = pickle.dumps(fitted, protocol=2)  # protocol 2 names classes as text
+    here = f"c{type(fitted).__module__}\nMKLClassifier\n".encode()
+    assert here in data
+    restored = pickle.loads(data.replace(here, b"ckernlearn.learned\nMKLClassifier\n"))
+    assert type(restored) is kernlearn.MKLClassifier
+    np.testing.assert_array_equal(restored.predict(X_test), fitted.predict(X_test))

@@ -5,9 +5,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Format, ScaleMode};
-use kernlearn::method::{
-    GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue, CATALOGUE, OPTIONS,
-};
+use kernlearn::method::{GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue};
 use kernlearn::{Error, Estimator, Pipeline, Result};
 use std::path::{Path, PathBuf};
 
@@ -184,14 +182,12 @@ fn csv_header(path: &Path) -> Result<Vec<String>> {
 
 /// `--method` values and their one-line help, from the library's catalogue.
 fn method_parser() -> impl TypedValueParser<Value = MethodKind> {
-    let values = CATALOGUE
-        .iter()
-        .map(|i| PossibleValue::new(i.name).help(i.summary));
+    let values = MethodKind::all().map(|k| PossibleValue::new(k.name()).help(k.summary()));
     PossibleValuesParser::new(values).map(|s| s.parse().expect("catalogue names parse"))
 }
 
 /// The model to fit: `--method`, `--scale`, `--seed` and every method option of the
-/// library's table ([`OPTIONS`]), generated from it. Options the method does not read
+/// library's table ([`kernlearn::method::options`]), generated from it. Options the method does not read
 /// are refused when the method is built (see `kernlearn methods`).
 #[derive(Debug, Clone, Default)]
 pub struct ModelArgs {
@@ -262,7 +258,7 @@ impl Args for ModelArgs {
                     .value_parser(clap::value_parser!(u64))
                     .help("Random seed (splits, CV folds, probability cross-validation, clusterings)"),
             );
-        OPTIONS
+        kernlearn::method::options()
             .iter()
             .fold(cmd, |cmd, spec| cmd.arg(option_arg(spec)))
     }
@@ -290,7 +286,7 @@ impl FromArgMatches for ModelArgs {
             self.seed = *s;
         }
         self.options.seed = self.seed;
-        for spec in OPTIONS {
+        for spec in kernlearn::method::options() {
             let values: Vec<String> = match spec.value {
                 OptionValue::Flag if m.get_flag(spec.name) => vec!["true".into()],
                 OptionValue::Flag => Vec::new(),
@@ -314,7 +310,7 @@ impl FromArgMatches for ModelArgs {
 impl ModelArgs {
     /// The method named by `--method` (default `svm`).
     pub fn kind(&self) -> MethodKind {
-        self.method.unwrap_or(MethodKind::Svm)
+        self.method.unwrap_or("svm".parse::<MethodKind>().unwrap())
     }
 
     /// The method to run on `data`, with the grid search `grid` when selection is on.

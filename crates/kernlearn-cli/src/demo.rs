@@ -8,7 +8,7 @@ use crate::progress;
 use crate::report::{format_num, table};
 use kernlearn::data::{parse_csv, Dataset};
 use kernlearn::experiment::{compare, Experiment, ExperimentReport};
-use kernlearn::method::{GridSettings, Progress, CATALOGUE, FELL_BACK};
+use kernlearn::method::{GridSettings, Progress, FELL_BACK};
 use kernlearn::{Learner, Method, MethodKind, Result, Task};
 use serde_json::{json, Value};
 
@@ -26,10 +26,8 @@ const SEED: u64 = 0;
 
 /// The learned-kernel methods of the table: the catalogue's demo methods that fit `task`.
 fn learned_methods(task: Task) -> Vec<MethodKind> {
-    CATALOGUE
-        .iter()
-        .filter(|i| i.in_demo && i.tasks.contains(&task))
-        .map(|i| i.kind)
+    MethodKind::all()
+        .filter(|k| k.info().in_demo && k.supports(task))
         .collect()
 }
 
@@ -62,12 +60,17 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
                 pb.inc(1)
             }
         };
-        let fixed = Method::defaults(MethodKind::Svm, &data, None, SEED)?;
+        let fixed = Method::defaults("svm".parse::<MethodKind>().unwrap(), &data, None, SEED)?;
         let task = fixed.task();
         pb.set_message(format!("{name}: SVM"));
         let mut default = protocol(fixed).run(name, &data, &tick)?;
         default.method = format!("{} default", default.method);
-        let cv = Method::defaults(MethodKind::Svm, &data, Some(GridSettings::default()), SEED)?;
+        let cv = Method::defaults(
+            "svm".parse::<MethodKind>().unwrap(),
+            &data,
+            Some(GridSettings::default()),
+            SEED,
+        )?;
         pb.set_message(format!("{name}: {}", cv.name()));
         let baseline = protocol(cv).run(name, &data, &tick)?;
         let mut reports = vec![default];

@@ -86,8 +86,8 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
     }
     let inputs: Vec<&std::path::Path> = a.data.iter().map(PathBuf::as_path).collect();
     let mut outputs = Outputs::new(&inputs, a.force);
-    if let Some(k) = &model.options.kernels {
-        outputs.add_input(std::path::Path::new(k));
+    for k in model.options.input_files() {
+        outputs.add_input(k);
     }
     for p in a.csv.iter().chain(&a.markdown) {
         outputs.plan(p)?;
@@ -114,7 +114,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
         let baseline = match a.baseline {
             None => None,
             Some(Baseline::Svm) => Some(Method::defaults(
-                MethodKind::Svm,
+                "svm".parse::<MethodKind>().unwrap(),
                 &data,
                 search.clone(),
                 model.seed,

@@ -11,16 +11,17 @@ use crate::report;
 use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::data::Features;
-use kernlearn::estimator::{AnyModel, Estimator};
-use kernlearn::method::{Family, GridSettings, MethodOptions};
+use kernlearn::estimator::Estimator;
+use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::knpl::{alternation, Alternation};
-use kernlearn::nonparametric::Trace;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
     decision_boundaries_titled, heatmap_with, line_plot, scatter_plot, ColourScale, HeatOptions,
     HeatPanel, LineKind, Panel, PlaneGrid,
 };
+use kernlearn::trace::Trace;
+use kernlearn::AnyModel;
 use kernlearn::{Error, Learner, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -566,7 +567,7 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
     let train = generate(set, args.n, args.seed)?;
     let test = generate(set, args.n, args.seed.wrapping_add(1))?;
     let mut options = MethodOptions::default();
-    options.kernels = Some(args.kernels.clone());
+    options.set("kernels", &args.kernels)?;
     options.seed = args.seed;
     let kind: MethodKind = method.parse()?;
     let not_localized = || {
@@ -575,12 +576,15 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
             format!("`{method}` is not a localized method (lmkl, clmkl, ldmkl, swmkl)"),
         )
     };
-    if kind.info().family != Family::Localized {
+    if kind.family().name != "localized MKL" {
         return Err(not_localized());
     }
     let chosen = Method::build(kind, &options, &train, None)?;
     let fitted = chosen.fit(&train.x, &train.y, args.seed, &|_| {})?;
-    let AnyModel::Localized(model) = &fitted.model else {
+    let Some(model) = fitted
+        .model
+        .downcast_ref::<kernlearn::localized::LocalizedModel>()
+    else {
         return Err(not_localized());
     };
     let machine = &model.machines.machines[0];
@@ -720,7 +724,11 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     let test = generate(set, args.n, args.seed.wrapping_add(1))?;
     let grid = PlaneGrid::around(&train.x, 0.15, 160, 160)?;
     let nodes = grid.points();
-    let methods = [MethodKind::Svm, MethodKind::Knpl, MethodKind::Dank];
+    let methods = [
+        "svm".parse::<MethodKind>().unwrap(),
+        "knpl".parse::<MethodKind>().unwrap(),
+        "dank".parse::<MethodKind>().unwrap(),
+    ];
     let pb = progress::bar(quiet, methods.len() as u64, "fits");
     let mut fits = Vec::new();
     for kind in methods {
@@ -728,10 +736,10 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
         // (no fallback to SVM-CV) and KNPL runs Algorithm 2 as published.
         let mut options = MethodOptions::default();
         options.set("seed", &args.seed.to_string())?;
-        if kind != MethodKind::Svm {
+        if kind != "svm".parse::<MethodKind>().unwrap() {
             options.set("no-fallback", "true")?;
         }
-        if kind == MethodKind::Knpl {
+        if kind == "knpl".parse::<MethodKind>().unwrap() {
             options.set("knpl-alternate", "true")?;
         }
         let method = Method::build(kind, &options, &train, Some(GridSettings::default()))?;
@@ -860,9 +868,10 @@ fn first_column(rows: Vec<Vec<f64>>) -> Vec<f64> {
 /// Smallest and largest entry of the learned G (KNPL) or F (DANK), over all class
 /// pairs; `None` for a fixed kernel.
 pub fn learned_range(model: &AnyModel) -> Option<(f64, f64)> {
-    match model {
-        AnyModel::Knpl(m) => Some(m.g_range()),
-        AnyModel::Dank(m) => Some(m.f_range()),
-        _ => None,
+    if let Some(m) = model.downcast_ref::<kernlearn::nonparametric::KnplModel>() {
+        return Some(m.g_range());
     }
+    model
+        .downcast_ref::<kernlearn::nonparametric::DankModel>()
+        .map(|m| m.f_range())
 }

@@ -339,8 +339,8 @@ impl SaveArgs {
             return Ok(());
         };
         let mut outputs = Outputs::new(inputs, self.force);
-        if let Some(k) = &model.options.kernels {
-            outputs.add_input(Path::new(k));
+        for k in model.options.input_files() {
+            outputs.add_input(k);
         }
         outputs.plan(out)
     }
@@ -363,8 +363,8 @@ struct Holdout<'a> {
 
 fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
     let mut outputs = Outputs::new(&[&data.data], o.force);
-    if let Some(k) = &args.options.kernels {
-        outputs.add_input(Path::new(k));
+    for k in args.options.input_files() {
+        outputs.add_input(k);
     }
     outputs.plan(o.model_out)?;
     if let Some(t) = o.trace {
@@ -372,7 +372,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         for png in figure::trace_plot_paths(t) {
             outputs.plan(&png)?;
         }
-        if args.method == Some(kernlearn::MethodKind::Ckl) {
+        if args.method.is_some_and(|m| m.name() == "ckl") {
             outputs.plan(&figure::spectrum_plot_path(t))?;
         }
     }
@@ -420,7 +420,11 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        if let AnyModel::Ckl(m) = &fitted.pipeline.model {
+        if let Some(m) = fitted
+            .pipeline
+            .model
+            .downcast_ref::<kernlearn::ckl::CklModel>()
+        {
             if m.initial.is_some() {
                 let spectrum = figure::spectrum_plot_path(path);
                 figure::write_spectrum_plot(m, &spectrum)?;
@@ -489,7 +493,7 @@ fn predict(a: &PredictArgs) -> Result<()> {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
     }
     if let Some(path) = a.fused_plot {
-        let AnyModel::Dkmo(dkmo) = model else {
+        let Some(dkmo) = model.downcast_ref::<kernlearn::dkmo::DkmoModel>() else {
             return Err(Error::param(
                 "fused-plot",
                 format!(

@@ -236,7 +236,6 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 
 /// `kernlearn methods`: the library's catalogue as a table, markdown or JSON.
 pub fn methods(markdown: bool, as_json: bool) {
-    use kernlearn::method::CATALOGUE;
     if markdown {
         out!("{}", kernlearn::MethodKind::markdown_table());
         return;
@@ -245,13 +244,13 @@ pub fn methods(markdown: bool, as_json: bool) {
         outln!("{}", kernlearn::MethodKind::catalogue_json());
         return;
     }
-    let rows: Vec<Vec<String>> = CATALOGUE
-        .iter()
-        .map(|i| {
+    let rows: Vec<Vec<String>> = kernlearn::MethodKind::all()
+        .map(|k| {
+            let i = k.info();
             let tasks: Vec<&str> = i.tasks.iter().map(|t| t.name()).collect();
             vec![
                 i.name.to_string(),
-                i.family.name().to_string(),
+                k.family().name.to_string(),
                 tasks.join(", "),
                 i.summary.to_string(),
             ]

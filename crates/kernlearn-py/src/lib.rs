@@ -8,6 +8,7 @@
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
+use kernlearn::dkmo::DkmoModel;
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::localized::LocalizedModel;
@@ -164,7 +165,7 @@ impl PyModel {
         x: PyReadonlyArray2<'py, f64>,
         pair: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let AnyModel::Localized(model) = &self.pipeline.model else {
+        let Some(model) = self.pipeline.model.downcast_ref::<LocalizedModel>() else {
             return Err(PyValueError::new_err(format!(
                 "gates exist only for localized MKL models, not {}",
                 self.pipeline.model.method()
@@ -185,7 +186,7 @@ impl PyModel {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let AnyModel::Dkmo(model) = &self.pipeline.model else {
+        let Some(model) = self.pipeline.model.downcast_ref::<DkmoModel>() else {
             return Err(PyValueError::new_err(format!(
                 "a fused representation exists only for dkmo and m-dkmo models, not {}",
                 self.pipeline.model.method()
@@ -263,7 +264,7 @@ fn fit_svm(
         .detach(|| SvmModel::fit(&params, &data.x, &data.y))
         .map_err(py_err)?;
     let scaler = Scaler::identity(data.n_features());
-    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), data.feature_names);
+    let pipeline = Pipeline::new(scaler, AnyModel::new(model), data.feature_names);
     Ok(PyModel { pipeline })
 }
 
@@ -830,7 +831,7 @@ fn scalable_dank_model(
         .other
         .insert("clusters".into(), model.clusters.len() as f64);
     let names = (1..=d).map(|j| format!("f{j}")).collect();
-    let pipeline = Pipeline::new(Scaler::identity(d), AnyModel::DankScalable(model), names);
+    let pipeline = Pipeline::new(Scaler::identity(d), AnyModel::new(model), names);
     let record = serde_json::json!({
         "chosen": chosen,
         "selection": null,

@@ -21,7 +21,7 @@
 use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, ScaleMode, Scaler,
 };
-use kernlearn::estimator::{AnyModel, Estimator, Task};
+use kernlearn::estimator::{Estimator, Task};
 use kernlearn::method::{GridSettings, Learner, Method, MethodKind};
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::{DankMachines, DankModel, DankParams, EigenRoute, Scheme, StepRule};
@@ -231,8 +231,8 @@ fn accuracy_table(repeats: usize, paths: &[String]) -> Res<()> {
             // SVM-CV / SVR-CV (default grid, 5 folds, fold seed r) picks σ, C (and ε); τ and
             // η are the paper's defaults.
             let kind = match task {
-                Task::Regression => MethodKind::DankSvr,
-                _ => MethodKind::Dank,
+                Task::Regression => "dank-svr".parse::<MethodKind>().unwrap(),
+                _ => "dank".parse::<MethodKind>().unwrap(),
             };
             let method = Method::defaults(kind, &train, Some(GridSettings::default()), r)?;
             let t = Instant::now();
@@ -241,8 +241,11 @@ fn accuracy_table(repeats: usize, paths: &[String]) -> Res<()> {
             let sel = fitted
                 .selection
                 .ok_or("DANK: the grid search did not run")?;
-            let AnyModel::Dank(dank) = fitted.model else {
-                return Err("DANK: Method::Dank returned another model".into());
+            let Some(dank) = fitted
+                .model
+                .downcast_ref::<kernlearn::nonparametric::DankModel>()
+            else {
+                return Err("DANK: the dank method returned another model".into());
             };
             let svm = SvmModel::fit(&sel.params, &train.x, &train.y)?;
             let (sp, dp) = (svm.predict(&test.x)?, dank.predict(&test.x)?);

@@ -1,18 +1,11 @@
 //! The one interface every fitted model implements.
 //!
 //! Every fitted method is an [`Estimator`]: it predicts, gives decision values and a
-//! [`FitSummary`]. [`AnyModel`] is the closed set of fitted methods the CLI and bindings
-//! dispatch on; [`crate::pipeline::Pipeline`] pairs it with the scaler fitted on the
-//! training data and is what model files store.
+//! [`FitSummary`]. It sits below the kernel machine, which implements it; any family's
+//! fitted model behind it is [`crate::learner::AnyModel`], which
+//! [`crate::pipeline::Pipeline`] pairs with the scaler fitted on the training data.
 
 use crate::data::Features;
-use crate::dkmo::DkmoModel;
-use crate::hyperkernel::HyperkernelModel;
-use crate::localized::LocalizedModel;
-use crate::mkl::{MklModel, NystromLinearModel};
-use crate::nonparametric::DankModel;
-use crate::nonparametric::KnplModel;
-use crate::nonparametric::ScalableDankModel;
 use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -186,91 +179,6 @@ impl Estimator for SvmModel {
     }
 }
 
-/// Every fitted method, for dispatch and storage. New methods add a variant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "fitted", rename_all = "snake_case")]
-// One model lives per file or command; boxing variants would only complicate matching.
-#[allow(clippy::large_enum_variant)]
-#[non_exhaustive]
-pub enum AnyModel {
-    /// A kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR).
-    Svm(SvmModel),
-    /// KNPL: an SVM on a learned `G ⊙ K` (one `G` per class pair).
-    Knpl(KnplModel),
-    /// DANK (`dank` / `dank-svr`): a kernel machine on a learned `F ⊙ K`.
-    Dank(DankModel),
-    /// A multiple-kernel classifier (UNIFORM, MWUMKL, EasyMKL).
-    Mkl(MklModel),
-    /// LIBLINEAR+: Nyström features of each base kernel and a linear SVM.
-    NystromLinear(NystromLinearModel),
-    /// Scalable DANK (`dank-scalable`): k-means routing to one DANK machine per cluster.
-    DankScalable(ScalableDankModel),
-    /// A localized multiple-kernel classifier (LMKL, C-LMKL, SWMKL, LD-MKL).
-    Localized(LocalizedModel),
-    /// A hyperkernel machine on its learned kernel (`hyperkernel`).
-    Hyperkernel(HyperkernelModel),
-    /// CKL or its fixed-feature baseline (`ckl`, `rff-linear`).
-    Ckl(crate::ckl::CklModel),
-    /// A DKMO / M-DKMO network (`dkmo`, `m-dkmo`).
-    Dkmo(DkmoModel),
-}
-
-impl AnyModel {
-    fn inner(&self) -> &dyn Estimator {
-        match self {
-            AnyModel::Svm(m) => m,
-            AnyModel::Knpl(m) => m,
-            AnyModel::Dank(m) => m,
-            AnyModel::Mkl(m) => m,
-            AnyModel::NystromLinear(m) => m,
-            AnyModel::DankScalable(m) => m,
-            AnyModel::Localized(m) => m,
-            AnyModel::Hyperkernel(m) => m,
-            AnyModel::Ckl(m) => m,
-            AnyModel::Dkmo(m) => m,
-        }
-    }
-}
-
-impl Estimator for AnyModel {
-    fn method(&self) -> String {
-        self.inner().method()
-    }
-    fn task(&self) -> Task {
-        self.inner().task()
-    }
-    fn n_features(&self) -> usize {
-        self.inner().n_features()
-    }
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.inner().predict(x)
-    }
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.inner().decision_function(x)
-    }
-    fn params_json(&self) -> serde_json::Value {
-        self.inner().params_json()
-    }
-    fn summary(&self) -> FitSummary {
-        self.inner().summary()
-    }
-    fn classes(&self) -> Vec<f64> {
-        self.inner().classes()
-    }
-    fn validate(&self) -> Result<()> {
-        self.inner().validate()
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.inner().warnings()
-    }
-    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
-        self.inner().predict_from_decision(dec)
-    }
-    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
-        self.inner().probabilities_from_decision(dec)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,10 +190,10 @@ mod tests {
     fn an_iteration_cap_is_a_warning() {
         let data = sandwich(120, 0.3, 3).unwrap();
         let mut params = SvmParams::default();
-        let model = AnyModel::Svm(SvmModel::fit(&params, &data.x, &data.y).unwrap());
+        let model = SvmModel::fit(&params, &data.x, &data.y).unwrap();
         assert!(model.warnings().is_empty());
         params.solver.max_iter = Some(3);
-        let model = AnyModel::Svm(SvmModel::fit(&params, &data.x, &data.y).unwrap());
+        let model = SvmModel::fit(&params, &data.x, &data.y).unwrap();
         let w = model.warnings();
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("iteration cap"), "{w:?}");

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The protocol: how many repeats, how the data are split and scaled.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct Experiment {
     /// The method fitted on each training part.
     pub method: Method,
@@ -523,9 +523,9 @@ mod tests {
     use super::*;
     use crate::data::Features;
     use crate::kernel::Kernel;
+    use crate::learner::SvmLearner;
     use crate::method::GridSettings;
     use crate::select::Grid;
-    use crate::svm::learner::SvmLearner;
     use crate::svm::SvmParams;
     use crate::svm::SvmType;
 
@@ -561,7 +561,7 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
         };
-        let mut e = Experiment::new(Method::Svm(SvmLearner {
+        let mut e = Experiment::new(Method::new(SvmLearner {
             params,
             search: Some(search),
         }));
@@ -659,7 +659,7 @@ mod tests {
             kernel: Kernel::rbf_sigma(1.0).unwrap(),
             ..SvmParams::default()
         };
-        let mut exp = Experiment::new(Method::Svm(SvmLearner {
+        let mut exp = Experiment::new(Method::new(SvmLearner {
             params,
             search: None,
         }));

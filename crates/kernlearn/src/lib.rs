@@ -13,7 +13,7 @@
 //! // DANK (learned F ⊙ K) with σ and C chosen by SVM-CV, the paper's protocol; any
 //! // method of the catalogue (`MethodKind::all()`) is built and fitted the same way.
 //! let options = MethodOptions::default();
-//! let method = Method::build(MethodKind::Dank, &options, &data, Some(GridSettings::default()))?;
+//! let method = Method::build("dank".parse::<MethodKind>().unwrap(), &options, &data, Some(GridSettings::default()))?;
 //! let fitted = Pipeline::fit(ScaleMode::ZeroOne, &method, &data, 0, &|_| {})?;
 //! let predictions = fitted.pipeline.predict(&data.x)?;
 //! assert_eq!(predictions.len(), data.len());
@@ -51,25 +51,34 @@
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
 
+/// Declares each family's module and lists its declaration ([`learner::Family`],
+/// its folder's `FAMILY`) in [`FAMILIES`], in catalogue order: adding a family is its
+/// folder and one name here.
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(pub mod $family;)*
+        /// Every family, in catalogue order (the registry, [`method`], reads them).
+        pub(crate) static FAMILIES: &[&learner::Family] = &[$(&$family::FAMILY),*];
+    };
+}
+
+families!(fixed, nonparametric, mkl, localized, hyperkernel, ckl, dkmo);
+
 mod check;
-pub mod ckl;
 pub mod cluster;
 pub mod data;
-pub mod dkmo;
 pub mod error;
 pub mod estimator;
 pub mod experiment;
-pub mod hyperkernel;
 pub mod kernel;
+pub mod learner;
 pub mod linalg;
-pub mod localized;
 pub mod method;
 pub mod metrics;
-pub mod mkl;
 pub mod multiclass;
 mod neighbors;
 pub mod nn;
-pub mod nonparametric;
+pub mod options;
 pub mod output;
 pub mod pipeline;
 #[cfg(feature = "plot")]
@@ -77,9 +86,12 @@ pub mod plot;
 pub mod select;
 mod simd;
 pub mod svm;
+pub mod trace;
 mod validate;
 
 pub use error::{Error, Result};
-pub use estimator::{AnyModel, Estimator, Task};
-pub use method::{Learner, Method, MethodKind, MethodOptions};
+pub use estimator::{Estimator, Task};
+pub use learner::{AnyModel, Learner, Method};
+pub use method::MethodKind;
+pub use options::MethodOptions;
 pub use pipeline::{FittedPipeline, Pipeline};

@@ -10,6 +10,17 @@ use crate::data::Features;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// How a classifier orders its classes (see `crate::svm::SvmParams::class_order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassOrder {
+    /// LIBSVM: order of first appearance in the training labels (`+1` before `−1`).
+    #[default]
+    FirstSeen,
+    /// scikit-learn: ascending label values.
+    Sorted,
+}
+
 /// Classes in LIBSVM order (order of first appearance, except that `{−1, +1}` is put
 /// as `[+1, −1]`) and, for each, the indices of its points.
 pub(crate) fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
@@ -32,12 +43,9 @@ pub(crate) fn class_groups(y: &[f64]) -> (Vec<f64>, Vec<Vec<usize>>) {
 }
 
 /// [`class_groups`] in the given order: LIBSVM's, or sorted by label value.
-pub(crate) fn ordered_class_groups(
-    y: &[f64],
-    order: crate::svm::ClassOrder,
-) -> (Vec<f64>, Vec<Vec<usize>>) {
+pub(crate) fn ordered_class_groups(y: &[f64], order: ClassOrder) -> (Vec<f64>, Vec<Vec<usize>>) {
     let (labels, members) = class_groups(y);
-    if order == crate::svm::ClassOrder::FirstSeen {
+    if order == ClassOrder::FirstSeen {
         return (labels, members);
     }
     let mut pairs: Vec<(f64, Vec<usize>)> = labels.into_iter().zip(members).collect();
@@ -217,7 +225,7 @@ mod tests {
     #[test]
     fn classes_in_libsvm_order() {
         assert_eq!(class_groups(&[-1.0, 1.0, 1.0]).0, vec![1.0, -1.0]);
-        let sorted = ordered_class_groups(&[3.0, -1.0, 3.0, 2.0], crate::svm::ClassOrder::Sorted);
+        let sorted = ordered_class_groups(&[3.0, -1.0, 3.0, 2.0], ClassOrder::Sorted);
         assert_eq!(
             sorted,
             (vec![-1.0, 2.0, 3.0], vec![vec![1], vec![3], vec![0, 2]])

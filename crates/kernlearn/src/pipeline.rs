@@ -4,10 +4,11 @@
 //! [`Pipeline::load`], the JSON format documented in `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler};
-use crate::estimator::{AnyModel, Estimator, Task};
+use crate::estimator::{Estimator, Task};
+use crate::learner::AnyModel;
 use crate::method::{ChosenParams, Learner, Method, ProgressFn};
-use crate::nonparametric::Trace;
 use crate::select::Selection;
+use crate::trace::Trace;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

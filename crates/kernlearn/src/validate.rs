@@ -80,33 +80,6 @@ pub(crate) fn classes(field: impl Display, classes: &[f64]) -> Result<()> {
 }
 
 /// Number of class pairs of `k` classes, `k(k−1)/2` (saturating: `k` is a length).
-/// A kernel-family machine's stored points have `n_features` columns, its family is
-/// valid, and it has one finite trace factor per base kernel; returns the kernel count.
-pub(crate) fn family_machine(
-    points_field: &str,
-    points: &crate::data::Features,
-    family: &crate::mkl::KernelFamily,
-    trace_factors: &[f64],
-    n_features: usize,
-) -> Result<usize> {
-    ensure(points.n_cols() == n_features, || {
-        format!(
-            "{points_field} has {} columns, n_features is {n_features}",
-            points.n_cols()
-        )
-    })?;
-    within("family", family.validate(n_features))?;
-    let m = family.len(n_features);
-    ensure(trace_factors.len() == m, || {
-        format!(
-            "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
-            trace_factors.len()
-        )
-    })?;
-    finite("trace_factors", trace_factors)?;
-    Ok(m)
-}
-
 pub(crate) fn pair_count(k: usize) -> usize {
     k.saturating_mul(k.saturating_sub(1)) / 2
 }

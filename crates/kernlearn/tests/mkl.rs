@@ -4,13 +4,14 @@
 //! internals (UNIFORM, MWUMKL, Gilbert, EasyMKL's KOMD) are in `src/mkl/tests.rs`.
 
 use kernlearn::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
-use kernlearn::estimator::{AnyModel, Estimator};
+use kernlearn::estimator::Estimator;
 use kernlearn::kernel::normalize_trace;
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
     EasyMklParams, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, NystromFeatures,
     NystromLinearModel, NystromLinearParams, UniformParams,
 };
+use kernlearn::AnyModel;
 use kernlearn::Pipeline;
 use std::path::Path;
 
@@ -108,7 +109,7 @@ fn multiclass_models_vote_and_survive_a_model_file() {
     let dir = std::env::temp_dir().join(format!("kernlearn-mkl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let models: Vec<AnyModel> = vec![
-        AnyModel::Mkl(
+        AnyModel::new(
             MklModel::fit(
                 &MklParams::new(
                     MklMethod::Mwumkl({
@@ -123,7 +124,7 @@ fn multiclass_models_vote_and_survive_a_model_file() {
             )
             .unwrap(),
         ),
-        AnyModel::Mkl(
+        AnyModel::new(
             MklModel::fit(
                 &MklParams::new(MklMethod::EasyMkl(EasyMklParams::default()), family.clone()),
                 &x,
@@ -131,7 +132,7 @@ fn multiclass_models_vote_and_survive_a_model_file() {
             )
             .unwrap(),
         ),
-        AnyModel::NystromLinear(
+        AnyModel::new(
             NystromLinearModel::fit(&NystromLinearParams::new(family.clone(), 50), &x, &y).unwrap(),
         ),
     ];

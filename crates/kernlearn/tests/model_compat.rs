@@ -97,8 +97,8 @@ fn family_model_files_predict_bit_identically() {
         let data = read_dataset(&repo().join(data), None, None).unwrap();
         let predictions = pipeline.predict(&data.x).unwrap();
         let decision = pipeline.decision_function(&data.x).unwrap();
-        let text = std::fs::read_to_string(repo().join(format!("{dir}/{name}.predictions.csv")))
-            .unwrap();
+        let text =
+            std::fs::read_to_string(repo().join(format!("{dir}/{name}.predictions.csv"))).unwrap();
         let want: Vec<Vec<f64>> = text
             .lines()
             .skip(1)

@@ -229,7 +229,7 @@ fn precomputed_kernel_indices_are_checked_against_the_training_size() {
     let model = SvmModel::fit(&params, &x, &y).unwrap();
     let p = Pipeline::new(
         kernlearn::data::Scaler::identity(n),
-        AnyModel::Svm(model),
+        AnyModel::new(model),
         Vec::new(),
     );
     let mut v = serde_json::to_value(&p).unwrap();
@@ -580,7 +580,9 @@ fn fresh_models_of_every_method_validate_and_survive_mutations() {
     for kind in MethodKind::all() {
         let name = kind.name();
         // Scalable DANK and the hyperkernel machines are binary.
-        let train = if kind == MethodKind::DankScalable || kind == MethodKind::Hyperkernel {
+        let train = if kind == "dank-scalable".parse::<MethodKind>().unwrap()
+            || kind == "hyperkernel".parse::<MethodKind>().unwrap()
+        {
             &heart
         } else if kind.supports(Task::Classification) {
             &wine
@@ -589,7 +591,7 @@ fn fresh_models_of_every_method_validate_and_survive_mutations() {
         } else {
             &heart
         };
-        let method = if kind == MethodKind::MDkmo {
+        let method = if kind == "m-dkmo".parse::<MethodKind>().unwrap() {
             // M-DKMO on features has no default kernels: it fuses the ones it is given.
             let mut options = MethodOptions::default();
             options.seed = 1;

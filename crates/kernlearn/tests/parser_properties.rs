@@ -1264,7 +1264,7 @@ proptest! {
     fn model_round_trip(
         which in any::<Index>(),
         data in dataset(4..16, 1..4),
-        kind in prop::sample::select(vec![MethodKind::Svc, MethodKind::Svr, MethodKind::OneClass]),
+        kind in prop::sample::select(vec!["svc".parse::<MethodKind>().unwrap(), "svr".parse::<MethodKind>().unwrap(), "one-class".parse::<MethodKind>().unwrap()]),
         spec in prop::sample::select(vec!["linear", "rbf(gamma=0.5)", "poly(degree=2,gamma=1,coef0=1)"]),
     ) {
         let fx = &MODEL_FILES[which.index(MODEL_FILES.len())];
@@ -1284,7 +1284,7 @@ proptest! {
             .collect();
         data.x = Features::from_rows(&rows).unwrap();
         let mut options = MethodOptions::default();
-        options.kernel = Some(spec.to_string());
+        options.set("kernel", spec).unwrap();
         let method = Method::build(kind, &options, &data, None).unwrap();
         let fitted = Pipeline::fit(ScaleMode::ZeroOne, &method, &data, 0, &|_| {});
         if let Ok(fitted) = fitted {

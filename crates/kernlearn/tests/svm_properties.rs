@@ -3,12 +3,12 @@
 //! precomputed kernels), save/load round trips, and clear errors for bad input.
 
 use kernlearn::data::{Features, ScaleMode, Scaler};
-use kernlearn::estimator::AnyModel;
 use kernlearn::kernel::{FeatureKernel, Kernel, KernelSource};
 use kernlearn::svm::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_one_class, CSvcPath, DualSolution,
     SolverSettings, SvmModel, SvmParams, SvmPaths, SvmType,
 };
+use kernlearn::AnyModel;
 use kernlearn::Pipeline;
 
 /// Two noisy Gaussian blobs in 2-D (deterministic).
@@ -308,7 +308,7 @@ fn saved_and_reloaded_model_predicts_exactly_the_same() {
     params.kernel = Kernel::rbf_gamma(2.0).unwrap();
     params.probability = true;
     let model = SvmModel::fit(&params, &xs, &y).unwrap();
-    let pipeline = Pipeline::new(scaler, AnyModel::Svm(model), vec!["a".into(), "b".into()]);
+    let pipeline = Pipeline::new(scaler, AnyModel::new(model), vec!["a".into(), "b".into()]);
     let dir = std::env::temp_dir().join(format!("kernlearn-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("model.json");

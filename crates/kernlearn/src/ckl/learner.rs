@@ -1,15 +1,20 @@
 //! CKL and the fixed-feature baselines as [`Learner`]s, with the random hyperparameter
 //! search of thesis Table 5.3 through the candidate cross-validation of
-//! [`crate::method::selection`].
+//! [`crate::learner::selection`].
 
+use super::catalogue::{
+    SearchScoring, CKL_SEARCH, CONFIGS, FEATURE_MAP, FOURIER_FEATURES, INIT_VARIANCE, NORM_CAP,
+};
 use super::model::{CklModel, CklParams};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::selection::best_candidate;
-use crate::method::{
-    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    Progress, ProgressFn, SearchScoring,
+use crate::estimator::Task;
+use crate::learner::selection::best_candidate;
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
+    ProgressFn,
 };
+use crate::nn::options::apply_training;
+use crate::options::MethodOptions;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,38 +62,38 @@ pub struct CklLearner {
 
 /// Catalogue builder of `ckl` and `rff-linear`.
 pub(crate) fn build(
-    kind: MethodKind,
+    name: &str,
     o: &MethodOptions,
     _data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     let mut p = CklParams {
         seed: o.seed,
-        learn_features: kind == MethodKind::Ckl,
+        learn_features: name == "ckl",
         ..CklParams::default()
     };
-    if let Some(v) = o.feature_map {
+    if let Some(v) = o.parsed(&FEATURE_MAP)? {
         p.feature_map = v;
     }
-    if let Some(v) = o.fourier_features {
+    if let Some(v) = o.count(&FOURIER_FEATURES)? {
         p.width = v;
     }
-    if let Some(v) = o.init_variance {
+    if let Some(v) = o.number(&INIT_VARIANCE)? {
         p.init_variance = v;
     }
-    p.norm_cap = o.norm_cap.or(p.norm_cap);
-    o.apply_training(&mut p.train);
+    p.norm_cap = o.number(&NORM_CAP)?.or(p.norm_cap);
+    apply_training(o, &mut p.train)?;
     p.validate()?;
     let search = match search {
         Some(cv) => {
-            let configs = o.configs.unwrap_or(100);
+            let configs = o.count(&CONFIGS)?.unwrap_or(100);
             if configs == 0 {
                 return Err(Error::param(
                     "configs",
                     "the random search needs at least 1 configuration",
                 ));
             }
-            let scoring = o.ckl_search.unwrap_or(SearchScoring::Validation);
+            let scoring = o.parsed(&CKL_SEARCH)?.unwrap_or(SearchScoring::Validation);
             if scoring == SearchScoring::Validation && p.train.validation_fraction == 0.0 {
                 return Err(Error::param(
                     "ckl-search",
@@ -104,8 +109,8 @@ pub(crate) fn build(
         }
         None => {
             for (name, given) in [
-                ("configs", o.configs.is_some()),
-                ("ckl-search", o.ckl_search.is_some()),
+                ("configs", o.is_given(&CONFIGS)),
+                ("ckl-search", o.is_given(&CKL_SEARCH)),
             ] {
                 if given {
                     return Err(Error::param(
@@ -117,7 +122,7 @@ pub(crate) fn build(
             None
         }
     };
-    Ok(Method::Ckl(CklLearner { params: p, search }))
+    Ok(Method::new(CklLearner { params: p, search }))
 }
 
 impl CklLearner {
@@ -255,7 +260,7 @@ impl Learner for CklLearner {
             other.insert("configurations".into(), n as f64);
         }
         let trace = model.report.trace.clone();
-        let mut fitted = FittedMethod::new(AnyModel::Ckl(model), chosen, secs).traced(Some(trace));
+        let mut fitted = FittedMethod::new(AnyModel::new(model), chosen, secs).traced(Some(trace));
         fitted.select_seconds = select_seconds;
         Ok(fitted)
     }

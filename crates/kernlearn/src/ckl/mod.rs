@@ -15,11 +15,14 @@
 //! - [`learner`]: `ckl` / `rff-linear` in the catalogue, and the random search of
 //!   Table 5.3 ([`RandomSearch`]).
 
+mod catalogue;
 pub mod features;
 pub mod learner;
 mod model;
 mod network;
 
+pub(crate) use catalogue::FAMILY;
+pub use catalogue::SearchScoring;
 pub use features::{FeatureMap, FeatureMapKind, FourierFeatures};
 pub use learner::{CklLearner, RandomSearch};
 pub use model::{CklModel, CklParams, SpectralKernel};

@@ -1,10 +1,10 @@
 use super::*;
 use crate::data::synthetic::gaussian_blobs;
 use crate::data::Features;
-use crate::estimator::AnyModel;
 use crate::estimator::Estimator;
 use crate::kernel::{Kernel, KernelSource};
-use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions, SearchScoring};
+use super::SearchScoring;
+use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions};
 use crate::nn::{OptimizerChoice, TrainSettings};
 use crate::svm::{SvmModel, SvmParams};
 use rand::{Rng, SeedableRng};
@@ -200,7 +200,7 @@ fn fits_repeat_with_a_seed_and_survive_a_model_file() {
     assert_eq!(a, b);
     p.seed = 5;
     assert_ne!(a, CklModel::fit(&p, &d.x, &d.y, &|_| {}).unwrap());
-    let any = crate::AnyModel::Ckl(a.clone());
+    let any = crate::AnyModel::new(a.clone());
     let json = serde_json::to_string(&any).unwrap();
     let back: crate::AnyModel = serde_json::from_str(&json).unwrap();
     back.validate().unwrap();
@@ -266,16 +266,16 @@ fn bad_input_is_a_clear_error() {
         (vec![("ckl-search", "holdout")], "ckl-search"),
     ];
     for (set, name) in cases {
-        let e = build(MethodKind::Ckl, &set, None).unwrap_err().to_string();
+        let e = build("ckl".parse::<MethodKind>().unwrap(), &set, None).unwrap_err().to_string();
         assert!(e.contains(name), "{set:?}: {e}");
     }
     let no_split = [("validation-fraction", "0")];
-    let e = build(MethodKind::Ckl, &no_split, Some(GridSettings::default()))
+    let e = build("ckl".parse::<MethodKind>().unwrap(), &no_split, Some(GridSettings::default()))
         .unwrap_err()
         .to_string();
     assert!(e.contains("ckl-search"), "{e}");
-    assert!(build(MethodKind::RffLinear, &[("norm-cap", "1")], None).is_err());
-    assert!(build(MethodKind::RffLinear, &[("feature-map", "nystrom")], None).is_ok());
+    assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("norm-cap", "1")], None).is_err());
+    assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("feature-map", "nystrom")], None).is_ok());
     let (x, y) = stripes(40, 1);
     let mut nan = x.clone();
     nan.row_mut(3)[1] = f64::NAN;
@@ -318,9 +318,9 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
     let (x, y) = stripes(80, 1);
     for scoring in ["cv", "validation"] {
         let set = [("configs", "3"), ("epochs", "15"), ("ckl-search", scoring)];
-        let method = build(MethodKind::Ckl, &set, Some(cv.clone())).unwrap();
+        let method = build("ckl".parse::<MethodKind>().unwrap(), &set, Some(cv.clone())).unwrap();
         let fitted = method.fit(&x, &y, 7, &|_| {}).unwrap();
-        let Method::Ckl(l) = &method else { panic!() };
+        let l = method.learner_as::<super::CklLearner>().unwrap();
         let drawn = l.search.as_ref().unwrap().candidates(&l.params, 7);
         let d = fitted.chosen.other["ckl_features_d"] as usize;
         assert!(drawn.iter().any(|p| p.width == d), "{d}");
@@ -355,9 +355,7 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
             }
             assert_eq!(fitted.chosen.cv_score, Some(acc[best]));
             assert_eq!(d, drawn[best].width);
-            let AnyModel::Ckl(kept) = &fitted.model else {
-                panic!()
-            };
+            let kept = fitted.model.downcast_ref::<super::CklModel>().unwrap();
             assert_eq!(
                 kept.decision_function(&x).unwrap(),
                 fits[best].decision_function(&x).unwrap()

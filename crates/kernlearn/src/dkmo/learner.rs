@@ -2,13 +2,20 @@
 //! (the paper trains one network with fixed settings and early stopping).
 
 use super::model::{DkmoModel, DkmoParams};
-use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::kernel::KernelOnFeatures;
-use crate::method::{
-    timed, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    Progress, ProgressFn,
+use super::catalogue::{
+    DKMO_EMBEDDING, DKMO_EMBEDDINGS, DKMO_FUSION, DKMO_HIDDEN, DROPOUT, KERNEL_DROPOUT,
 };
+use crate::data::{Dataset, Features};
+use crate::estimator::Task;
+use crate::kernel::KernelOnFeatures;
+use crate::learner::options::{GAMMA, KERNEL, SIGMA};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
+    ProgressFn,
+};
+use crate::mkl::{KERNELS, LANDMARKS};
+use crate::nn::options::apply_training;
+use crate::options::MethodOptions;
 use crate::mkl::KernelFamily;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -28,25 +35,25 @@ pub struct DkmoLearner {
 /// nothing, so that `experiment --select grid --baseline svm` can run DKMO beside
 /// SVM-CV on the same splits.
 pub(crate) fn build(
-    kind: MethodKind,
+    name: &str,
     options: &MethodOptions,
     data: &Dataset,
     _search: Option<GridSettings>,
 ) -> Result<Method> {
     let mut p = DkmoParams {
-        multi: kind == MethodKind::MDkmo,
+        multi: name == "m-dkmo",
         ..DkmoParams::default()
     };
     // Without a kernel or width the §V-A rule sets the Gaussian's γ from the data.
-    let explicit = options.kernel.is_some() || options.gamma.is_some() || options.sigma.is_some();
-    if options.kernel.as_deref() == Some("precomputed") {
+    let explicit = [&KERNEL, &GAMMA, &SIGMA].iter().any(|o| options.is_given(o));
+    if options.text(&KERNEL) == Some("precomputed") {
         p.precomputed = true;
     } else if explicit {
         p.kernels = Some(vec![KernelOnFeatures::all(
             options.kernel(data.x.n_cols())?,
         )]);
     }
-    if let Some(spec) = &options.kernels {
+    if let Some(spec) = options.text(&KERNELS) {
         if p.precomputed {
             return Err(Error::param(
                 "kernels",
@@ -56,30 +63,30 @@ pub(crate) fn build(
         let family = KernelFamily::from_spec_or_file(spec)?;
         p.kernels = Some(family.expand(data.x.n_cols())?);
     }
-    if let Some(v) = options.dkmo_embedding {
+    if let Some(v) = options.parsed(&DKMO_EMBEDDING)? {
         p.scheme = Some(v);
     }
-    if let Some(v) = options.dkmo_embeddings {
+    if let Some(v) = options.count(&DKMO_EMBEDDINGS)? {
         p.embeddings = v;
     }
-    if let Some(v) = options.landmarks {
+    if let Some(v) = options.count(&LANDMARKS)? {
         p.landmarks = v;
     }
-    if let Some(v) = &options.dkmo_hidden {
+    if let Some(v) = options.text(&DKMO_HIDDEN) {
         p.hidden = parse_sizes(v)?;
     }
-    if let Some(v) = options.dropout {
+    if let Some(v) = options.number(&DROPOUT)? {
         p.dropout = v;
     }
-    if let Some(v) = options.kernel_dropout {
+    if let Some(v) = options.number(&KERNEL_DROPOUT)? {
         p.kernel_dropout = v;
     }
-    if let Some(v) = options.dkmo_fusion {
+    if let Some(v) = options.parsed(&DKMO_FUSION)? {
         p.fusion = v;
     }
-    options.apply_training(&mut p.train);
+    apply_training(options, &mut p.train)?;
     p.validate()?;
-    Ok(Method::Dkmo(DkmoLearner { params: p }))
+    Ok(Method::new(DkmoLearner { params: p }))
 }
 
 /// `256,512,256,128` → sizes.
@@ -145,6 +152,6 @@ impl Learner for DkmoLearner {
         if let Some(acc) = info.val_accuracy {
             chosen.other.insert("dkmo_val_accuracy".into(), acc);
         }
-        Ok(FittedMethod::new(AnyModel::Dkmo(fit.model), chosen, secs).traced(Some(fit.trace)))
+        Ok(FittedMethod::new(AnyModel::new(fit.model), chosen, secs).traced(Some(fit.trace)))
     }
 }

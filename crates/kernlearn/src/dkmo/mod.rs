@@ -8,6 +8,7 @@
 //!   Nyström (eq. 3) and clustered Nyström (eq. 4) with landmarks from k-means,
 //!   k-medians, k-medoids, agglomerative and spectral clustering.
 
+mod catalogue;
 mod cluster;
 pub mod embed;
 pub mod input;
@@ -15,6 +16,7 @@ pub mod learner;
 pub mod model;
 pub mod net;
 
+pub(crate) use catalogue::FAMILY;
 pub use embed::{
     fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize, LandmarkMethod, Landmarks,
 };

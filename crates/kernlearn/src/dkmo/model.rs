@@ -10,7 +10,7 @@ use crate::nn::{
     softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
     TrainingData,
 };
-use crate::nonparametric::Trace;
+use crate::trace::Trace;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -2,13 +2,17 @@
 //! selection.
 
 use super::model::{HyperkernelModel, HyperkernelParams};
+use super::catalogue::{
+    HK_DELTA, HK_RANK, HK_WIDTH_FACTOR, HYPERKERNEL, LAMBDA_H, LAMBDA_Q, PROBLEM,
+};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::timed;
-use crate::method::{
-    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
+use crate::estimator::Task;
+use crate::learner::options::{C, NU};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn,
 };
+use crate::options::MethodOptions;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +25,7 @@ pub struct HyperkernelLearner {
 
 /// Catalogue builder of `hyperkernel`.
 pub(crate) fn build(
-    _kind: MethodKind,
+    _name: &str,
     options: &MethodOptions,
     data: &Dataset,
     search: Option<GridSettings>,
@@ -36,34 +40,34 @@ pub(crate) fn build(
         seed: options.seed,
         ..HyperkernelParams::default()
     };
-    if let Some(v) = options.problem {
+    if let Some(v) = options.parsed(&PROBLEM)? {
         p.problem = v;
     }
-    if let Some(v) = options.hyperkernel {
+    if let Some(v) = options.parsed(&HYPERKERNEL)? {
         p.hyperkernel = v;
     }
-    if let Some(v) = options.lambda_h {
+    if let Some(v) = options.number(&LAMBDA_H)? {
         p.lambda_h = v;
     }
-    if let Some(v) = options.lambda_q {
+    if let Some(v) = options.number(&LAMBDA_Q)? {
         p.lambda_q = v;
     }
-    if let Some(v) = options.c {
+    if let Some(v) = options.number(&C)? {
         p.c = v;
     }
-    p.nu = options.nu;
-    if let Some(v) = options.hk_width_factor {
+    p.nu = options.number(&NU)?;
+    if let Some(v) = options.number(&HK_WIDTH_FACTOR)? {
         p.width_factor = v;
     }
-    if let Some(v) = options.hk_delta {
+    if let Some(v) = options.number(&HK_DELTA)? {
         p.delta = v;
     }
-    if let Some(v) = options.hk_rank {
+    if let Some(v) = options.count(&HK_RANK)? {
         p.max_rank = v;
     }
     p.validate()?;
     let _ = data;
-    Ok(Method::Hyperkernel(HyperkernelLearner { params: p }))
+    Ok(Method::new(HyperkernelLearner { params: p }))
 }
 
 impl Learner for HyperkernelLearner {
@@ -120,7 +124,7 @@ impl Learner for HyperkernelLearner {
             .other
             .insert("hyperkernel_rank".into(), model.info.rank as f64);
         Ok(FittedMethod::new(
-            AnyModel::Hyperkernel(model),
+            AnyModel::new(model),
             chosen,
             secs,
         ))

@@ -12,6 +12,7 @@
 //!   estimator through [`crate::kernel::KernelSource`].
 //! - [`model`]: the fit and the fitted machine; [`learner`]: the catalogue entry.
 
+mod catalogue;
 pub mod kernels;
 pub mod learned;
 pub mod learner;
@@ -19,6 +20,7 @@ pub(crate) mod lowrank;
 pub mod model;
 pub mod program;
 
+pub(crate) use catalogue::FAMILY;
 pub use kernels::{ExplicitTerm, Hyperkernel, HyperkernelKind, Series};
 pub use learned::LearnedKernel;
 pub use model::{

@@ -272,7 +272,7 @@ impl SoftClusters {
     /// temperature.
     pub fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite, indices_below};
-        crate::validate::family_machine(
+        crate::mkl::family_machine(
             "sample",
             &self.sample,
             &self.family,

@@ -324,7 +324,7 @@ impl GatedMachine {
     ) -> Result<()> {
         use crate::validate::{ensure, finite, finite_value, indices_below};
         let sv = &self.support_vectors;
-        let m = crate::validate::family_machine(
+        let m = crate::mkl::family_machine(
             "support_vectors",
             sv,
             &self.family,

@@ -6,14 +6,16 @@ use super::{
     ClmklSettings, GateRegression, LmklSettings, LocalizedMethod, LocalizedModel, LocalizedParams,
     SvmSolver,
 };
+use super::catalogue::{LKL_EPSILON, SOLVER};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{base_svm_cv, best_value, fall_back, keeps_learned};
-use crate::method::timed;
-use crate::method::{
-    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    ProgressFn, SolverChoice, FELL_BACK,
+use crate::estimator::Task;
+use crate::learner::options::{CLUSTERS, NO_FALLBACK};
+use crate::learner::selection::{base_svm_cv, best_value, fall_back, keeps_learned};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
+    FELL_BACK,
 };
+use crate::options::MethodOptions;
 use crate::mkl::learner::family_of;
 use crate::svm::SvmType;
 use crate::Result;
@@ -22,8 +24,8 @@ use serde::{Deserialize, Serialize};
 /// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`
 /// and `fallback` (the default; issue 19): SVM-CV first, the method at SVM-CV's C scored
 /// by CV on the same folds, and unless it beats SVM-CV
-/// ([`crate::method::selection::keeps_learned`]) the fit is the SVM-CV model
-/// ([`crate::method::FELL_BACK`]). With `search` and no fallback: C by stratified k-fold
+/// ([`crate::learner::selection::keeps_learned`]) the fit is the SVM-CV model
+/// ([`crate::learner::FELL_BACK`]). With `search` and no fallback: C by stratified k-fold
 /// CV over the grid's Cs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LocalizedLearner {
@@ -33,7 +35,7 @@ pub struct LocalizedLearner {
     #[serde(default)]
     pub search: Option<GridSettings>,
     /// With `search`: fall back to SVM-CV unless the localized model beats it in CV.
-    #[serde(default = "crate::method::yes")]
+    #[serde(default = "crate::learner::yes")]
     pub fallback: bool,
 }
 
@@ -49,37 +51,38 @@ pub(crate) fn default_kernels(n_features: usize) -> String {
 
 /// Catalogue builder of `ldmkl`, `swmkl`, `lmkl` and `clmkl`.
 pub(crate) fn build(
-    kind: MethodKind,
+    name: &str,
     options: &MethodOptions,
     data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     let family = family_of(options, &default_kernels(data.x.n_cols()), data)?;
     let base = options.svm_params(SvmType::CSvc, data.x.n_cols())?;
-    let method = match kind {
-        MethodKind::Ldmkl => LocalizedMethod::Ldmkl(GateRegression::default()),
-        MethodKind::Swmkl => LocalizedMethod::Swmkl(GateRegression::default()),
-        MethodKind::Lmkl => LocalizedMethod::Lmkl(LmklSettings::default()),
+    let method = match name {
+        "ldmkl" => LocalizedMethod::Ldmkl(GateRegression::default()),
+        "swmkl" => LocalizedMethod::Swmkl(GateRegression::default()),
+        "lmkl" => LocalizedMethod::Lmkl(LmklSettings::default()),
         _ => {
             let defaults = ClmklSettings::default();
             LocalizedMethod::Clmkl(ClmklSettings {
-                clusters: options.clusters.unwrap_or(defaults.clusters),
+                clusters: options.count(&CLUSTERS)?.unwrap_or(defaults.clusters),
                 seed: options.seed,
                 ..defaults
             })
         }
     };
-    let solver = match options.solver.unwrap_or(SolverChoice::Smo) {
-        SolverChoice::Smo if options.lkl_epsilon.is_some() => {
+    let lkl_epsilon = options.number(&LKL_EPSILON)?;
+    let solver = match options.text(&SOLVER).unwrap_or("smo") {
+        "smo" if lkl_epsilon.is_some() => {
             return Err(crate::Error::param(
                 "lkl-epsilon",
                 "is the gap of the mwu solver; it does not apply with --solver smo",
             ))
         }
-        SolverChoice::Smo => SvmSolver::Smo,
-        SolverChoice::Mwu => SvmSolver::Mwu {
-            epsilon: options.lkl_epsilon.unwrap_or(0.01),
+        "mwu" => SvmSolver::Mwu {
+            epsilon: lkl_epsilon.unwrap_or(0.01),
         },
+        _ => SvmSolver::Smo,
     };
     let params = LocalizedParams {
         c: base.c,
@@ -88,10 +91,10 @@ pub(crate) fn build(
         ..LocalizedParams::new(method, family)
     };
     params.validate()?;
-    Ok(Method::Localized(LocalizedLearner {
+    Ok(Method::new(LocalizedLearner {
         params,
         search,
-        fallback: !options.no_fallback,
+        fallback: !options.flag(&NO_FALLBACK),
     }))
 }
 
@@ -165,7 +168,7 @@ impl Learner for LocalizedLearner {
             chosen.other.insert(FELL_BACK.into(), 0.0);
         }
         let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds) + svm_seconds.unwrap_or(0.0);
-        let model = AnyModel::Localized(model);
+        let model = AnyModel::new(model);
         Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
     }
 }

@@ -16,6 +16,7 @@
 //!   weights); [`LmklMachine`]: LMKL (Algorithm 1: [`SoftmaxGate`], alternating SVM and
 //!   gradient steps).
 //! - [`LocalizedModel`]: the fitted one-vs-one model.
+mod catalogue;
 mod clmkl;
 mod gate;
 pub(crate) mod ldmkl;
@@ -26,6 +27,7 @@ mod per_kernel;
 mod solver;
 mod swmkl;
 
+pub(crate) use catalogue::FAMILY;
 pub use clmkl::{ClmklMachine, ClmklSettings, SoftClusters};
 pub use gate::GatedMachine;
 pub use ldmkl::LdmklMachine;

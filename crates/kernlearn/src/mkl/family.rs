@@ -544,6 +544,33 @@ impl KernelFamily {
     }
 }
 
+/// A kernel-family machine's stored points have `n_features` columns, its family is
+/// valid, and it has one finite trace factor per base kernel; returns the kernel count.
+pub(crate) fn family_machine(
+    points_field: &str,
+    points: &crate::data::Features,
+    family: &KernelFamily,
+    trace_factors: &[f64],
+    n_features: usize,
+) -> Result<usize> {
+    crate::validate::ensure(points.n_cols() == n_features, || {
+        format!(
+            "{points_field} has {} columns, n_features is {n_features}",
+            points.n_cols()
+        )
+    })?;
+    crate::validate::within("family", family.validate(n_features))?;
+    let m = family.len(n_features);
+    crate::validate::ensure(trace_factors.len() == m, || {
+        format!(
+            "trace_factors has {} values, the family has {m} base kernels on {n_features} features",
+            trace_factors.len()
+        )
+    })?;
+    crate::validate::finite("trace_factors", trace_factors)?;
+    Ok(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,14 +6,16 @@ use super::{
     EasyMklParams, GmklRegulariser, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
 };
+use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, KERNELS, LAMBDA, LANDMARKS, MWU_EPSILON};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::selection::{base_svm_cv, best_candidate, best_value, fall_back, keeps_learned};
-use crate::method::timed;
-use crate::method::{
-    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    ProgressFn, FELL_BACK,
+use crate::estimator::Task;
+use crate::learner::options::{NO_FALLBACK, TOL};
+use crate::learner::selection::{base_svm_cv, best_candidate, best_value, fall_back, keeps_learned};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
+    FELL_BACK,
 };
+use crate::options::MethodOptions;
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -25,8 +27,8 @@ pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 /// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search` and
 /// `fallback` (the default; issue 19): SVM-CV first, then UNIFORM and the method at
 /// SVM-CV's C (EasyMKL: λ ∈ {0.1, …, 1}) by stratified k-fold CV on the same folds, and
-/// unless the best candidate beats SVM-CV ([`crate::method::selection::keeps_learned`])
-/// the fit is the SVM-CV model ([`crate::method::FELL_BACK`]). With `search` and no
+/// unless the best candidate beats SVM-CV ([`crate::learner::selection::keeps_learned`])
+/// the fit is the SVM-CV model ([`crate::learner::FELL_BACK`]). With `search` and no
 /// fallback (the thesis's protocol): the method alone, C ∈ the grid's Cs (λ for
 /// EasyMKL) by CV. The kernels and MWUMKL's ε stay as given.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -37,7 +39,7 @@ pub struct MklLearner {
     #[serde(default)]
     pub search: Option<GridSettings>,
     /// With `search`: UNIFORM among the candidates and the fallback to SVM-CV.
-    #[serde(default = "crate::method::yes")]
+    #[serde(default = "crate::learner::yes")]
     pub fallback: bool,
 }
 
@@ -59,7 +61,7 @@ pub(crate) fn family_of(
     default: &str,
     data: &Dataset,
 ) -> Result<KernelFamily> {
-    let family = KernelFamily::from_spec_or_file(options.kernels.as_deref().unwrap_or(default))?;
+    let family = KernelFamily::from_spec_or_file(options.text(&KERNELS).unwrap_or(default))?;
     family.validate(data.x.n_cols())?;
     // Per kernel and point the methods hold at most a few f32/f64 values (MWUMKL's O(mn)
     // state, UNIFORM's kernel table); 16 bytes is an upper bound.
@@ -81,22 +83,22 @@ const MAX_MWU_ROUNDS: usize = 1_000_000;
 
 /// Catalogue builder of `uniform`, `mwumkl`, `easymkl` and `nystrom-linear`.
 pub(crate) fn build(
-    kind: MethodKind,
+    name: &str,
     options: &MethodOptions,
     data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     let family = family_of(options, DEFAULT_FAMILY, data)?;
     let base = options.svm_params(SvmType::CSvc, data.x.n_cols())?;
-    let method = match kind {
-        MethodKind::Uniform => MklMethod::Uniform(UniformParams {
+    let method = match name {
+        "uniform" => MklMethod::Uniform(UniformParams {
             c: base.c,
             solver: base.solver,
         }),
-        MethodKind::Mwumkl => {
+        "mwumkl" => {
             let defaults = MwumklParams::default();
             let params = MwumklParams {
-                epsilon: options.mwu_epsilon.unwrap_or(defaults.epsilon),
+                epsilon: options.number(&MWU_EPSILON)?.unwrap_or(defaults.epsilon),
                 c: Some(base.c),
                 ..defaults
             };
@@ -121,29 +123,29 @@ pub(crate) fn build(
             }
             MklMethod::Mwumkl(params)
         }
-        MethodKind::SpgGmkl => MklMethod::SpgGmkl(spg_params(options, base.c, base.solver)?),
-        MethodKind::Easymkl => {
+        "spg-gmkl" => MklMethod::SpgGmkl(spg_params(options, base.c, base.solver)?),
+        "easymkl" => {
             let defaults = EasyMklParams::default();
             MklMethod::EasyMkl(EasyMklParams {
-                lambda: options.lambda.unwrap_or(defaults.lambda),
+                lambda: options.number(&LAMBDA)?.unwrap_or(defaults.lambda),
                 ..defaults
             })
         }
         _ => {
-            let mut params = NystromLinearParams::new(family, options.landmarks.unwrap_or(150));
+            let mut params = NystromLinearParams::new(family, options.count(&LANDMARKS)?.unwrap_or(150));
             params.svm.c = base.c;
             params.validate()?;
-            return Ok(Method::NystromLinear(NystromLinearLearner {
+            return Ok(Method::new(NystromLinearLearner {
                 params,
                 search,
             }));
         }
     };
     method.validate()?;
-    Ok(Method::Mkl(MklLearner {
+    Ok(Method::new(MklLearner {
         params: MklParams { method, family },
         search,
-        fallback: !options.no_fallback,
+        fallback: !options.flag(&NO_FALLBACK),
     }))
 }
 
@@ -156,13 +158,13 @@ fn spg_params(
 ) -> Result<SpgGmklParams> {
     let defaults = SpgGmklParams::default();
     let pnorm_only = [
-        ("gmkl-p", options.gmkl_p),
-        ("gmkl-lambda", options.gmkl_lambda),
+        ("gmkl-p", options.number(&GMKL_P)?),
+        ("gmkl-lambda", options.number(&GMKL_LAMBDA)?),
     ];
-    let regulariser = match options.gmkl_reg.as_deref() {
+    let regulariser = match options.text(&GMKL_REG) {
         Some("pnorm") => GmklRegulariser::PNorm {
-            p: options.gmkl_p.unwrap_or(2.0),
-            lambda: options.gmkl_lambda.unwrap_or(1.0),
+            p: pnorm_only[0].1.unwrap_or(2.0),
+            lambda: pnorm_only[1].1.unwrap_or(1.0),
         },
         _ => {
             if let Some((name, _)) = pnorm_only.iter().find(|(_, v)| v.is_some()) {
@@ -175,7 +177,11 @@ fn spg_params(
         }
     };
     let solver = crate::svm::SolverSettings {
-        tol: options.tol.map_or(defaults.solver.tol, |_| solver.tol),
+        tol: if options.is_given(&TOL) {
+            solver.tol
+        } else {
+            defaults.solver.tol
+        },
         ..solver
     };
     let params = SpgGmklParams {
@@ -222,16 +228,16 @@ impl Learner for TabledCandidate {
         let table = self.table.as_ref();
         let ((model, _), secs) = timed(|| MklModel::fit_with_table(&self.params, x, y, table))?;
         Ok(FittedMethod::new(
-            AnyModel::Mkl(model),
+            AnyModel::new(model),
             ChosenParams::default(),
             secs,
         ))
     }
 
     fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
-        match &fitted.model {
-            AnyModel::Mkl(model) => model.predict_with_table(x, self.table.as_ref()),
-            other => crate::estimator::Estimator::predict(other, x),
+        match fitted.model.downcast_ref::<MklModel>() {
+            Some(model) => model.predict_with_table(x, self.table.as_ref()),
+            None => crate::estimator::Estimator::predict(&fitted.model, x),
         }
     }
 }
@@ -360,7 +366,7 @@ impl Learner for MklLearner {
             Some(_) => start.elapsed().as_secs_f64() - secs,
             None => 0.0,
         };
-        Ok(FittedMethod::new(AnyModel::Mkl(model), chosen, secs)
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, None)
             .traced(trace))
     }
@@ -414,7 +420,7 @@ impl Learner for NystromLinearLearner {
             .insert("landmarks".into(), params.landmarks as f64);
         let (model, secs) = timed(|| NystromLinearModel::fit(&params, x, y))?;
         let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds);
-        let model = AnyModel::NystromLinear(model);
+        let model = AnyModel::new(model);
         Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
     }
 }

@@ -17,6 +17,7 @@
 //! - [`MklMachine`], [`MklModel`], [`NystromLinearModel`]: the fitted binary machine and
 //!   the one-vs-one models.
 mod base;
+mod catalogue;
 mod easymkl;
 mod family;
 mod gilbert;
@@ -32,6 +33,7 @@ mod uniform;
 pub(crate) use base::KernelBank;
 pub(crate) use base::TableBufferReuse;
 pub use easymkl::EasyMklParams;
+pub(crate) use family::family_machine;
 pub use family::{family12, FamilyItem, FeatureSet, KernelFamily, KernelSet};
 pub(crate) use gilbert::{solve_gilbert, GilbertSettings};
 pub use learner::{MklLearner, NystromLinearLearner};
@@ -45,7 +47,7 @@ pub use mwumkl::{
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };
-pub(crate) use spggmkl::REGULARISER_NAMES as GMKL_REGULARISERS;
+pub(crate) use catalogue::{FAMILY, KERNELS, LANDMARKS};
 pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub use uniform::UniformParams;
 

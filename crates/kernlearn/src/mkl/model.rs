@@ -13,7 +13,7 @@ use super::uniform::{self, UniformParams};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::{one_vs_one_estimator_methods, OneVsOne};
-use crate::nonparametric::Trace;
+use crate::trace::Trace;
 use crate::select::Grid;
 use crate::validate::count_sum;
 use crate::Result;

@@ -151,7 +151,7 @@ impl NystromFeatures {
     /// and one map per base kernel, each map `landmarks × rank` finite values.
     pub fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
-        let m = crate::validate::family_machine(
+        let m = crate::mkl::family_machine(
             "landmarks",
             &self.landmarks,
             &self.family,

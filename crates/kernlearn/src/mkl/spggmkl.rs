@@ -44,7 +44,7 @@ use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
 use crate::kernel::{fill_row_chunked, KernelSource};
-use crate::nonparametric::trace::Trace;
+use crate::trace::Trace;
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
 use crate::{Error, Result};
 use rayon::prelude::*;

@@ -11,7 +11,7 @@ use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformP
 use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
-use crate::nonparametric::Trace;
+use crate::trace::Trace;
 use crate::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
@@ -464,7 +464,7 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
         for (k, v) in pairs {
             o.set(k, v)?;
         }
-        Method::build(MethodKind::SpgGmkl, &o, &wine, None)
+        Method::build("spg-gmkl".parse::<MethodKind>().unwrap(), &o, &wine, None)
     };
     let kernels = ("kernels", "linear@all;rbf(gamma=0.5)@all");
     for (bad, name) in [
@@ -512,7 +512,7 @@ fn spg_gmkl_options_errors_warnings_and_multiclass() {
         gmkl_family(),
     );
     let (hx, hy) = data("heart.csv", 120);
-    let model = crate::estimator::AnyModel::Mkl(MklModel::fit(&capped, &hx, &hy).unwrap());
+    let model = crate::learner::AnyModel::new(MklModel::fit(&capped, &hx, &hy).unwrap());
     let w = model.warnings();
     assert!(w.len() == 1 && w[0].contains("iteration cap"), "{w:?}");
     let nan = Features::new(2, 2, vec![f64::NAN, 1.0, 0.0, 1.0]).unwrap();

@@ -14,6 +14,7 @@
 
 mod dense;
 pub(crate) mod optim;
+pub(crate) mod options;
 mod train;
 
 pub use dense::{softmax_rows, LayerStack, StackSettings};

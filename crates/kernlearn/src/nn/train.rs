@@ -4,7 +4,7 @@
 use super::optim::AnyOptimizer;
 use super::{tensor_of, CandleResult, Network, OptimizerChoice};
 use crate::data::Features;
-use crate::nonparametric::Trace;
+use crate::trace::Trace;
 use crate::{Error, Result};
 use candle_core::{DType, Tensor, Var};
 use rand::seq::SliceRandom;

@@ -1,17 +1,21 @@
 //! KNPL, DANK and scalable DANK as [`Learner`]s: each takes σ, C (and ε) from the
 //! papers' SVM-CV / SVR-CV first when a search is set, then learns its Gram matrix.
 
+use super::catalogue::{
+    CLUSTERS, DANK_SCHEME, DANK_START, DANK_STEP, ETA, KNPL_ALTERNATE, KNPL_GAMMA, TAU,
+};
 use super::dank::{dank_search_base, DankModel, DankParams, DankSettings};
 use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplScheme, KnplSearch};
 use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Estimator, Task};
-use crate::method::selection::{best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected};
-use crate::method::timed;
-use crate::method::{
-    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions, Progress,
+use crate::estimator::{Estimator, Task};
+use crate::learner::options::NO_FALLBACK;
+use crate::learner::selection::{best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn, FELL_BACK,
 };
+use crate::options::MethodOptions;
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -30,8 +34,8 @@ pub struct KnplLearner {
     pub auto_gamma: bool,
     /// With `search` (issue 19): unless the best γ's CV score beats SVM-CV's on the same
     /// folds (the limit γ → ∞, `G = 11ᵀ`), the fit is the SVM-CV model
-    /// ([`crate::method::FELL_BACK`]).
-    #[serde(default = "crate::method::yes")]
+    /// ([`crate::learner::FELL_BACK`]).
+    #[serde(default = "crate::learner::yes")]
     pub fallback: bool,
 }
 
@@ -44,7 +48,7 @@ pub struct KnplLearner {
 /// fold the η values are one path, `DankModel::fit_path`), and
 /// unless the best one's CV score beats SVM-CV's (η → ∞, where `F = 11ᵀ` and DANK is
 /// the SVM on the base kernel) the fit is the SVM-CV model
-/// ([`crate::method::FELL_BACK`]).
+/// ([`crate::learner::FELL_BACK`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DankLearner {
     /// Task, base kernel, C, ε and the solver settings.
@@ -52,7 +56,7 @@ pub struct DankLearner {
     /// Grid search of the σ, C (, ε) stage.
     pub search: Option<GridSettings>,
     /// With `search`: η by CV and the fallback to SVM-CV / SVR-CV.
-    #[serde(default = "crate::method::yes")]
+    #[serde(default = "crate::learner::yes")]
     pub fallback: bool,
 }
 
@@ -79,32 +83,32 @@ pub struct ScalableDankLearner {
 
 /// Catalogue builder of `knpl`, `dank`, `dank-svr` and `dank-scalable`.
 pub(crate) fn build(
-    kind: MethodKind,
+    name: &str,
     options: &MethodOptions,
     data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     options.check_searchable_kernel(search.as_ref())?;
-    let svr = kind == MethodKind::DankSvr;
+    let svr = name == "dank-svr";
     let svm_type = if svr {
         SvmType::EpsilonSvr
     } else {
         SvmType::CSvc
     };
     let base = options.svm_params(svm_type, data.x.n_cols())?;
-    match kind {
-        MethodKind::Knpl => {
+    match name {
+        "knpl" => {
             let params = KnplParams {
                 kernel: base.kernel,
                 c: base.c,
-                gamma: options.knpl_gamma.unwrap_or(1.0),
+                gamma: options.number(&KNPL_GAMMA)?.unwrap_or(1.0),
                 solver: base.solver,
                 ..KnplParams::default()
             };
             params.validate()?;
-            Ok(Method::Knpl(KnplLearner {
+            Ok(Method::new(KnplLearner {
                 params: KnplParams {
-                    scheme: if options.knpl_alternate {
+                    scheme: if options.flag(&KNPL_ALTERNATE) {
                         KnplScheme::Alternate
                     } else {
                         KnplScheme::Ascent
@@ -112,16 +116,16 @@ pub(crate) fn build(
                     ..params
                 },
                 search,
-                auto_gamma: options.knpl_gamma.is_none(),
-                fallback: !options.no_fallback,
+                auto_gamma: !options.is_given(&KNPL_GAMMA),
+                fallback: !options.flag(&NO_FALLBACK),
             }))
         }
-        MethodKind::DankScalable => Ok(Method::DankScalable(ScalableDankLearner {
+        "dank-scalable" => Ok(Method::new(ScalableDankLearner {
             params: scalable_dank_params(options, data.len(), data.x.n_cols())?,
             search,
-            auto_clusters: options.clusters.is_none(),
+            auto_clusters: !options.is_given(&CLUSTERS),
         })),
-        _ => Ok(Method::Dank(DankLearner {
+        _ => Ok(Method::new(DankLearner {
             params: DankParams {
                 task: if svr {
                     Task::Regression
@@ -134,7 +138,7 @@ pub(crate) fn build(
                 epsilon: base.epsilon,
             },
             search,
-            fallback: !options.no_fallback,
+            fallback: !options.flag(&NO_FALLBACK),
         })),
     }
 }
@@ -155,9 +159,9 @@ pub fn scalable_dank_params(
     Ok(ScalableDankParams {
         kernel: base.kernel,
         c: base.c,
-        eta: options.eta,
+        eta: options.number(&ETA)?,
         clusters: options
-            .clusters
+            .count(&CLUSTERS)?
             .unwrap_or_else(|| ScalableDankParams::default_clusters(n)),
         seed: options.seed,
         settings,
@@ -168,13 +172,14 @@ pub fn scalable_dank_params(
 fn dank_settings(options: &MethodOptions, base: &SvmParams) -> Result<DankSettings> {
     let defaults = DankSettings::default();
     let settings = DankSettings {
-        tau: options.tau.unwrap_or(defaults.tau),
-        eta: options.eta,
-        scheme: options.dank_scheme.unwrap_or(defaults.scheme),
-        step: options.dank_step.unwrap_or(defaults.step),
-        init_from_svm: options
-            .dank_start_from_svm
-            .unwrap_or(defaults.init_from_svm),
+        tau: options.number(&TAU)?.unwrap_or(defaults.tau),
+        eta: options.number(&ETA)?,
+        scheme: options.parsed(&DANK_SCHEME)?.unwrap_or(defaults.scheme),
+        step: options.parsed(&DANK_STEP)?.unwrap_or(defaults.step),
+        init_from_svm: match options.text(&DANK_START) {
+            Some(start) => start == "svm",
+            None => defaults.init_from_svm,
+        },
         svm_solver: base.solver,
         ..defaults
     };
@@ -268,7 +273,7 @@ impl Learner for KnplLearner {
             0.0
         };
         let ((model, trace), secs) = timed(|| KnplModel::fit(&params, x, y))?;
-        Ok(FittedMethod::new(AnyModel::Knpl(model), chosen, secs)
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, selection)
             .traced(Some(trace)))
     }
@@ -387,7 +392,7 @@ impl Learner for DankLearner {
             0.0
         };
         // The trace of the first class pair's (or the regressor's) iterations.
-        Ok(FittedMethod::new(AnyModel::Dank(model), chosen, secs)
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, selection)
             .traced(traces.into_iter().next()))
     }
@@ -435,7 +440,7 @@ impl Learner for ScalableDankLearner {
         chosen
             .other
             .insert("clusters".into(), model.clusters.len() as f64);
-        let model = AnyModel::DankScalable(model);
+        let model = AnyModel::new(model);
         Ok(FittedMethod::new(model, chosen, secs).selected_by(selected))
     }
 }

@@ -10,7 +10,6 @@
 //! - [`dank`]: DANK-SVM / DANK-SVR (Algorithms 1–2), [`DankModel`].
 //! - [`ScalableDankModel`]: scalable DANK (section 5): k-means clusters, one box-only
 //!   subproblem (22) per cluster.
-//! - [`Trace`]: per-iteration records for convergence plots.
 
 pub mod dank;
 pub mod knpl;
@@ -18,7 +17,7 @@ pub(crate) mod learner;
 pub(crate) mod machine;
 mod projection;
 mod scalable;
-pub(crate) mod trace;
+mod catalogue;
 
 pub use dank::{
     DankFitInfo, DankMachines, DankModel, DankParams, DankSettings, EigenRoute, Scheme, StepRule,
@@ -29,7 +28,7 @@ pub use machine::LearnedKernelMachine;
 pub use scalable::{
     binary_labels, fit_cluster, ClusterMachine, ScalableDankModel, ScalableDankParams,
 };
-pub use trace::Trace;
+pub(crate) use catalogue::FAMILY;
 
 /// Helpers shared by the tests of this module's methods.
 #[cfg(test)]

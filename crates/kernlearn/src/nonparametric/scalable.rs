@@ -476,7 +476,7 @@ impl Estimator for ScalableDankModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimator::AnyModel;
+    use crate::learner::AnyModel;
     use crate::nonparametric::dank::{EigenRoute, Scheme, StepRule};
     use crate::nonparametric::testing::largest_gap;
     use rand::{Rng, SeedableRng};
@@ -664,7 +664,7 @@ mod tests {
         use crate::nonparametric::learner::ScalableDankLearner;
         use crate::select::Grid;
         let (x, y) = blobs(80, [0.0, 0.0], [1.5, 1.5], 0.9, 11);
-        let method = Method::DankScalable(ScalableDankLearner {
+        let method = Method::new(ScalableDankLearner {
             params: params(3, None),
             search: Some(GridSettings {
                 grid: Grid {
@@ -691,9 +691,7 @@ mod tests {
         let c = fitted.chosen.c.unwrap();
         assert!([0.5, 1.0, 2.0].contains(&sigma) && [0.5, 2.0].contains(&c));
         assert!(fitted.selection.is_some() && fitted.chosen.cv_score.is_some());
-        let AnyModel::DankScalable(model) = &fitted.model else {
-            panic!("not a scalable DANK model");
-        };
+        let model = fitted.model.downcast_ref::<ScalableDankModel>().unwrap();
         assert_eq!(model.params.c, c);
         assert_eq!(model.params.seed, 5);
         assert_eq!(fitted.chosen.other["clusters"], model.clusters.len() as f64);
@@ -711,7 +709,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(calls.into_inner(), model.clusters.len());
-        let any = AnyModel::DankScalable(model.clone());
+        let any = AnyModel::new(model.clone());
         assert_eq!(any.method(), "dank-scalable");
         let json = serde_json::to_string(&any).unwrap();
         let back: AnyModel = serde_json::from_str(&json).unwrap();

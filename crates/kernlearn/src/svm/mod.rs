@@ -7,7 +7,6 @@
 //!   values, Platt probabilities.
 
 pub(crate) mod cache;
-pub(crate) mod learner;
 mod model;
 mod probability;
 mod problem;
@@ -17,8 +16,8 @@ mod subset;
 mod vector;
 mod wss;
 
-pub use learner::SvmLearner;
-pub use model::{ClassOrder, SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
+pub use crate::multiclass::ClassOrder;
+pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
     DualSolution, SolverSettings,

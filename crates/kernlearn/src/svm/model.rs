@@ -13,7 +13,7 @@ use super::vector::weighted_sum;
 use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
-use crate::multiclass::{ordered_class_groups, vote};
+use crate::multiclass::{ordered_class_groups, vote, ClassOrder};
 use crate::validate::within;
 use crate::{Error, Result};
 use rand::seq::SliceRandom;
@@ -111,17 +111,6 @@ pub struct SvmParams {
     /// package, so that its attributes match `sklearn.svm.SVC` exactly).
     #[serde(default)]
     pub class_order: ClassOrder,
-}
-
-/// How a classifier orders its classes (see [`SvmParams::class_order`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClassOrder {
-    /// LIBSVM: order of first appearance in the training labels (`+1` before `−1`).
-    #[default]
-    FirstSeen,
-    /// scikit-learn: ascending label values.
-    Sorted,
 }
 
 impl Default for SvmParams {

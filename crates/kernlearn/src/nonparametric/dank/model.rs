@@ -11,7 +11,7 @@ use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::{Kernel, PrecomputedKernel};
 use crate::multiclass::OneVsOne;
 use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
-use crate::nonparametric::trace::Trace;
+use crate::trace::Trace;
 use crate::svm::{solve_c_svc, solve_epsilon_svr};
 use crate::validate::count_sum;
 use crate::{Error, Result};

@@ -5,7 +5,7 @@
 use super::ascent::lambda_max;
 use super::objective::{adaptive_matrix, AdaptiveMatrix, DankProblem, Dual, Point};
 use super::settings::{DankSettings, EigenRoute, Scheme, StepRule};
-use crate::nonparametric::trace::Trace;
+use crate::trace::Trace;
 use crate::{Error, Result};
 
 /// The result of [`DankProblem::solve`].

@@ -10,7 +10,7 @@ use super::admm::{
 };
 use super::params::{KnplParams, KnplScheme};
 use crate::kernel::PrecomputedKernel;
-use crate::nonparametric::trace::Trace;
+use crate::trace::Trace;
 use crate::svm::{solve_c_svc, DualSolution};
 use crate::Result;
 use faer::{Mat, MatRef};

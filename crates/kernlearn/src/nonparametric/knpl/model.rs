@@ -8,7 +8,7 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
 use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
-use crate::nonparametric::trace::Trace;
+use crate::trace::Trace;
 use crate::validate::count_sum;
 use crate::Result;
 use faer::MatRef;
@@ -365,7 +365,7 @@ mod tests {
     use super::super::testing::{params, sine_data, three_classes};
     use super::super::{gamma_reference, KnplParams};
     use super::*;
-    use crate::estimator::AnyModel;
+    use crate::learner::AnyModel;
     use crate::kernel::Kernel;
     use crate::nonparametric::testing::largest_gap;
     use crate::svm::{SvmModel, SvmParams};
@@ -453,7 +453,7 @@ mod tests {
         };
         let (model, _) = KnplModel::fit(&p, &x, &y).unwrap();
         assert_eq!(model.machines.machines.len(), 3);
-        let any = AnyModel::Knpl(model.clone());
+        let any = AnyModel::new(model.clone());
         let text = serde_json::to_string(&any).unwrap();
         assert!(text.contains("\"kind\":\"knpl\""));
         let back: AnyModel = serde_json::from_str(&text).unwrap();
@@ -524,7 +524,7 @@ mod tests {
             "{:?}",
             info.dual_objectives
         );
-        let w = AnyModel::Knpl(model.clone()).warnings();
+        let w = AnyModel::new(model.clone()).warnings();
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].contains("did not converge in 10 outer rounds") && w[0].contains("2-cycle"),

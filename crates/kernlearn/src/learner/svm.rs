@@ -1,15 +1,12 @@
-//! The kernel machines as [`Learner`]s: fixed parameters, or σ, C (and ε) chosen by
-//! the papers' SVM-CV / SVR-CV grid search.
+//! The kernel machine as a [`Learner`]: fixed parameters, or σ, C (and ε) chosen by
+//! the papers' SVM-CV / SVR-CV grid search. It is the `fixed` family's learner and the
+//! baseline every learned-kernel selection compares with ([`super::selection`]).
 
-use super::{SvmModel, SvmParams, SvmType};
-use crate::data::{Dataset, Features};
-use crate::estimator::{AnyModel, Task};
-use crate::method::selection::svm_cv;
-use crate::method::timed;
-use crate::method::{
-    ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodKind, MethodOptions,
-    ProgressFn,
-};
+use super::selection::svm_cv;
+use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
+use crate::data::Features;
+use crate::estimator::Task;
+use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -21,31 +18,6 @@ pub struct SvmLearner {
     pub params: SvmParams,
     /// Grid search settings; `None` fits `params` as they are.
     pub search: Option<GridSettings>,
-}
-
-/// The formulation `kind` names; `svm` is ε-SVR when the data's last column is named
-/// `target`, C-SVC otherwise.
-fn svm_type(kind: MethodKind, data: &Dataset) -> SvmType {
-    match kind {
-        MethodKind::Svm if data.target_name == "target" => SvmType::EpsilonSvr,
-        MethodKind::NuSvc => SvmType::NuSvc,
-        MethodKind::OneClass => SvmType::OneClass,
-        MethodKind::Svr => SvmType::EpsilonSvr,
-        MethodKind::NuSvr => SvmType::NuSvr,
-        _ => SvmType::CSvc,
-    }
-}
-
-/// Catalogue builder of `svm`, `svc`, `nu-svc`, `one-class`, `svr`, `nu-svr`.
-pub(crate) fn build(
-    kind: MethodKind,
-    options: &MethodOptions,
-    data: &Dataset,
-    search: Option<GridSettings>,
-) -> Result<Method> {
-    options.check_searchable_kernel(search.as_ref())?;
-    let params = options.svm_params(svm_type(kind, data), data.x.n_cols())?;
-    Ok(Method::Svm(SvmLearner { params, search }))
 }
 
 impl Learner for SvmLearner {
@@ -87,6 +59,6 @@ impl Learner for SvmLearner {
         let mut chosen = ChosenParams::of_svm(&params);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
         let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
-        Ok(FittedMethod::new(AnyModel::Svm(model), chosen, secs).selected_by(selected))
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected_by(selected))
     }
 }

@@ -1,0 +1,92 @@
+//! How a family declares itself: one [`Family`] value in its own folder lists its
+//! methods ([`MethodInfo`]: name, tasks, summary, selection, the options it reads and
+//! its builder) and its stored model types ([`ModelKind`]). The registry
+//! (`crate::method`) gathers the families named in `lib.rs`; the command line, the
+//! Python package and the docs' tables are generated from it.
+
+use super::model::{AnyModel, Model};
+use super::options::GridSettings;
+use super::Method;
+use crate::data::Dataset;
+use crate::estimator::Task;
+use crate::options::{MethodOptions, OptionSpec};
+use crate::Result;
+use std::fmt;
+
+/// Builds method `name` (of the builder's family) from options for `data`, with the
+/// grid search `search`.
+pub(crate) type Builder =
+    fn(&str, &MethodOptions, &Dataset, Option<GridSettings>) -> Result<Method>;
+
+/// One method of a family.
+pub struct MethodInfo {
+    /// Name on the command line and in model files.
+    pub name: &'static str,
+    /// Tasks it can fit.
+    pub tasks: &'static [Task],
+    /// One line: what it is and where it comes from.
+    pub summary: &'static str,
+    /// What `--select grid` chooses for it.
+    pub selection: &'static str,
+    /// Options it reads, in groups (a family's own, shared ones); any other method
+    /// option is an error.
+    pub options: &'static [&'static [&'static OptionSpec]],
+    /// Whether the demonstration (`kernlearn` without arguments) runs it.
+    pub in_demo: bool,
+    pub(crate) build: Builder,
+}
+
+impl MethodInfo {
+    /// Every option it reads.
+    pub fn options(&self) -> impl Iterator<Item = &'static OptionSpec> {
+        self.options.iter().flat_map(|group| group.iter().copied())
+    }
+
+    /// Whether it reads option `name`.
+    pub fn reads(&self, name: &str) -> bool {
+        self.options().any(|o| o.name == name)
+    }
+}
+
+impl fmt::Debug for MethodInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MethodInfo")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A stored model type: its tag in model files and how it is read back.
+pub struct ModelKind {
+    /// [`Model::KIND`].
+    pub kind: &'static str,
+    pub(crate) decode: fn(serde_json::Value) -> serde_json::Result<AnyModel>,
+}
+
+impl ModelKind {
+    /// The model type `T`.
+    pub(crate) const fn of<T: Model>() -> Self {
+        Self {
+            kind: T::KIND,
+            decode: AnyModel::decode::<T>,
+        }
+    }
+}
+
+/// A family of methods (one library folder each).
+pub struct Family {
+    /// Name as in the docs (`nonparametric`, `multiple kernel learning`, …).
+    pub name: &'static str,
+    /// Its methods, in the order of `--help` and the docs.
+    pub methods: &'static [MethodInfo],
+    /// The model types its methods store.
+    pub models: &'static [ModelKind],
+}
+
+impl fmt::Debug for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Family")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}

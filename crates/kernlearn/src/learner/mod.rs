@@ -1,0 +1,273 @@
+//! The contract every family implements, below the families and above the kernel
+//! machine: the [`Learner`] trait (selection and fit → [`FittedMethod`]), [`Method`]
+//! (any learner, for dispatch), [`AnyModel`] (any fitted model), the parameters a fit
+//! chose ([`ChosenParams`]), progress events, the selection shapes the learners share
+//! ([`selection`]), the kernel machine's options ([`options`]) and how a family
+//! declares itself ([`family`]).
+//!
+//! The registry that names every family (the method catalogue) is `crate::method`,
+//! above the families; fitting a scaler and a method is `crate::pipeline::Pipeline::fit`.
+
+pub mod family;
+pub mod model;
+pub mod options;
+pub(crate) mod selection;
+mod svm;
+
+pub use family::{Family, MethodInfo, ModelKind};
+pub use model::{AnyModel, Model};
+pub use options::GridSettings;
+pub use selection::select_candidate;
+pub use svm::SvmLearner;
+
+use crate::data::Features;
+use crate::estimator::Task;
+use crate::kernel::Kernel;
+use crate::select::Selection;
+use crate::svm::SvmParams;
+use crate::trace::Trace;
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Key of [`ChosenParams::other`] set by the learned-kernel methods' selection:
+/// `1` when no candidate of the learned kernel beat the SVM on the base kernel in the
+/// selection's cross-validation (same folds), so the fitted model is that SVM (SVM-CV's
+/// choice of σ and C, or C on the default RBF for the kernel-family methods); `0` when
+/// the learned kernel was kept.
+pub const FELL_BACK: &str = "fell_back_to_base_svm";
+
+/// `true`, the default of the learners' `fallback` fields.
+pub(crate) fn yes() -> bool {
+    true
+}
+
+/// Progress of a fit or an experiment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// One unit of the method's selection or fitting work finished (SVM-CV: one σ × fold;
+    /// scalable DANK: also one cluster).
+    Step,
+    /// Repeat `r` (0-based) of an experiment finished.
+    RepeatDone(usize),
+    /// A network's training epoch finished (counts as one step): its number (from 1),
+    /// the mean training loss and the validation accuracy (NaN without a validation
+    /// split).
+    Epoch {
+        /// Epoch number, from 1.
+        epoch: usize,
+        /// Mean training log loss.
+        loss: f32,
+        /// Validation accuracy.
+        val_accuracy: f32,
+    },
+    /// A named stage of a fit begins (e.g. the hyperkernel's factorisation, then its
+    /// conic solve): shown as a message, not counted as a step.
+    Stage(&'static str),
+}
+
+impl Progress {
+    /// Whether the event is one unit of work of a progress bar (every event but
+    /// [`Progress::Stage`]).
+    pub fn advances(&self) -> bool {
+        !matches!(self, Progress::Stage(_))
+    }
+}
+
+/// The progress callback every fit takes.
+pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
+
+/// Hyper-parameters a fit used (selected or given).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChosenParams {
+    /// Gaussian width σ (`exp(−‖x−x'‖²/σ²)`), when the kernel is Gaussian.
+    pub sigma: Option<f64>,
+    /// Trade-off C.
+    pub c: Option<f64>,
+    /// SVR tube width ε (regression).
+    pub epsilon: Option<f64>,
+    /// Cross-validated score of the chosen point (accuracy or MSE), when selected.
+    pub cv_score: Option<f64>,
+    /// Method-specific values, named `<method>_<paper symbol>`: `knpl_regulariser_gamma`
+    /// (KNPL's γ of γ‖G‖², not the RBF width), `dank_tau`, `dank_eta`, `mwu_epsilon`,
+    /// `easymkl_lambda`, and sizes (`clusters`, `landmarks`, `support_percent`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, f64>,
+}
+
+impl ChosenParams {
+    /// σ (of a Gaussian kernel), C and ε.
+    pub fn of(kernel: &Kernel, c: f64, epsilon: Option<f64>) -> Self {
+        Self {
+            sigma: match kernel {
+                Kernel::Rbf { gamma } => Some(1.0 / gamma.sqrt()),
+                _ => None,
+            },
+            c: Some(c),
+            epsilon,
+            ..Self::default()
+        }
+    }
+
+    /// σ, C and ε of an SVM parameter set.
+    pub fn of_svm(params: &SvmParams) -> Self {
+        let eps = params.svm_type.is_regressor().then_some(params.epsilon);
+        Self::of(&params.kernel, params.c, eps)
+    }
+}
+
+/// What [`Method::fit`] returns.
+#[derive(Clone, Debug)]
+pub struct FittedMethod {
+    /// The fitted model.
+    pub model: AnyModel,
+    /// The hyper-parameters used.
+    pub chosen: ChosenParams,
+    /// The grid search record, when one ran.
+    pub selection: Option<Selection>,
+    /// Seconds spent selecting hyper-parameters (0 without selection).
+    pub select_seconds: f64,
+    /// Seconds fitting the final model.
+    pub fit_seconds: f64,
+    /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
+    pub trace: Option<Trace>,
+}
+
+impl FittedMethod {
+    /// `model`, fitted in `fit_seconds` with the parameters `chosen`, without selection.
+    pub(crate) fn new(model: AnyModel, chosen: ChosenParams, fit_seconds: f64) -> Self {
+        Self {
+            model,
+            chosen,
+            selection: None,
+            select_seconds: 0.0,
+            fit_seconds,
+            trace: None,
+        }
+    }
+
+    /// With the time selection took and its grid-search record (if any).
+    pub(crate) fn selected(mut self, select_seconds: f64, selection: Option<Selection>) -> Self {
+        self.select_seconds = select_seconds;
+        self.selection = selection;
+        self
+    }
+
+    /// With an SVM-CV stage's record, when one ran.
+    pub(crate) fn selected_by(self, svm_cv: Option<selection::Selected<Selection>>) -> Self {
+        match svm_cv {
+            Some(s) => self.selected(s.seconds, Some(s.chosen)),
+            None => self,
+        }
+    }
+
+    /// With the per-iteration records of the final fit.
+    pub(crate) fn traced(mut self, trace: Option<Trace>) -> Self {
+        self.trace = trace;
+        self
+    }
+}
+
+/// `f`'s result and the seconds it took.
+pub(crate) fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let start = std::time::Instant::now();
+    let value = f()?;
+    Ok((value, start.elapsed().as_secs_f64()))
+}
+
+/// The contract every learning method implements in its own module: what it fits and
+/// how it selects its hyper-parameters and fits on scaled training data.
+pub trait Learner: AsAny + fmt::Debug + Send + Sync {
+    /// The papers' name (`SVM-CV`, `KNPL`, `MWUMKL`, …).
+    fn name(&self) -> String;
+    /// What it fits.
+    fn task(&self) -> Task;
+    /// How many [`Progress::Step`] events one fit emits.
+    fn steps(&self) -> u64;
+    /// Selects hyper-parameters (when the learner has a search) and fits on the scaled
+    /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
+    fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
+        -> Result<FittedMethod>;
+    /// Predictions of `fitted` (a fit of this learner) on rows held out of the data it
+    /// was fitted from: a selection's validation fold. By default the model's own; a
+    /// learner that holds kernel values for those rows (an MKL candidate with its
+    /// selection's kernel table) reads them instead of evaluating them again.
+    fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
+        crate::estimator::Estimator::predict(&fitted.model, x)
+    }
+    /// True when the learner reads kernel values, not features (a Gram set): the
+    /// pipeline then leaves them unscaled, whatever the scaling asked for.
+    fn reads_kernel_values(&self) -> bool {
+        false
+    }
+}
+
+/// A learner as [`Any`], so that tests and a family's own code can reach its type.
+pub trait AsAny {
+    /// `self` as [`Any`].
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A method and its hyper-parameter selection: any family's learner, built by the
+/// registry (`crate::method::MethodKind::build`) or directly from a learner.
+#[derive(Clone)]
+pub struct Method(Arc<dyn Learner>);
+
+impl Method {
+    /// Wraps a learner.
+    pub fn new(learner: impl Learner + 'static) -> Self {
+        Self(Arc::new(learner))
+    }
+
+    /// The learner this method delegates to.
+    pub fn learner(&self) -> &dyn Learner {
+        &*self.0
+    }
+
+    /// The learner as its own type, when it is an `L`.
+    pub fn learner_as<L: Learner + 'static>(&self) -> Option<&L> {
+        // Through the trait object: `Arc<dyn Learner>` is itself `Any`.
+        (*self.0).as_any().downcast_ref()
+    }
+}
+
+impl fmt::Debug for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A method is a learner: it delegates to the learner of its family.
+impl Learner for Method {
+    fn name(&self) -> String {
+        self.learner().name()
+    }
+    fn task(&self) -> Task {
+        self.learner().task()
+    }
+    fn steps(&self) -> u64 {
+        self.learner().steps()
+    }
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.learner().fit(x, y, seed, progress)
+    }
+    fn reads_kernel_values(&self) -> bool {
+        self.learner().reads_kernel_values()
+    }
+}

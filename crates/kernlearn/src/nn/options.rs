@@ -1,0 +1,73 @@
+//! The training options every network method reads (CKL, its baselines, DKMO): each
+//! overrides one field of a family's [`TrainSettings`] defaults (CKL's thesis
+//! settings, DKMO's paper settings).
+
+use super::optim::OPTIMIZER_NAMES;
+use super::TrainSettings;
+use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::Result;
+
+/// `--optimizer`.
+pub(crate) static OPTIMIZER: OptionSpec = OptionSpec::new("optimizer", OptionValue::Choice(&OPTIMIZER_NAMES), "Networks (ckl, rff-linear, dkmo, m-dkmo): sgd (momentum 0.5 rising to 0.99 over 10 epochs, the thesis's; default of ckl) or adam (AdamW; without decay = Adam; default of dkmo, the paper's)");
+/// `--learning-rate`.
+pub(crate) static LEARNING_RATE: OptionSpec = OptionSpec::new("learning-rate", OptionValue::Number, "Networks: learning rate ℓ > 0 (ckl: 0.01, the thesis's search draws log-uniformly from [1e-5, 0.2]; dkmo: 0.001, the paper's)");
+/// `--weight-decay`.
+pub(crate) static WEIGHT_DECAY: OptionSpec = OptionSpec::new(
+    "weight-decay",
+    OptionValue::Number,
+    "Networks: weight decay λ ≥ 0 (L2 for sgd, decoupled for adam; default 0)",
+);
+/// `--epochs`.
+pub(crate) static EPOCHS: OptionSpec = OptionSpec::new(
+    "epochs",
+    OptionValue::Count,
+    "Networks: most training epochs (ckl: 10000, the thesis's; dkmo: 100 per training run)",
+);
+/// `--patience`.
+pub(crate) static PATIENCE: OptionSpec = OptionSpec::new("patience", OptionValue::Count, "Networks: stop when the validation loss has not improved for this many epochs (ckl: 100, the thesis's; dkmo: 10); the best epoch's parameters are kept");
+/// `--batch-size`.
+pub(crate) static BATCH_SIZE: OptionSpec = OptionSpec::new(
+    "batch-size",
+    OptionValue::Count,
+    "Networks: rows per mini-batch (ckl: 128; dkmo: 32, Keras's default)",
+);
+/// `--validation-fraction`.
+pub(crate) static VALIDATION_FRACTION: OptionSpec = OptionSpec::new("validation-fraction", OptionValue::Number, "Networks: fraction of the training rows held out (stratified) for early stopping, in [0, 1) (ckl: 0.25, the thesis's; dkmo: 0.1; 0 = no early stopping)");
+
+/// Every training option.
+pub(crate) static TRAINING: &[&OptionSpec] = &[
+    &OPTIMIZER,
+    &LEARNING_RATE,
+    &WEIGHT_DECAY,
+    &EPOCHS,
+    &PATIENCE,
+    &BATCH_SIZE,
+    &VALIDATION_FRACTION,
+];
+
+/// The training options given (`--optimizer`, `--learning-rate`, …) on top of `t`, a
+/// family's training defaults.
+pub(crate) fn apply_training(o: &MethodOptions, t: &mut TrainSettings) -> Result<()> {
+    if let Some(v) = o.parsed(&OPTIMIZER)? {
+        t.optimizer = v;
+    }
+    if let Some(v) = o.number(&LEARNING_RATE)? {
+        t.learning_rate = v;
+    }
+    if let Some(v) = o.number(&WEIGHT_DECAY)? {
+        t.weight_decay = v;
+    }
+    if let Some(v) = o.count(&EPOCHS)? {
+        t.max_epochs = v;
+    }
+    if let Some(v) = o.count(&PATIENCE)? {
+        t.patience = v;
+    }
+    if let Some(v) = o.count(&BATCH_SIZE)? {
+        t.batch_size = v;
+    }
+    if let Some(v) = o.number(&VALIDATION_FRACTION)? {
+        t.validation_fraction = v;
+    }
+    Ok(())
+}

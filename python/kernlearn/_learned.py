@@ -1,0 +1,296 @@
+"""The shared base of the learned-kernel estimators: the catalogue's option table as
+Python parameters, and fitting, classification and regression through the library's
+method catalogue (``kernlearn.methods()``), the same path as ``kernlearn fit``.
+
+Every parameter left at ``None`` takes the paper's default, as on the command line; with
+``select="grid"`` σ and C (and the method's own parameters where its catalogue entry says
+so) are chosen by k-fold cross-validation on the training data (the papers' SVM-CV).
+"""
+
+import json
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import type_of_target
+
+from . import _core
+from ._base import (
+    PAPER_POWERS,
+    FittedModelMixin,
+    PairLayout,
+    RegressorPredictMixin,
+    as_features,
+    check_fit_data,
+    check_predict_data,
+    classifier_scores,
+    label_values,
+    seed_of,
+)
+from .kernels import family_spec, kernel_spec
+
+
+def _option_table():
+    """The library's option table (``MethodKind::catalogue_json``), by Python parameter.
+
+    Returns
+    -------
+    dict
+        ``{param: option}``: each option is the catalogue's object (``name``, the
+        command-line name; ``value``; ``choices``; ``help``; ``param``, the Python
+        parameter; ``negated``, whether the parameter is the opposite of the option, a
+        flag that turns off what the parameter, True by default, keeps on), in the
+        table's order.
+    """
+    return {option["param"]: option for option in json.loads(_core.catalogue())["options"]}
+
+
+#: Python parameter -> the catalogue's option object, generated from the library's option
+#: table. Estimator parameters not in it (method, select, grid, cv, scale, random_state)
+#: steer fitting itself.
+OPTIONS = _option_table()
+
+#: Python parameter -> library option (command-line name).
+OPTION_OF = {param: option["name"] for param, option in OPTIONS.items()}
+
+
+def _option_value(option, value):
+    """The option's text for a parameter value, or ``None`` to leave it unset.
+
+    Parameters
+    ----------
+    option : dict
+        The catalogue's option object (see :data:`OPTIONS`).
+    value : object
+        The estimator parameter's value.
+
+    Returns
+    -------
+    str or None
+    """
+    if value is None:
+        return None
+    if option["negated"]:  # the parameter is on by default; the option turns it off
+        return None if value else "true"
+    param = option["param"]
+    if param == "kernel":
+        return kernel_spec(value)
+    if param == "kernels":
+        return family_spec(value)
+    if param == "hidden" and not isinstance(value, str):
+        return ",".join(str(int(v)) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else None
+    return str(value)
+
+
+class _LearnedKernel(FittedModelMixin, BaseEstimator):
+    """Fitting through the library's method catalogue."""
+
+    _regression = False
+
+    def _method_name(self):
+        return self._method
+
+    def _options(self):
+        """The library options of this estimator's parameters: ``[(name, text)]``."""
+        options = [("problem", self._problem)] if getattr(self, "_problem", None) else []
+        params = self.get_params(deep=False)
+        for param, option in OPTIONS.items():
+            if param in params:
+                text = _option_value(option, params[param])
+                if text is not None:
+                    options.append((option["name"], text))
+        return options
+
+    def _grid_json(self):
+        if getattr(self, "select", None) is None:  # the hyperkernel estimators have none
+            return None
+        if self.select != "grid":
+            raise ValueError(f"select={self.select!r}: expected None or 'grid'")
+        grid = dict(self.grid or {})
+        unknown = set(grid) - {"sigma", "C", "epsilon"}
+        if unknown:
+            raise ValueError(f"grid has unknown keys {sorted(unknown)}; expected sigma, C, epsilon")
+        return json.dumps(
+            {
+                "grid": {
+                    "sigmas": [float(v) for v in grid.get("sigma", PAPER_POWERS)],
+                    "cs": [float(v) for v in grid.get("C", PAPER_POWERS)],
+                    "epsilons": [float(v) for v in grid.get("epsilon", [])],
+                },
+                "folds": int(self.cv),
+                "gram_budget_bytes": 1 << 30,
+            }
+        )
+
+    def _fit(self, X, y):
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
+        model, chosen = _core.fit_method(
+            self._method_name(), self._options(), self.scale, self._grid_json(),
+            seed_of(self.random_state, 0), X, y, self._regression,
+        )
+        return self._adopt(model, chosen)
+
+    def _adopt(self, model, chosen):
+        """Takes a fitted ``_core.Model`` and its ``fit_method`` record (JSON) as this
+        estimator's fit (also used by :mod:`kernlearn.ray`); returns the model's info."""
+        self.model_ = model
+        chosen = json.loads(chosen)
+        self.chosen_ = {k: v for k, v in chosen["chosen"].items() if v is not None}
+        self.selection_ = chosen["selection"]
+        info = self._model_info()
+        self.warnings_ = info["warnings"]
+        self.summary_ = info["summary"]
+        return info
+
+    def learned_kernel(self):
+        """What the method learned, as numpy arrays where it is numeric: kernel weights
+        (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives.
+
+        Returns
+        -------
+        dict
+        """
+        extra = self._model_info()["summary"].get("extra") or {}
+        return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in extra.items()}
+
+
+def _require_binary(y, why):
+    """scikit-learn's error for a binary-only classifier given other targets."""
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    if kind != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {kind}; {why}."
+        )
+
+
+class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
+    def fit(self, X, y):
+        """Learns the kernel and the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = check_fit_data(self, X, y, classifier=True)
+        return self._classifier_fitted(self._fit(X, y))
+
+    def _classifier_fitted(self, info):
+        """The class layout of the fitted model (``classes_`` is set)."""
+        self._layout = PairLayout(info["classes"], self.classes_)
+        self._values = label_values(self.classes_)
+        return self
+
+    def decision_function(self, X):
+        """Decision values, laid out as :meth:`kernlearn.SVC.decision_function`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        X = check_predict_data(self, X)
+        dec = self._layout.ovo(self.model_.decision_function(as_features(X)))
+        return classifier_scores(dec, len(self.classes_))
+
+    def predict(self, X):
+        """Predicted class labels: the one-vs-one vote (the library's prediction) for two
+        classes; for more, the largest :meth:`decision_function` score, i.e. the vote with
+        its ties broken by the summed pair confidences (scikit-learn's ``break_ties``),
+        so that ``predict`` and ``decision_function`` always agree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = check_predict_data(self, X)
+        if len(self.classes_) > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        pred = self.model_.predict(as_features(X))
+        return self.classes_[np.searchsorted(self._values, pred)]
+
+
+class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
+    _regression = True
+
+    def fit(self, X, y):
+        """Learns the kernel and the regressor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Real targets.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = check_fit_data(self, X, y, classifier=False)
+        self._fit(X, y)
+        return self
+
+
+class _MethodChoice:
+    """For estimators that fit one of several catalogue methods (``method=``)."""
+
+    def _method_name(self):
+        if self.method not in self._methods:
+            raise ValueError(f"method={self.method!r} is not one of {', '.join(self._methods)}")
+        return self.method
+
+
+_COMMON_DOC = """
+    select : {None, "grid"}, default=None
+        ``"grid"``: choose σ and C (and what the method's catalogue entry lists) by
+        k-fold cross-validation on the training data.
+    grid : dict, default=None
+        Values for the grid search: keys ``"sigma"``, ``"C"`` (and ``"epsilon"``); the
+        papers' ``2^-5 … 2^5`` where absent.
+    cv : int, default=5
+        Folds of the grid search.
+    fallback : bool, default=True
+        With ``select="grid"``: SVM-CV runs first and the learned kernel's candidates
+        use its C; unless the best candidate beats that SVM by more than one standard
+        error of the fold-wise gain, both on the selection folds and on a fresh fold
+        partition, the fitted model is the SVM (``chosen_["other"]`` has
+        ``fell_back_to_base_svm``, and ``learned_cv_score``, the learned kernel's best
+        CV score). For MKL, localized methods and DANK, the candidates' CV stops as soon
+        as none of them could win even with perfect scores on the remaining folds: the
+        same decision, with fewer fits when there are fewer cores than fits per fold
+        round (``learned_cv_folds``: the folds ``learned_cv_score`` averages). ``False``
+        keeps the learned kernel and, for MKL and localized methods, chooses C over the
+        grid (the papers' protocols).
+    scale : {"01", "pm1", "standard", "none"}, default="01"
+        Feature scaling fitted on the training data (the papers scale to [0, 1]).
+    random_state : int or None, default=None
+        Seed of every random choice (folds, initialisations, k-means).
+
+    Attributes
+    ----------
+    classes_ : ndarray (classifiers)
+    n_features_in_ : int
+    chosen_ : dict
+        Hyper-parameters used (selected or given).
+    selection_ : dict or None
+        The grid-search record when ``select="grid"``.
+    warnings_ : list of str
+        What the fit reported that a user should know (e.g. an iteration cap).
+    model_ : kernlearn._core.Model
+        The library's fitted model (what :meth:`save` writes).
+"""

@@ -1,0 +1,133 @@
+"""DKMO and M-DKMO: kernel machines optimised as neural networks over dense Nyström
+embeddings of one or several kernels."""
+
+import numpy as np
+
+from ._base import as_features, check_fit_data, check_predict_data, label_values
+from ._learned import _LearnedClassifier, _MethodChoice
+
+
+class DKMOClassifier(_MethodChoice, _LearnedClassifier):
+    __doc__ = """DKMO and M-DKMO (Song, Thiagarajan, Sattigeri and Spanias, IEEE TNNLS 2018):
+    kernel machines optimised as neural networks over dense Nyström embeddings of the
+    kernels. One estimator for both: ``method="dkmo"`` (one kernel) or ``"m-dkmo"``
+    (several kernels: ``kernels=``, or ``kernel="precomputed"`` with ``X`` the Gram rows of
+    every kernel side by side, ``scale="none"``).
+
+    Parameters
+    ----------
+    method : {"dkmo", "m-dkmo"}, default="dkmo"
+    kernel : str or Kernel, default=None
+        DKMO's kernel; default the Gaussian with the paper's width rule
+        (γ = 1 / mean pairwise squared distance); ``"precomputed"``: ``X`` holds kernel
+        values (training: the Gram matrix; prediction: rows against the training samples).
+    sigma : float, default=None
+        Gaussian width σ (γ = 1/σ²) instead of the rule.
+    kernels : str, Kernel or list of them, default=None
+        M-DKMO's kernels on features (``--kernels`` spec).
+    embedding : {"clustered", "nystrom"}, default=None
+        Dense embeddings (default: clustered with features, nystrom on kernel values).
+    embeddings : int, default=None
+        Nyström embeddings per kernel (paper: 6).
+    landmarks : int, default=None
+        Landmarks per embedding (default 100).
+    hidden : str or list of int, default=None
+        Hidden layers of each branch (paper: 256, 512, 256, 128).
+    dropout, kernel_dropout : float, default=None
+        Dropout and kernel-dropout rates (paper: 0.5 and 0.5).
+    fusion : {"sum", "concat"}, default=None
+        Fusion merge (paper: sum).
+    optimizer, learning_rate, weight_decay, epochs, patience, batch_size, validation_fraction
+        Training (defaults: Adam, 0.001, 0, 100, 10, 32, 0.1).
+    scale : {"01", "pm1", "standard", "none"}, default="01"
+        Feature scaling fitted on the training data ("none" for kernel values).
+    random_state : int or None, default=None
+        Seed of the embeddings, initial weights, dropout and batches.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_features_in_ : int
+    chosen_ : dict
+    model_ : kernlearn._core.Model
+    """
+
+    _methods = ("dkmo", "m-dkmo")
+
+    def __init__(self, method="dkmo", *, kernel=None, sigma=None, kernels=None, embedding=None,
+                 embeddings=None, landmarks=None, hidden=None, dropout=None, kernel_dropout=None,
+                 fusion=None, optimizer=None, learning_rate=None, weight_decay=None, epochs=None,
+                 patience=None, batch_size=None, validation_fraction=None, scale="01",
+                 random_state=None):
+        self.method = method
+        self.kernel = kernel
+        self.sigma = sigma
+        self.kernels = kernels
+        self.embedding = embedding
+        self.embeddings = embeddings
+        self.landmarks = landmarks
+        self.hidden = hidden
+        self.dropout = dropout
+        self.kernel_dropout = kernel_dropout
+        self.fusion = fusion
+        self.optimizer = optimizer
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.epochs = epochs
+        self.patience = patience
+        self.batch_size = batch_size
+        self.validation_fraction = validation_fraction
+        self.scale = scale
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Builds the embeddings and trains the network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = check_fit_data(self, X, y, classifier=True)
+        info = self._fit(X, y)
+        self._values = label_values(self.classes_)
+        library = [float(c) for c in info["classes"]]
+        self._order = [library.index(float(v)) for v in self._values]
+        return self
+
+    def predict_proba(self, X):
+        """Softmax outputs, one column per class of ``classes_``."""
+        X = check_predict_data(self, X)
+        p = np.asarray(self.model_.decision_function(as_features(X)), dtype=np.float64)
+        return p[:, self._order]
+
+    def decision_function(self, X):
+        """Class scores: ``predict_proba`` (two classes: the second minus the first)."""
+        p = self.predict_proba(X)
+        return p[:, 1] - p[:, 0] if p.shape[1] == 2 else p
+
+    def predict(self, X):
+        """The class of the largest softmax output."""
+        proba = self.predict_proba(X)  # first: raises NotFittedError before fit
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def fused_representation(self, X):
+        """The fused representation: the layer the softmax reads (M-DKMO: the global
+        fusion layer), the paper's Fig. 7 object.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, width)
+            One row per sample; ``width`` is the last hidden layer's size (times the
+            number of embeddings, or of kernels, with concatenation fusion).
+        """
+        X = check_predict_data(self, X)
+        return np.asarray(self.model_.fused(as_features(X)), dtype=np.float64)

@@ -1,0 +1,136 @@
+"""Multiple kernel learning: a learned combination of base kernels (UNIFORM, MWUMKL,
+EasyMKL, SPG-GMKL, Nyström + linear SVM), global or localized (LMKL, LD-MKL, SWMKL,
+C-LMKL)."""
+
+import numpy as np
+
+from ._base import as_features, check_predict_data
+from ._learned import _COMMON_DOC, _LearnedClassifier, _MethodChoice
+
+
+class MKLClassifier(_MethodChoice, _LearnedClassifier):
+    __doc__ = """Multiple kernel learning: a classifier on a learned combination of base
+    kernels.
+
+    Parameters
+    ----------
+    method : {"uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear"}, default="mwumkl"
+        UNIFORM (average kernel), MWUMKL (Moeller 2017, ch. 3), EasyMKL (Aiolli and
+        Donini 2015), SPG-GMKL (Jain, Vishwanathan and Varma 2012: spectral projected
+        gradient on the weights around SMO) or Nyström features + linear SVM.
+    kernels : str, Kernel or list of them, default=None
+        The base kernel family (``--kernels`` spec, e.g. ``"family12@each"``, or
+        :mod:`kernlearn.kernels` objects); default the thesis's 12 kernels.
+    C : float, default=None
+        Trade-off (UNIFORM, MWUMKL, SPG-GMKL, Nyström).
+    mwu_epsilon : float, default=None
+        MWUMKL's approximation error ε.
+    easymkl_lambda : float, default=None
+        EasyMKL's λ in (0, 1].
+    landmarks : int, default=None
+        Nyström landmarks per kernel.
+    gmkl_reg : {"l1", "pnorm"}, default=None
+        SPG-GMKL's regulariser: weights on the simplex (``"l1"``, the default) or
+        ``(λ/p) Σ d^p`` on ``d ≥ 0``.
+    gmkl_p : float, default=None
+        SPG-GMKL's p > 1 of the p-norm regulariser (default 2).
+    gmkl_lambda : float, default=None
+        SPG-GMKL's λ > 0 of the p-norm regulariser (default 1).
+    tol : float, default=None
+        SPG-GMKL's SMO tolerance (default 1e-4).
+    """ + _COMMON_DOC
+
+    _methods = ("uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear")
+
+    def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
+                 easymkl_lambda=None, landmarks=None, gmkl_reg=None, gmkl_p=None, gmkl_lambda=None,
+                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+        self.method = method
+        self.kernels = kernels
+        self.C = C
+        self.mwu_epsilon = mwu_epsilon
+        self.easymkl_lambda = easymkl_lambda
+        self.landmarks = landmarks
+        self.gmkl_reg = gmkl_reg
+        self.gmkl_p = gmkl_p
+        self.gmkl_lambda = gmkl_lambda
+        self.tol = tol
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.scale = scale
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Learns the kernel weights and the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        super().fit(X, y)
+        weights = self.learned_kernel().get("weights")
+        if weights is not None:
+            self.weights_ = np.asarray(weights, dtype=np.float64)
+        return self
+
+
+class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
+    __doc__ = """Localized multiple kernel learning: kernel weights that vary over the input
+    space (gates).
+
+    Parameters
+    ----------
+    method : {"lmkl", "ldmkl", "swmkl", "clmkl"}, default="lmkl"
+        LMKL (softmax gates), LD-MKL, SWMKL or C-LMKL (Moeller 2017, ch. 4).
+    kernels : str, Kernel or list of them, default=None
+        Base kernel family, as in :class:`MKLClassifier`.
+    C : float, default=None
+        Trade-off.
+    solver : {"smo", "mwu"}, default=None
+        Solver of the inner classifiers.
+    lkl_epsilon : float, default=None
+        MWU solver accuracy.
+    clusters : int, default=None
+        C-LMKL's number of soft clusters.
+    """ + _COMMON_DOC
+
+    _methods = ("lmkl", "ldmkl", "swmkl", "clmkl")
+
+    def __init__(self, method="lmkl", *, kernels=None, C=None, solver=None, lkl_epsilon=None,
+                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+        self.method = method
+        self.kernels = kernels
+        self.C = C
+        self.solver = solver
+        self.lkl_epsilon = lkl_epsilon
+        self.clusters = clusters
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.scale = scale
+        self.random_state = random_state
+
+    def gates(self, X, pair=0):
+        """How much each base kernel is used at each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        pair : int, default=0
+            Class pair (in the model's one-vs-one order; 0 for two classes).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_kernels)
+            Rows sum to one.
+        """
+        X = check_predict_data(self, X)
+        return self.model_.gates(as_features(X), pair)

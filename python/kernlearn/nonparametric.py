@@ -1,0 +1,219 @@
+"""Nonparametric kernel learning: KNPL (``G ⊙ K``), DANK (``F ⊙ K``) for classification
+and regression, and scalable DANK (one DANK machine per k-means cluster)."""
+
+import json
+
+import numpy as np
+
+from ._learned import _COMMON_DOC, _LearnedClassifier, _LearnedRegressor, _require_binary
+
+
+def _learned_machines(node):
+    """The learned-kernel machines (``support``, ``coef``, ``weights``) of a model's JSON,
+    in the model's order (class pairs, or clusters for scalable DANK)."""
+    if isinstance(node, dict):
+        if {"support", "coef", "weights"} <= node.keys():
+            return [node]
+        return [m for v in node.values() for m in _learned_machines(v)]
+    if isinstance(node, list):
+        return [m for v in node for m in _learned_machines(v)]
+    return []
+
+
+class _LearnedMatrixMixin:
+    """Access to the learned matrix of KNPL (``G``) and DANK (``F``)."""
+
+    def learned_matrix(self, machine=0):
+        """Rows of the learned matrix ``W`` (KNPL's ``G``, DANK's ``F``) that prediction
+        uses: those of the support vectors, against every training point of the machine.
+
+        Parameters
+        ----------
+        machine : int, default=0
+            Class pair (model order) or, for scalable DANK, cluster.
+
+        Returns
+        -------
+        support : ndarray of shape (n_SV,)
+            Indices of the support vectors among the machine's training points.
+        rows : ndarray of shape (n_SV, n_train_machine)
+            ``W[support[s], j]``.
+        """
+        machines = _learned_machines(json.loads(self.model_.to_json())["model"])
+        if not 0 <= machine < len(machines):
+            raise ValueError(f"machine={machine}: the model has {len(machines)} learned machines")
+        m = machines[machine]
+        support = np.asarray(m["support"], dtype=np.intp)
+        rows = np.asarray(m["weights"], dtype=np.float64).reshape(len(support), -1)
+        return support, rows
+
+
+class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """KNPL (Liu et al., AAAI 2018): an SVM on a learned ``G ⊙ K``, with ``G``
+    learned by alternating SMO and ADMM.
+
+    Parameters
+    ----------
+    kernel : str or kernlearn.kernels.Kernel, default=None
+        Base kernel (``"rbf"``; spec strings as ``--kernel``).
+    sigma : float, default=None
+        Gaussian width σ of the base kernel.
+    C : float, default=None
+        SVM trade-off.
+    knpl_gamma : float, default=None
+        KNPL's regulariser γ of γ‖G − 11ᵀ‖² (not the RBF width).
+    knpl_alternate : bool, default=False
+        Algorithm 2 as published (alternating SMO and ADMM; can 2-cycle for small γ)
+        instead of the default monotone ascent on the saddle objective.
+    tol : float, default=None
+        SMO tolerance.
+    """ + _COMMON_DOC
+
+    _method = "knpl"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, knpl_alternate=False, tol=None,
+                 select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.knpl_gamma = knpl_gamma
+        self.tol = tol
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.knpl_alternate = knpl_alternate
+        self.scale = scale
+        self.random_state = random_state
+
+
+class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """DANK-SVM (Liu et al.): an SVM on a learned ``F ⊙ K`` with a nuclear-norm
+    penalty on ``F``.
+
+    Parameters
+    ----------
+    kernel : str or kernlearn.kernels.Kernel, default=None
+        Base kernel.
+    sigma : float, default=None
+        Gaussian width σ.
+    C : float, default=None
+        SVM trade-off.
+    tau : float, default=None
+        Nuclear-norm weight τ.
+    eta : float, default=None
+        Proximity weight η (keeps ``F`` near ``11ᵀ``).
+    scheme : {"ascent", "newton", ...}, default=None
+        Optimisation scheme (``--dank-scheme``).
+    step : str, default=None
+        Step rule (``--dank-step``).
+    start : {"svm", "zero"}, default=None
+        Where the solver starts (``--dank-start``): the SVM solution on the base kernel
+        (the papers; the default) or zero.
+    """ + _COMMON_DOC
+
+    _method = "dank"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
+                 step=None, start=None, select=None, grid=None, cv=5, fallback=True, scale="01",
+                 random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.tau = tau
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.start = start
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.scale = scale
+        self.random_state = random_state
+
+
+class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
+    __doc__ = """DANK-SVR: ε-SVR on a learned ``F ⊙ K``.
+
+    Parameters
+    ----------
+    kernel, sigma, C, tau, eta, scheme, step, start
+        As in :class:`DANKClassifier`.
+    epsilon : float, default=None
+        Width of the insensitive tube.
+    """ + _COMMON_DOC
+
+    _method = "dank-svr"
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
+                 scheme=None, step=None, start=None, select=None, grid=None, cv=5, fallback=True,
+                 scale="01", random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.epsilon = epsilon
+        self.tau = tau
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.start = start
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.scale = scale
+        self.random_state = random_state
+
+
+class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
+    __doc__ = """Scalable DANK: k-means clusters, one τ = 0 DANK machine per cluster, each
+    point routed to its cluster's machine (binary classification).
+
+    Parameters
+    ----------
+    kernel, sigma, C, eta, scheme, step, start
+        As in :class:`DANKClassifier`.
+    clusters : int, default=None
+        Number of k-means clusters (default ``max(1, round(n / 1000))``).
+    """ + _COMMON_DOC
+
+    _method = "dank-scalable"
+
+    def fit(self, X, y):
+        """Clusters the data and learns one DANK machine per cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes.
+
+        Returns
+        -------
+        self : object
+        """
+        _require_binary(y, "scalable DANK routes each point to one binary machine")
+        return super().fit(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def __init__(self, *, kernel=None, sigma=None, C=None, eta=None, scheme=None, step=None,
+                 start=None, clusters=None, select=None, grid=None, cv=5, scale="01",
+                 random_state=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.eta = eta
+        self.scheme = scheme
+        self.step = step
+        self.start = start
+        self.clusters = clusters
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.scale = scale
+        self.random_state = random_state
