@@ -1,4 +1,4 @@
-"""Ray scale-out benchmark (issue 20): two one-CPU Ray nodes against one one-CPU node on
+"""Ray scale-out benchmark: two one-CPU Ray nodes against one one-CPU node on
 this machine, for a magic-5k grid search and a 10^5-kernel MWUMKL, with every result
 checked against the single-machine one. Also measures what docs/SCALING.md's speedup
 model needs: per-task times and bytes sent per task / per MWUMKL round.

@@ -1,4 +1,4 @@
-"""Scalable DANK on Ray (issue 20): one one-CPU Ray node against two, on a magic sample,
+"""Scalable DANK on Ray: one one-CPU Ray node against two, on a magic sample,
 each result checked against the single-machine fit (same saved model). Also measures
 what docs/SCALING.md's model needs: the k-means part (requests, bytes) and the
 per-cluster fit times.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's cost criterion: the CPU seconds of a learned kernel's CV-selected fit
+# The selection's cost: the CPU seconds of a learned kernel's CV-selected fit
 # (`kernlearn experiment --method M --select grid`: its SVM-CV stage, its own candidates
 # and the fallback check, then the final fit) over those of SVM-CV alone, on the same
 # splits. CPU (user + system) seconds rather than wall seconds, because the machine is

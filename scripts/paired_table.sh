@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's acceptance table: every learned-kernel method, under its default
+# The paired table: every learned-kernel method, under its default
 # (CV-selected, with the fallback to the base SVM) settings, against SVM-CV on the same
 # paired splits of the shared classification sets of KNPL / DANK Table 1.
 #
@@ -16,7 +16,7 @@
 # SVM-CV by more than one standard error; OUT_DIR/cost.md: per (dataset, method) the
 # mean seconds of the method's whole selection (its SVM-CV stage, its own candidates
 # and the fallback check) over SVM-CV's grid search on the same training halves, and
-# their ratio (issue 19 asks for at most 5).
+# their ratio.
 set -euo pipefail
 OUT=${1:-paired-out}
 REPEATS=${2:-20}

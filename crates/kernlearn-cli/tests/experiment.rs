@@ -158,7 +158,7 @@ fn evaluate_with_grid_reports_the_selection() {
     assert!(v.get("selected").is_none());
 }
 
-/// Issue 19: `--baseline svm` runs SVM-CV on the same splits and reports the paired
+/// `--baseline svm` runs SVM-CV on the same splits and reports the paired
 /// comparison in the JSON, the markdown table and the CSV.
 #[test]
 fn experiment_baseline_gives_the_paired_comparison() {

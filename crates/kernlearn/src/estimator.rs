@@ -6,7 +6,6 @@
 //! [`crate::pipeline::Pipeline`] pairs with the scaler fitted on the training data.
 
 use crate::data::Features;
-use crate::svm::SvmModel;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -104,86 +103,41 @@ pub trait Estimator {
     }
 }
 
-impl Estimator for SvmModel {
-    fn method(&self) -> String {
-        self.params.svm_type.to_string()
-    }
-
-    fn task(&self) -> Task {
-        use crate::svm::SvmType::*;
-        match self.params.svm_type {
-            CSvc | NuSvc => Task::Classification,
-            EpsilonSvr | NuSvr => Task::Regression,
-            OneClass => Task::Novelty,
+/// The [`crate::estimator::Estimator`] methods of a classifier model that is a
+/// [`crate::multiclass::OneVsOne`] in `self.machines` over `self.n_features` features: the task, the feature
+/// count, the classes, and prediction and decision values delegated to the machines.
+/// Used inside `impl Estimator for …` blocks, beside the model's own `method`,
+/// `params_json` and `summary`.
+macro_rules! one_vs_one_estimator_methods {
+    () => {
+        fn task(&self) -> $crate::estimator::Task {
+            $crate::estimator::Task::Classification
         }
-    }
 
-    fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        SvmModel::predict(self, x)
-    }
-
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        SvmModel::decision_function(self, x)
-    }
-
-    fn params_json(&self) -> serde_json::Value {
-        serde_json::to_value(&self.params).unwrap_or(serde_json::Value::Null)
-    }
-
-    fn summary(&self) -> FitSummary {
-        FitSummary {
-            n_support: Some(self.n_support()),
-            objective: Some(self.info.objectives.iter().sum()),
-            iterations: Some(self.info.iterations),
-            extra: serde_json::json!({
-                "objectives": self.info.objectives,
-                "n_bounded": self.info.n_bounded,
-                "n_sv_per_class": self.n_sv_per_class,
-                "classes": self.classes,
-                "rho": self.rho,
-                "hit_max_iter": self.info.hit_max_iter,
-            }),
+        fn n_features(&self) -> usize {
+            self.n_features
         }
-    }
 
-    fn classes(&self) -> Vec<f64> {
-        self.classes.clone()
-    }
-
-    fn validate(&self) -> Result<()> {
-        SvmModel::validate(self)
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        if !self.info.hit_max_iter {
-            return Vec::new();
+        fn classes(&self) -> Vec<f64> {
+            self.machines.classes.clone()
         }
-        vec![format!(
-            "the SMO solver stopped at its iteration cap ({} iterations in all) before \
-             reaching tolerance {}; the model may be poor (as LIBSVM warns: scale the \
-             features, or lower C)",
-            self.info.iterations, self.params.solver.tol
-        )]
-    }
 
-    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
-        SvmModel::predict_from_decision(self, dec)
-    }
+        fn predict(&self, x: &$crate::data::Features) -> $crate::Result<Vec<f64>> {
+            self.machines.predict(x)
+        }
 
-    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
-        SvmModel::probabilities_from_decision(self, dec)
-    }
+        fn decision_function(&self, x: &$crate::data::Features) -> $crate::Result<Vec<Vec<f64>>> {
+            self.machines.decision_function(x)
+        }
+    };
 }
+pub(crate) use one_vs_one_estimator_methods;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::synthetic::sandwich;
-    use crate::svm::SvmParams;
+    use crate::svm::{SvmModel, SvmParams};
 
     /// A solver stopped by its iteration cap says so; a converged one says nothing.
     #[test]

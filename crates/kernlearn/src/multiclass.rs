@@ -74,36 +74,6 @@ pub(crate) fn vote(classes: &[f64], dec: &[f64]) -> f64 {
     classes[best]
 }
 
-/// The [`crate::estimator::Estimator`] methods of a classifier model that is a
-/// [`OneVsOne`] in `self.machines` over `self.n_features` features: the task, the feature
-/// count, the classes, and prediction and decision values delegated to the machines.
-/// Used inside `impl Estimator for …` blocks, beside the model's own `method`,
-/// `params_json` and `summary`.
-macro_rules! one_vs_one_estimator_methods {
-    () => {
-        fn task(&self) -> $crate::estimator::Task {
-            $crate::estimator::Task::Classification
-        }
-
-        fn n_features(&self) -> usize {
-            self.n_features
-        }
-
-        fn classes(&self) -> Vec<f64> {
-            self.machines.classes.clone()
-        }
-
-        fn predict(&self, x: &$crate::data::Features) -> $crate::Result<Vec<f64>> {
-            self.machines.predict(x)
-        }
-
-        fn decision_function(&self, x: &$crate::data::Features) -> $crate::Result<Vec<Vec<f64>>> {
-            self.machines.decision_function(x)
-        }
-    };
-}
-pub(crate) use one_vs_one_estimator_methods;
-
 /// A binary classifier usable in [`OneVsOne`]: positive decision value = the `+1` class.
 pub trait BinaryMachine {
     /// One decision value per row of `x`.

@@ -1,4 +1,4 @@
-//! Paired comparison of a method with a baseline on the same splits (issue 19): the
+//! Paired comparison of a method with a baseline on the same splits: the
 //! per-split difference of the primary test metric, its mean and standard error, the
 //! win / tie / loss count and the Wilcoxon signed-rank test of the differences.
 //!

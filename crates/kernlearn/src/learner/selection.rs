@@ -6,7 +6,7 @@
 //! - the best value / best candidate: fixed-parameter candidates of one learner (C over
 //!   the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best
 //!   one is fitted.
-//! - the base-kernel fallback (issue 19): a learned-kernel method's CV score is compared
+//! - the base-kernel fallback: a learned-kernel method's CV score is compared
 //!   with SVM-CV's on the same folds (both use `stratified_kfold(y, folds, seed)`, or
 //!   `kfold` for regression); unless the learned kernel is better by more than one
 //!   standard error of the fold-wise difference ([`beats`]), the fit is the SVM-CV
@@ -146,7 +146,7 @@ pub(crate) fn base_svm_cv(
     svm_cv(search, &base, x, y, seed, progress)
 }
 
-/// The fallback of issue 19: the SVM-CV model of `svm` fitted on `(x, y)`, with
+/// The base-kernel fallback: the SVM-CV model of `svm` fitted on `(x, y)`, with
 /// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`,
 /// from its selection `learned`) beside SVM-CV's (`cv_score`), with the number of folds
 /// it is the mean of (`learned_cv_folds`: fewer than SVM-CV's when the race of
@@ -427,7 +427,7 @@ fn hopeless(per_fold: &[Vec<f64>], base: &[f64], candidates: usize, regression: 
 /// unrelated to the one the candidates were chosen on.
 const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 
-/// The base-kernel fallback's decision (issue 19): whether to keep the learned kernel
+/// The base-kernel fallback's decision: whether to keep the learned kernel
 /// `learned` (its best candidate's selection) over SVM-CV's choice `svm`, the two scored
 /// on the same folds; see [`wins_twice`]. A learned kernel whose CV a race stopped
 /// early (fewer fold scores than SVM-CV's) is not kept: its full CV could not win.
@@ -579,7 +579,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: every learned-kernel method with a search records whether it fell back;
+    /// Every learned-kernel method with a search records whether it fell back;
     /// a fallback is exactly the SVM-CV model (same predictions), and the learned kernel
     /// is only kept with a CV score above SVM-CV's. `no-fallback` removes the check.
     #[test]

@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 
 /// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search` and
-/// `fallback` (the default; issue 19): SVM-CV first, then UNIFORM and the method at
+/// `fallback` (the default): SVM-CV first, then UNIFORM and the method at
 /// SVM-CV's C (EasyMKL: λ ∈ {0.1, …, 1}) by stratified k-fold CV on the same folds, and
 /// unless the best candidate beats SVM-CV ([`crate::learner::selection::keeps_learned`])
 /// the fit is the SVM-CV model ([`crate::learner::FELL_BACK`]). With `search` and no
@@ -248,7 +248,7 @@ impl MklLearner {
     /// - With the fallback (`c_svm`: the C that SVM-CV chose): UNIFORM and the method at
     ///   SVM-CV's C — every base kernel is trace-normalised to mean diagonal 1, as the
     ///   Gaussian kernel of SVM-CV is, so its C has the same scale — and EasyMKL over its
-    ///   λ values (its own regulariser). Issue 19: selection at a small multiple of
+    ///   λ values (its own regulariser). Selection at a small multiple of
     ///   SVM-CV's cost instead of a new C grid per method.
     /// - Without (`--no-fallback`, the thesis's protocol): the method alone, C (or λ)
     ///   over the grid.

@@ -32,7 +32,7 @@ pub struct KnplLearner {
     /// (`crate::nonparametric::knpl::gamma_reference`) instead of `params.gamma`.
     #[serde(default)]
     pub auto_gamma: bool,
-    /// With `search` (issue 19): unless the best γ's CV score beats SVM-CV's on the same
+    /// With `search`: unless the best γ's CV score beats SVM-CV's on the same
     /// folds (the limit γ → ∞, `G = 11ᵀ`), the fit is the SVM-CV model
     /// ([`crate::learner::FELL_BACK`]).
     #[serde(default = "crate::learner::yes")]
@@ -43,7 +43,7 @@ pub struct KnplLearner {
 /// SVR-CV when `search` is set; τ and η from `params.settings` (the papers: τ = 0.01,
 /// η = ‖α_SVM‖²).
 ///
-/// With `search` and `fallback` (the default; issue 19), η is then chosen by k-fold CV on
+/// With `search` and `fallback` (the default), η is then chosen by k-fold CV on
 /// the same folds over [`DANK_ETA_SCALES`] × `‖α_SVM‖²` (or the given η alone; on each
 /// fold the η values are one path, `DankModel::fit_path`), and
 /// unless the best one's CV score beats SVM-CV's (η → ∞, where `F = 11ᵀ` and DANK is

@@ -7,6 +7,7 @@
 //!   values, Platt probabilities.
 
 pub(crate) mod cache;
+mod estimator;
 mod model;
 mod probability;
 mod problem;

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 /// Every base kernel's Gram matrix on one set of points (unnormalised, `f64`), evaluated
 /// once so that the many fits of a selection — every candidate C and every fold, each on
 /// a subset of these points — read kernel values instead of evaluating them again
-/// (issue 19: MWUMKL's selection spent 80 % of its time in `exp`). A bank finds its rows
+/// (without it MWUMKL's selection spends 80 % of its time in `exp`). A bank finds its rows
 /// by content ([`KernelBank::new_with`]), so a fold's training part or a class pair needs
 /// no index bookkeeping; equal rows have equal kernel values, so any copy serves, and
 /// a bank's copies of one row get distinct copies in the table while there are enough

@@ -60,7 +60,7 @@ pub struct DankSettings {
     /// rule with `eta_scale = 1`).
     pub eta: Option<f64>,
     /// Multiple of `‖α_SVM‖²` used as η when `eta` is `None` (default 1, the paper's;
-    /// the fallback selection of issue 19 tries fractions of it, which let `F` move
+    /// the fallback selection tries fractions of it, which let `F` move
     /// further from `11ᵀ`: the target `Γ(α)` scales as 1/η).
     #[serde(default = "one")]
     pub eta_scale: f64,

@@ -25,7 +25,7 @@
 //! ascent's G-step is the projection in closed form, `G* = 11ᵀ + Π₊(P·Γ·P)` with
 //! `P = I − 11ᵀ/n` (`admm::exact_projection`): exact, one eigendecomposition, where the
 //! ADMM of Algorithm 1 (kept by Algorithm 2) needs one per iteration and stops at
-//! `k_max = 15` with a residual. It made KNPL's selection 16× cheaper (issue 19). For a
+//! `k_max = 15` with a residual. It makes KNPL's selection 16× cheaper than the eigendecomposition. For a
 //! PSD base kernel (all but the sigmoid and a polynomial with `coef0 < 0`) `Γ(α)` is PSD, so `Π₊` is the identity
 //! and the G-step is `11ᵀ + P·Γ·P`, `O(n²)` with no eigendecomposition at all
 //! (`admm::psd_kernel_projection`; another 5×).

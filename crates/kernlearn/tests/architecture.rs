@@ -1,0 +1,229 @@
+//! The library's architecture, checked on its sources: the top-level modules form the
+//! layers of docs/DESIGN.md ("Layout") without import cycles, every library file holds
+//! one concept (at most 1,000 lines).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
+}
+
+/// The layers, bottom first: a module may import modules of lower layers, and of its own
+/// layer only among the families (which must still form no cycle).
+const LAYERS: &[&[&str]] = &[
+    &[
+        "error", "check", "simd", "validate", "options", "trace", "metrics",
+    ],
+    &["data"],
+    &["kernel", "output", "plot"],
+    &["linalg", "cluster", "neighbors", "nn"],
+    &["multiclass"],
+    &["estimator"],
+    &["svm"],
+    &["select"],
+    &["learner"],
+    &[
+        "fixed",
+        "nonparametric",
+        "mkl",
+        "localized",
+        "hyperkernel",
+        "ckl",
+        "dkmo",
+    ],
+    &["method"],
+    &["pipeline"],
+    &["experiment"],
+];
+
+/// Every `.rs` file below `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` without line comments and without `#[cfg(test)] mod NAME { … }` blocks.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    for line in text.lines() {
+        let line = match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        code.push_str(line);
+        code.push('\n');
+    }
+    let mut out = String::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let block = after.find('{').filter(|&b| {
+            let head = &after[..b];
+            head.contains("mod ") && !head.contains(';')
+        });
+        match block {
+            Some(open) => {
+                let mut depth = 0usize;
+                let mut end = after.len();
+                for (i, c) in after[open..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = open + i + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                rest = &after[end..];
+            }
+            None => {
+                out.push_str("#[cfg(test)]");
+                rest = &after["#[cfg(test)]".len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The top-level module of a file (`mkl/base/table.rs` → `mkl`), `None` for lib.rs.
+fn module_of(file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src()).unwrap();
+    let first = rel.components().next()?.as_os_str().to_str()?.to_string();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (name != "lib").then_some(name)
+}
+
+/// Whether a file is test code (a `tests.rs` module or below a `tests/` folder).
+fn is_test_file(file: &Path) -> bool {
+    file.file_stem()
+        .is_some_and(|s| s == "tests" || s == "testing")
+        || file.components().any(|c| c.as_os_str() == "tests")
+}
+
+/// The top-level modules each module's non-test code names through `crate::`.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<&str> = LAYERS.iter().flat_map(|l| l.iter().copied()).collect();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let Some(from) = module_of(&file) else {
+            continue;
+        };
+        if is_test_file(&file) {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        let mut named = BTreeSet::new();
+        for (at, _) in code.match_indices("crate::") {
+            let tail = &code[at + "crate::".len()..];
+            if let Some(group) = tail.strip_prefix('{') {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                for item in group.split(',') {
+                    let word: String = item
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    named.insert(word);
+                }
+            } else {
+                let word: String = tail
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                named.insert(word);
+            }
+        }
+        for to in named {
+            if modules.contains(to.as_str()) && to != from {
+                edges.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    edges
+}
+
+fn layer_of(module: &str) -> usize {
+    LAYERS
+        .iter()
+        .position(|l| l.contains(&module))
+        .unwrap_or_else(|| panic!("module `{module}` is in no layer of LAYERS"))
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    for entry in std::fs::read_dir(src()).unwrap() {
+        let path = entry.unwrap().path();
+        if let Some(m) = module_of(&path) {
+            layer_of(&m);
+        }
+    }
+}
+
+#[test]
+fn modules_import_only_lower_layers_and_form_no_cycle() {
+    let edges = imports();
+    let families = LAYERS.iter().position(|l| l.contains(&"mkl")).unwrap();
+    let mut wrong = Vec::new();
+    for (from, tos) in &edges {
+        for to in tos {
+            let (a, b) = (layer_of(from), layer_of(to));
+            if b > a || (b == a && a != families) {
+                wrong.push(format!("{from} → {to}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the layers: {wrong:?}");
+    // Depth-first search for a cycle (among the families, the only same-layer edges).
+    fn visit<'a>(
+        m: &'a str,
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<&'a str, bool>,
+        path: &mut Vec<&'a str>,
+    ) {
+        match state.get(m) {
+            Some(true) => return,
+            Some(false) => panic!("import cycle: {path:?} → {m}"),
+            None => {}
+        }
+        state.insert(m, false);
+        path.push(m);
+        for to in edges.get(m).into_iter().flatten() {
+            visit(to, edges, state, path);
+        }
+        path.pop();
+        state.insert(m, true);
+    }
+    let mut state = BTreeMap::new();
+    for m in edges.keys() {
+        visit(m, &edges, &mut state, &mut Vec::new());
+    }
+}
+
+#[test]
+fn no_library_file_is_over_1000_lines() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > 1000).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over 1,000 lines: {long:?}");
+}
