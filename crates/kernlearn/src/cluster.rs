@@ -91,7 +91,7 @@ impl KMeansFit {
     }
 
     /// Indices of the points of each cluster, in increasing order.
-    pub fn members(&self) -> Vec<Vec<usize>> {
+    pub(crate) fn members(&self) -> Vec<Vec<usize>> {
         let mut members = vec![Vec::new(); self.centres.k()];
         for (i, &a) in self.assignments.iter().enumerate() {
             members[a].push(i);
@@ -171,7 +171,7 @@ impl Centres {
 
     /// Nearest centre of every row of `x` (ties go to the lower index), computed in
     /// parallel blocks. Fails on a dimension mismatch or non-finite values.
-    pub fn assign(&self, x: &Features) -> Result<Vec<usize>> {
+    pub(crate) fn assign(&self, x: &Features) -> Result<Vec<usize>> {
         if x.n_cols() != self.dim() {
             return Err(Error::data(format!(
                 "points have {} features, the centres have {}",

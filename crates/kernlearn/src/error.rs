@@ -67,7 +67,7 @@ impl Error {
     }
 
     /// Shorthand for [`Error::Numerical`].
-    pub fn numerical(reason: impl Into<String>) -> Self {
+    pub(crate) fn numerical(reason: impl Into<String>) -> Self {
         Error::Numerical(reason.into())
     }
 

@@ -328,7 +328,7 @@ fn scores(regression: bool, pred: &[f64], truth: &[f64]) -> Result<BTreeMap<Stri
 }
 
 /// Mean ± sample std of every per-repeat number (metrics present in every repeat only).
-pub fn summarize(runs: &[RepeatResult]) -> BTreeMap<String, MeanStd> {
+pub(crate) fn summarize(runs: &[RepeatResult]) -> BTreeMap<String, MeanStd> {
     let mut columns: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in runs {
         for (part, m) in [("train", &r.train), ("test", &r.test)] {

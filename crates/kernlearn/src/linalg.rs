@@ -41,7 +41,7 @@ pub fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<SymmetricEigen> {
 }
 
 /// `V f(Λ) Vᵀ` for a map `f` with `f(λ) ≥ 0`; eigenpairs with `f(λ) = 0` are dropped.
-pub fn spectral_map(eig: &SymmetricEigen, f: impl Fn(f64) -> f64) -> Mat<f64> {
+pub(crate) fn spectral_map(eig: &SymmetricEigen, f: impl Fn(f64) -> f64) -> Mat<f64> {
     let n = eig.vectors.nrows();
     let kept: Vec<(usize, f64)> = eig
         .values

@@ -105,7 +105,7 @@ impl OptionSpec {
     }
 
     /// The Python estimators' parameter and whether it is the opposite flag.
-    pub fn python_param(&self) -> (String, bool) {
+    pub(crate) fn python_param(&self) -> (String, bool) {
         let name = self
             .python
             .map_or_else(|| self.name.replace('-', "_"), str::to_string);
@@ -174,7 +174,7 @@ pub struct MethodOptions {
 impl MethodOptions {
     /// Sets the option of `spec` from its text `value` (`"true"` for a flag); a repeated
     /// option accumulates, any other replaces the value given before.
-    pub fn set_spec(&mut self, spec: &'static OptionSpec, value: &str) -> Result<()> {
+    pub(crate) fn set_spec(&mut self, spec: &'static OptionSpec, value: &str) -> Result<()> {
         spec.check(value)?;
         let (_, values) = self.values.entry(spec.name).or_insert((spec, Vec::new()));
         if spec.value != OptionValue::Repeated {
@@ -206,7 +206,7 @@ impl MethodOptions {
     }
 
     /// Whether option `spec` was given.
-    pub fn is_given(&self, spec: &OptionSpec) -> bool {
+    pub(crate) fn is_given(&self, spec: &OptionSpec) -> bool {
         self.values.contains_key(spec.name)
     }
 

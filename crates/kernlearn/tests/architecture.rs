@@ -227,3 +227,45 @@ fn no_library_file_is_over_1000_lines() {
         .collect();
     assert!(long.is_empty(), "files over 1,000 lines: {long:?}");
 }
+
+/// Every `pub fn` of the library, one `file: name` line each in file order: the public
+/// API listing of tests/public_api.txt.
+fn public_functions() -> String {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.sort();
+    let mut out = String::new();
+    for file in files {
+        let rel = file.strip_prefix(src()).unwrap().display().to_string();
+        for line in std::fs::read_to_string(&file).unwrap().lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub fn ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out += &format!("{rel}: {name}\n");
+            }
+        }
+    }
+    out
+}
+
+/// The public functions are the committed listing: a change to the public API is a
+/// visible diff of tests/public_api.txt (rewrite it with `KERNLEARN_BLESS=1 cargo test
+/// -p kernlearn --test architecture`).
+#[test]
+fn the_public_functions_are_the_committed_listing() {
+    let listing = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/public_api.txt"));
+    let now = public_functions();
+    if std::env::var_os("KERNLEARN_BLESS").is_some() {
+        std::fs::write(&listing, &now).unwrap();
+    }
+    let committed = std::fs::read_to_string(&listing).unwrap_or_default();
+    let added: Vec<&str> = now.lines().filter(|l| !committed.contains(l)).collect();
+    let removed: Vec<&str> = committed.lines().filter(|l| !now.contains(l)).collect();
+    assert!(
+        added.is_empty() && removed.is_empty(),
+        "the public API changed; added {added:?}, removed {removed:?} (bless with \
+         KERNLEARN_BLESS=1 if intended)"
+    );
+}

@@ -1,12 +1,14 @@
 //! The docs follow the code: README's `Families:` line is the catalogue's families in
 //! order, docs/DESIGN.md's "Adding a family" names the pieces a family declares and its
-//! "Layout" every family module of `lib.rs`, and neither file refers to issue numbers
-//! (they describe what the code does, not how it came to be).
+//! "Layout" every family module of `lib.rs`, and neither README nor any Markdown file of
+//! docs/ refers to issue numbers (they describe what the code does, not how it came to be)
+//! or cites a path of the machine they were written on.
 
 use kernlearn::MethodKind;
 
 const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/DESIGN.md");
+const DOCS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs");
 const LIB_RS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs");
 
 fn read(path: &str) -> String {
@@ -129,24 +131,76 @@ fn issue_numbers(text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// README.md and every `.md` file directly in docs/, in name order.
+fn documents() -> Vec<String> {
+    let mut docs: Vec<String> = std::fs::read_dir(DOCS)
+        .unwrap_or_else(|e| panic!("{DOCS}: {e}"))
+        .map(|entry| entry.unwrap_or_else(|e| panic!("{DOCS}: {e}")).path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "md"))
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect();
+    docs.sort();
+    assert!(
+        docs.iter().any(|path| path.ends_with("DESIGN.md")),
+        "{DOCS} has no DESIGN.md: {docs:?}"
+    );
+    let mut all = vec![README.to_string()];
+    all.extend(docs);
+    all
+}
+
+/// "line N: excerpt" for each byte position `at` of `text` (the excerpt runs from `at`
+/// to the end of its line, at most 40 characters).
+fn located(text: &str, positions: &[usize]) -> Vec<String> {
+    positions
+        .iter()
+        .map(|&at| {
+            let line = text[..at].matches('\n').count() + 1;
+            let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
+            let excerpt: String = text[at..end].chars().take(40).collect();
+            format!("line {line}: {excerpt}")
+        })
+        .collect()
+}
+
 #[test]
 fn readme_and_design_refer_to_no_issue_numbers() {
     assert_eq!(issue_numbers("see issue 19, Issue #20"), vec![4, 14]);
     assert!(issue_numbers("an issue with 2 kernels; issue x1").is_empty());
-    for path in [README, DESIGN] {
-        let text = read(path);
-        let found: Vec<String> = issue_numbers(&text)
-            .into_iter()
-            .map(|at| {
-                let line = text[..at].matches('\n').count() + 1;
-                let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
-                let excerpt: String = text[at..end].chars().take(40).collect();
-                format!("line {line}: {excerpt}")
-            })
-            .collect();
+    for path in documents() {
+        let text = read(&path);
+        let found = located(&text, &issue_numbers(&text));
         assert!(
             found.is_empty(),
             "{path} refers to issue numbers: {found:?} (describe the code, not its history)"
+        );
+    }
+}
+
+/// Positions of the machine paths "/work/" and "/home/" in `text`.
+fn machine_paths(text: &str) -> Vec<usize> {
+    let mut found: Vec<usize> = ["/work/", "/home/"]
+        .iter()
+        .flat_map(|prefix| text.match_indices(prefix).map(|(at, _)| at))
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+#[test]
+fn readme_and_docs_cite_no_machine_paths() {
+    assert_eq!(
+        machine_paths("/home/me/x and /work/venv/bin/python"),
+        vec![0, 15]
+    );
+    assert!(machine_paths("python3 scripts/a.py --out out/dk (homework/, network)").is_empty());
+    for path in documents() {
+        let text = read(&path);
+        let found = located(&text, &machine_paths(&text));
+        assert!(
+            found.is_empty(),
+            "{path} cites machine paths: {found:?} (use commands and paths relative to the \
+             repository)"
         );
     }
 }

@@ -65,7 +65,7 @@ impl FeatureMapKind {
     }
 
     /// Whether the map is a Fourier embedding (a cosine layer CKL can train).
-    pub fn is_fourier(self) -> bool {
+    pub(crate) fn is_fourier(self) -> bool {
         matches!(self, Self::Gaussian | Self::Laplacian)
     }
 }

@@ -36,7 +36,7 @@ pub struct RandomSearch {
 
 impl RandomSearch {
     /// The `configs` parameter sets drawn with `seed`, other settings from `base`.
-    pub fn candidates(&self, base: &CklParams, seed: u64) -> Vec<CklParams> {
+    pub(crate) fn candidates(&self, base: &CklParams, seed: u64) -> Vec<CklParams> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (lo, hi) = (1e-5f64.ln(), 0.2f64.ln());
         (0..self.configs)

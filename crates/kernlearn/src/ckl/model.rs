@@ -141,7 +141,7 @@ impl CklModel {
     }
 
     /// Logits `z(x) W_o + b_o` of every row (`n × classes`).
-    pub fn logits(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+    pub(crate) fn logits(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         let z = self.features.transform(x)?;
         let k = self.classes.len();
         Ok(z.rows()

@@ -160,7 +160,7 @@ impl Features {
 
     /// Fails on the first NaN or infinite value, naming it as "feature `j` of `what` row
     /// `i`" (1-based; `what` says which data: "training", "input", ...).
-    pub fn check_finite(&self, what: &str) -> Result<()> {
+    pub(crate) fn check_finite(&self, what: &str) -> Result<()> {
         match self.find_non_finite() {
             Some((r, c)) => Err(Error::data(format!(
                 "feature {} of {what} row {} is not finite ({})",
@@ -276,7 +276,7 @@ impl Dataset {
     }
 
     /// The target name, or `label` when it is empty.
-    pub fn target_name_or_default(&self) -> &str {
+    pub(crate) fn target_name_or_default(&self) -> &str {
         if self.target_name.is_empty() {
             "label"
         } else {

@@ -153,7 +153,7 @@ impl Scaler {
 
     /// Scales one value of feature `j`.
     #[inline]
-    pub fn scale_value(&self, j: usize, v: f64) -> f64 {
+    pub(crate) fn scale_value(&self, j: usize, v: f64) -> f64 {
         match (self.mode, self.scale[j]) {
             (ScaleMode::None, _) => v,
             (mode, 0.0) => mode.base(),
@@ -170,7 +170,7 @@ impl Scaler {
 
     /// Scales `x` in place. Fails (leaving `x` untouched) when `x` has a different number
     /// of features, and when a value far outside a tiny training range overflows.
-    pub fn transform_in_place(&self, x: &mut Features) -> Result<()> {
+    pub(crate) fn transform_in_place(&self, x: &mut Features) -> Result<()> {
         self.check_width(x.n_cols())?;
         if self.mode == ScaleMode::None {
             return Ok(());

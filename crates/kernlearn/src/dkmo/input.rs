@@ -110,7 +110,7 @@ impl KernelInput {
     /// Diagonal `k_m(x, x)` of each kernel at the samples `x`, when it can be computed
     /// (features); a precomputed kernel's test points have none (taken as 1, see
     /// [`cosine_rows`]).
-    pub fn self_values(&self, x: &Features) -> Result<Option<Vec<Vec<f64>>>> {
+    pub(crate) fn self_values(&self, x: &Features) -> Result<Option<Vec<Vec<f64>>>> {
         match self {
             KernelInput::Features { kernels, .. } => kernels
                 .iter()

@@ -77,7 +77,7 @@ impl Architecture {
     }
 
     /// Width of one kernel's fused representation.
-    pub fn group_out(&self, m: usize) -> usize {
+    pub(crate) fn group_out(&self, m: usize) -> usize {
         match self.fusion {
             Fusion::Sum => self.branch_out(),
             Fusion::Concat => self.branch_out() * self.groups[m].len(),
@@ -85,7 +85,7 @@ impl Architecture {
     }
 
     /// Width of the representation the softmax layer reads.
-    pub fn fused_out(&self) -> usize {
+    pub(crate) fn fused_out(&self) -> usize {
         let per: Vec<usize> = (0..self.groups.len()).map(|m| self.group_out(m)).collect();
         if self.groups.len() == 1 {
             return per[0];
@@ -173,7 +173,7 @@ impl DkmoNet {
 
     /// Copies the branch parameters of kernel `m` from a pre-trained single-kernel
     /// network (its softmax layer is not copied: M-DKMO's head is new).
-    pub fn adopt_group(&self, m: usize, single: &DkmoNet) -> Result<()> {
+    pub(crate) fn adopt_group(&self, m: usize, single: &DkmoNet) -> Result<()> {
         let theirs = single
             .vars
             .data()
@@ -220,7 +220,7 @@ impl DkmoNet {
 
     /// Sets every parameter from [`DkmoNet::weights`]' output; names and sizes must
     /// match the architecture.
-    pub fn load_weights(&self, weights: &[(String, Vec<f32>)]) -> Result<()> {
+    pub(crate) fn load_weights(&self, weights: &[(String, Vec<f32>)]) -> Result<()> {
         let data = self
             .vars
             .data()

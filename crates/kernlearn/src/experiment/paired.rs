@@ -267,7 +267,7 @@ impl PairedComparison {
     /// lost out of `n` (all others tied) gives `mean = −d/n` and `SE = |d|/n` identically,
     /// so the comparison allows a relative 1e-9 for rounding rather than let the last
     /// bit of two equal numbers decide.
-    pub fn worse_by_more_than(&self, k: f64) -> bool {
+    pub(crate) fn worse_by_more_than(&self, k: f64) -> bool {
         let bound = k * self.standard_error;
         -self.mean_difference - bound > 1e-9 * (self.mean_difference.abs() + bound)
     }

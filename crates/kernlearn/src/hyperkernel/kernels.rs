@@ -32,7 +32,7 @@ pub enum Series {
 
 impl Series {
     /// Radius of convergence `R` of the series (Table 2).
-    pub fn radius(self) -> f64 {
+    pub(crate) fn radius(self) -> f64 {
         match self {
             Series::Exp | Series::Sinh | Series::Cosh => f64::INFINITY,
             Series::Arctanh | Series::NegLog => 1.0,

@@ -50,7 +50,7 @@ impl LearnedKernel {
     }
 
     /// Number of expansion pairs.
-    pub fn n_terms(&self) -> usize {
+    pub(crate) fn n_terms(&self) -> usize {
         self.beta.len()
     }
 

@@ -131,7 +131,7 @@ impl Kernel {
     }
 
     /// ARD Gaussian from per-feature widths: `exp(-Σ_k (x_k − x'_k)²/σ_k²)`, `γ_k = 1/σ_k²`.
-    pub fn ard_sigmas(sigmas: &[f64]) -> Result<Kernel> {
+    pub(crate) fn ard_sigmas(sigmas: &[f64]) -> Result<Kernel> {
         for (k, &s) in sigmas.iter().enumerate() {
             check_sigma(&format!("sigmas[{k}]"), s)?;
         }
@@ -162,7 +162,7 @@ impl Kernel {
     /// PSD kernels with non-negative weights); Gaussian, Laplacian and ARD Gaussian
     /// (Bochner); exponential χ² (Schoenberg: the χ² distance is conditionally negative
     /// definite). Not the sigmoid kernel, nor a user's Gram matrix, which nothing checks.
-    pub fn is_positive_semidefinite(&self) -> bool {
+    pub(crate) fn is_positive_semidefinite(&self) -> bool {
         match self {
             Kernel::Polynomial { coef0, .. } => *coef0 >= 0.0,
             Kernel::Sigmoid { .. } | Kernel::Precomputed => false,

@@ -288,7 +288,7 @@ pub struct PrecomputedKernel {
 impl PrecomputedKernel {
     /// Checks and stores a row-major `n_rows × n_cols` Gram matrix: it must be square,
     /// finite, and symmetric to within `1e-8` relative.
-    pub fn from_row_major(n_rows: usize, n_cols: usize, values: Vec<f64>) -> Result<Self> {
+    pub(crate) fn from_row_major(n_rows: usize, n_cols: usize, values: Vec<f64>) -> Result<Self> {
         check_size_and_finite(n_rows, n_cols, &values)?;
         let n = n_rows;
         let max_abs = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -334,7 +334,7 @@ impl PrecomputedKernel {
 
     /// From features whose rows are the kernel rows (LIBSVM `-t 4` data without the
     /// serial-number column).
-    pub fn from_features(x: &Features) -> Result<Self> {
+    pub(crate) fn from_features(x: &Features) -> Result<Self> {
         Self::from_row_major(x.n_rows(), x.n_cols(), x.as_slice().to_vec())
     }
 
@@ -344,12 +344,12 @@ impl PrecomputedKernel {
     }
 
     /// The Gram matrix as a faer view (row-major).
-    pub fn as_mat(&self) -> MatRef<'_, f64> {
+    pub(crate) fn as_mat(&self) -> MatRef<'_, f64> {
         MatRef::from_row_major_slice(&self.values, self.n, self.n)
     }
 
     /// The Gram matrix as an owned faer matrix.
-    pub fn to_mat(&self) -> Mat<f64> {
+    pub(crate) fn to_mat(&self) -> Mat<f64> {
         self.as_mat().to_owned()
     }
 }

@@ -48,7 +48,7 @@ impl KernelOnFeatures {
     }
 
     /// Number of columns the kernel reads, for data with `n_features` columns.
-    pub fn n_used(&self, n_features: usize) -> usize {
+    pub(crate) fn n_used(&self, n_features: usize) -> usize {
         self.features.as_ref().map_or(n_features, Vec::len)
     }
 

@@ -114,7 +114,7 @@ impl ChosenParams {
     }
 
     /// σ, C and ε of an SVM parameter set.
-    pub fn of_svm(params: &SvmParams) -> Self {
+    pub(crate) fn of_svm(params: &SvmParams) -> Self {
         let eps = params.svm_type.is_regressor().then_some(params.epsilon);
         Self::of(&params.kernel, params.c, eps)
     }

@@ -137,7 +137,7 @@ impl GridSettings {
     }
 
     /// Units of progress of a CV over `candidates` values (candidate × fold).
-    pub fn candidate_steps(&self, candidates: usize) -> u64 {
+    pub(crate) fn candidate_steps(&self, candidates: usize) -> u64 {
         (candidates * self.folds) as u64
     }
 }
@@ -189,7 +189,7 @@ impl MethodOptions {
     }
 
     /// SMO settings: tolerance, cache, shrinking.
-    pub fn solver_settings(&self) -> Result<SolverSettings> {
+    pub(crate) fn solver_settings(&self) -> Result<SolverSettings> {
         let cache_mb = self.number(&CACHE_MB)?.unwrap_or(200.0);
         crate::check::non_negative_finite("cache-mb", cache_mb)?;
         Ok(SolverSettings {
@@ -201,7 +201,7 @@ impl MethodOptions {
     }
 
     /// All SVM parameters of formulation `svm_type` on `n_features` columns, checked.
-    pub fn svm_params(&self, svm_type: SvmType, n_features: usize) -> Result<SvmParams> {
+    pub(crate) fn svm_params(&self, svm_type: SvmType, n_features: usize) -> Result<SvmParams> {
         let class_weights = self
             .all(&CLASS_WEIGHT)
             .iter()

@@ -261,7 +261,7 @@ impl SoftClusters {
     }
 
     /// Number of clusters.
-    pub fn n_clusters(&self) -> usize {
+    pub(crate) fn n_clusters(&self) -> usize {
         self.mean_norms.len()
     }
 
@@ -309,7 +309,7 @@ impl SoftClusters {
     }
 
     /// `c_r(x)` for every row of `x`, row-major `n × ℓ` (rows sum to one).
-    pub fn memberships(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn memberships(&self, x: &Features) -> Result<Vec<f64>> {
         x.check_input(self.sample.n_cols())?;
         let bank =
             KernelBank::with_factors(&self.family, &self.sample, self.trace_factors.clone())?;

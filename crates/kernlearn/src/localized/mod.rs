@@ -72,7 +72,7 @@ impl LocalizedMethod {
     }
 
     /// The thesis's name: `LD-MKL`, `SWMKL`, `LMKL`, `C-LMKL`.
-    pub fn display_name(&self) -> &'static str {
+    pub(crate) fn display_name(&self) -> &'static str {
         match self {
             LocalizedMethod::Ldmkl(_) => "LD-MKL",
             LocalizedMethod::Swmkl(_) => "SWMKL",

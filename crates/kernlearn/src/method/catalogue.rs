@@ -122,7 +122,7 @@ impl MethodKind {
     }
 
     /// Refuses options this method does not read (they would be silently ignored).
-    pub fn check_options(self, options: &MethodOptions) -> Result<()> {
+    pub(crate) fn check_options(self, options: &MethodOptions) -> Result<()> {
         for given in options.given() {
             if !self.info.reads(given) {
                 return Err(Error::param(

@@ -491,7 +491,7 @@ impl KernelFamily {
 
     /// Calls `visit` on every base kernel, in order, without materialising the list
     /// (a million random kernels are generated one at a time).
-    pub fn for_each_kernel(
+    pub(crate) fn for_each_kernel(
         &self,
         n_features: usize,
         mut visit: impl FnMut(KernelOnFeatures),

@@ -101,7 +101,7 @@ impl NystromFeatures {
 
     /// Every kernel's map on the given landmarks (e.g. k-means centres, which need not
     /// be training points), trace factors from the training points `x`.
-    pub fn at_landmarks(family: &KernelFamily, x: &Features, landmarks: Features) -> Result<Self> {
+    pub(crate) fn at_landmarks(family: &KernelFamily, x: &Features, landmarks: Features) -> Result<Self> {
         let bank = KernelBank::new(family, x)?;
         bank.base().require_psd("the Nyström approximation")?;
         let s = landmarks.n_rows();

@@ -55,7 +55,7 @@ pub struct LayerStack {
 impl LayerStack {
     /// Layers of `sizes` on `input` columns, parameters registered in `vars` as
     /// `prefix.l<i>.{w,b,gamma,beta,mean,var}`, initial values drawn from `rng`.
-    pub fn stack(
+    pub(crate) fn stack(
         vars: &VarMap,
         prefix: &str,
         input: usize,

@@ -68,7 +68,7 @@ pub struct MomentumSgd {
 
 impl MomentumSgd {
     /// Changes the momentum (the trainer ramps it per epoch).
-    pub fn set_momentum(&mut self, momentum: f64) {
+    pub(crate) fn set_momentum(&mut self, momentum: f64) {
         self.config.momentum = momentum;
     }
 }

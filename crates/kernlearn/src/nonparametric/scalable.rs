@@ -84,7 +84,7 @@ impl ScalableDankParams {
     /// solve at a few seconds, while a cluster still holds enough points of both classes
     /// for its local machine; the paper's 50 clusters on ijcnn1 (49,990 rows) are the
     /// same scale.
-    pub fn default_clusters(n: usize) -> usize {
+    pub(crate) fn default_clusters(n: usize) -> usize {
         let per = Self::POINTS_PER_CLUSTER;
         ((n + per / 2) / per).max(1)
     }

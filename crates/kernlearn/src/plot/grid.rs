@@ -76,22 +76,22 @@ impl PlaneGrid {
     }
 
     /// `(x₀, x₁)`.
-    pub fn x_range(&self) -> (f64, f64) {
+    pub(crate) fn x_range(&self) -> (f64, f64) {
         self.x_range
     }
 
     /// `(y₀, y₁)`.
-    pub fn y_range(&self) -> (f64, f64) {
+    pub(crate) fn y_range(&self) -> (f64, f64) {
         self.y_range
     }
 
     /// Nodes along x.
-    pub fn nx(&self) -> usize {
+    pub(crate) fn nx(&self) -> usize {
         self.nx
     }
 
     /// Nodes along y.
-    pub fn ny(&self) -> usize {
+    pub(crate) fn ny(&self) -> usize {
         self.ny
     }
 
@@ -106,7 +106,7 @@ impl PlaneGrid {
     }
 
     /// Node spacing `(Δx, Δy)`.
-    pub fn spacing(&self) -> (f64, f64) {
+    pub(crate) fn spacing(&self) -> (f64, f64) {
         (
             (self.x_range.1 - self.x_range.0) / (self.nx - 1) as f64,
             (self.y_range.1 - self.y_range.0) / (self.ny - 1) as f64,
@@ -194,7 +194,7 @@ impl GridValues {
     /// interpolation along cell edges; a saddle cell is resolved by the mean of its four
     /// corners). "Positive" means `f > 0`. A closed curve repeats its first point at the
     /// end. Cells with a non-finite corner are skipped.
-    pub fn zero_contour(&self) -> Vec<Vec<(f64, f64)>> {
+    pub(crate) fn zero_contour(&self) -> Vec<Vec<(f64, f64)>> {
         let (segments, crossings) = self.contour_segments();
         chain_segments(&segments)
             .into_iter()

@@ -51,7 +51,7 @@ impl Default for Grid {
 impl Grid {
     /// ε for SVR when none are given: {0.01, 0.1, 0.5} × the standard deviation of the
     /// training targets, so the grid follows the targets' unit (the papers give no ε).
-    pub fn default_epsilons(y: &[f64]) -> Vec<f64> {
+    pub(crate) fn default_epsilons(y: &[f64]) -> Vec<f64> {
         let n = y.len().max(1) as f64;
         let mean = y.iter().sum::<f64>() / n;
         let sd = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();

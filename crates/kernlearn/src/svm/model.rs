@@ -40,7 +40,7 @@ pub enum SvmType {
 
 impl SvmType {
     /// True for C-SVC and ν-SVC.
-    pub fn is_classifier(self) -> bool {
+    pub(crate) fn is_classifier(self) -> bool {
         matches!(self, SvmType::CSvc | SvmType::NuSvc)
     }
 
@@ -287,7 +287,7 @@ impl SvmModel {
     /// points and labels with a smaller (or equal) C and otherwise equal parameters, so
     /// that its dual solution is feasible. Used along increasing C in grid search.
     /// C-SVC and ε-SVR start from it; the other formulations ignore it.
-    pub fn fit_source_warm(
+    pub(crate) fn fit_source_warm(
         params: &SvmParams,
         source: &dyn KernelSource,
         y: &[f64],
