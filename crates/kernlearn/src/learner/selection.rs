@@ -615,7 +615,7 @@ mod tests {
             let flag = fit.chosen.other.get(FELL_BACK).copied();
             match flag {
                 Some(1.0) => {
-                    assert!((fit.model.kind() == "svm"), "{kind:?}");
+                    assert!(fit.model.kind() == "svm", "{kind:?}");
                     assert_eq!(fit.model.predict(&data.x).unwrap(), svm_pred, "{kind:?}");
                     assert!(
                         fit.chosen.other.contains_key("learned_cv_score"),
@@ -623,7 +623,7 @@ mod tests {
                     );
                 }
                 Some(0.0) => {
-                    assert!(!(fit.model.kind() == "svm"), "{kind:?}");
+                    assert!(fit.model.kind() != "svm", "{kind:?}");
                     assert!(fit.chosen.cv_score.unwrap() > svm_score, "{kind:?}");
                 }
                 other => panic!("{kind:?}: {FELL_BACK} = {other:?}"),
@@ -634,7 +634,7 @@ mod tests {
             let m = Method::build(kind, &options, &data, Some(settings.clone())).unwrap();
             let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
             assert!(!fit.chosen.other.contains_key(FELL_BACK), "{kind:?}");
-            assert!(!(fit.model.kind() == "svm"), "{kind:?}");
+            assert!(fit.model.kind() != "svm", "{kind:?}");
         }
         // Options a method does not read are refused: SVM-CV has no fallback.
         let mut options = MethodOptions::default();
