@@ -55,14 +55,24 @@
 /// its folder's `FAMILY`) in [`FAMILIES`], in catalogue order: adding a family is its
 /// folder and one name here.
 macro_rules! families {
-    ($($family:ident),* $(,)?) => {
-        $(pub mod $family;)*
+    ($($(#[$when:meta])* $family:ident),* $(,)?) => {
+        $($(#[$when])* pub mod $family;)*
         /// Every family, in catalogue order (the registry, [`method`], reads them).
-        pub(crate) static FAMILIES: &[&learner::Family] = &[$(&$family::FAMILY),*];
+        pub(crate) static FAMILIES: &[&learner::Family] = &[$($(#[$when])* &$family::FAMILY),*];
     };
 }
 
-families!(fixed, nonparametric, mkl, localized, hyperkernel, ckl, dkmo);
+families!(
+    fixed,
+    nonparametric,
+    mkl,
+    localized,
+    hyperkernel,
+    ckl,
+    dkmo,
+    #[cfg(test)]
+    test_family
+);
 
 mod check;
 pub mod cluster;

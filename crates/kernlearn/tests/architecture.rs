@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "hyperkernel",
         "ckl",
         "dkmo",
+        "test_family",
     ],
     &["method"],
     &["pipeline"],
