@@ -310,7 +310,7 @@ impl FromArgMatches for ModelArgs {
 impl ModelArgs {
     /// The method named by `--method` (default `svm`).
     pub fn kind(&self) -> MethodKind {
-        self.method.unwrap_or("svm".parse::<MethodKind>().unwrap())
+        self.method.unwrap_or_else(MethodKind::base)
     }
 
     /// The method to run on `data`, with the grid search `grid` when selection is on.

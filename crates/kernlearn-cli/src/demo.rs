@@ -60,13 +60,13 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
                 pb.inc(1)
             }
         };
-        let fixed = Method::defaults("svm".parse::<MethodKind>().unwrap(), &data, None, SEED)?;
+        let fixed = Method::defaults(MethodKind::base(), &data, None, SEED)?;
         let task = fixed.task();
         pb.set_message(format!("{name}: SVM"));
         let mut default = protocol(fixed).run(name, &data, &tick)?;
         default.method = format!("{} default", default.method);
         let cv = Method::defaults(
-            "svm".parse::<MethodKind>().unwrap(),
+            MethodKind::base(),
             &data,
             Some(GridSettings::default()),
             SEED,

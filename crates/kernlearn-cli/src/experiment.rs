@@ -114,7 +114,7 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
         let baseline = match a.baseline {
             None => None,
             Some(Baseline::Svm) => Some(Method::defaults(
-                "svm".parse::<MethodKind>().unwrap(),
+                MethodKind::base(),
                 &data,
                 search.clone(),
                 model.seed,

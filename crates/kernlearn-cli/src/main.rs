@@ -14,6 +14,7 @@ mod split;
 use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
 use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
+use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::method::Progress;
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{
@@ -369,15 +370,19 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     outputs.plan(o.model_out)?;
     if let Some(t) = o.trace {
         outputs.plan(t)?;
-        for png in figure::trace_plot_paths(t) {
+        for png in trace_plot_paths(t) {
             outputs.plan(&png)?;
-        }
-        if args.method.is_some_and(|m| m.name() == "ckl") {
-            outputs.plan(&figure::spectrum_plot_path(t))?;
         }
     }
     let train = data.read()?;
     let fitted = fit_pipeline(&train, args, o.grid, quiet)?;
+    // The model's own figures (a learned spectrum) go beside the trace: checked before
+    // anything is written.
+    if let Some(t) = o.trace {
+        for name in fitted.pipeline.model.figures() {
+            outputs.plan(&figure_path(t, name))?;
+        }
+    }
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.len()));
@@ -410,26 +415,20 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         let trace = fitted.trace.as_ref().ok_or_else(|| {
             Error::param(
                 "trace",
-                "this method records no per-iteration trace (knpl, dank, spg-gmkl, ckl, rff-linear, dkmo, m-dkmo do)",
+                "this method records no per-iteration trace (`kernlearn methods` says which do: their fits are traced)",
             )
         })?;
         write_atomic(path, trace.to_csv().as_bytes())?;
         out.insert("trace_file".into(), json!(path.display().to_string()));
-        figure::write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
-        let mut plots: Vec<String> = figure::trace_plot_paths(path)
+        write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
+        let mut plots: Vec<String> = trace_plot_paths(path)
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        if let Some(m) = fitted
-            .pipeline
-            .model
-            .downcast_ref::<kernlearn::ckl::CklModel>()
-        {
-            if m.initial.is_some() {
-                let spectrum = figure::spectrum_plot_path(path);
-                figure::write_spectrum_plot(m, &spectrum)?;
-                plots.push(spectrum.display().to_string());
-            }
+        for name in fitted.pipeline.model.figures() {
+            let file = figure_path(path, name);
+            fitted.pipeline.model.draw_figure(name, &file)?;
+            plots.push(file.display().to_string());
         }
         out.insert("trace_plots".into(), json!(plots));
     }
@@ -493,16 +492,17 @@ fn predict(a: &PredictArgs) -> Result<()> {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
     }
     if let Some(path) = a.fused_plot {
-        let Some(dkmo) = model.downcast_ref::<kernlearn::dkmo::DkmoModel>() else {
+        if !model.representations().contains(&"fused") {
             return Err(Error::param(
                 "fused-plot",
                 format!(
-                    "the model is {}; only dkmo and m-dkmo models have a fused representation",
-                    model.method()
+                    "the model is {}; only {} models have a fused representation",
+                    model.method(),
+                    kernlearn::MethodKind::offering("fused")
                 ),
             ));
-        };
-        let explained = figure::write_fused_plot(dkmo, &x, &test.y, path)?;
+        }
+        let explained = figure::write_fused_plot(model, &x, &test.y, path)?;
         out.insert("fused_plot".into(), json!(path.display().to_string()));
         out.insert("fused_explained_variance".into(), json!(explained));
     }

@@ -8,17 +8,15 @@
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
-use kernlearn::dkmo::DkmoModel;
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
-use kernlearn::localized::LocalizedModel;
 use kernlearn::method::ChosenParams;
 use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
 use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::{SvmModel, SvmParams};
-use kernlearn::{AnyModel, Error, Method, MethodKind, Pipeline};
+use kernlearn::{Error, Method, MethodKind, Pipeline};
 use numpy::ndarray::Array2;
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -85,6 +83,26 @@ fn matrix<'py>(py: Python<'py>, rows: Vec<Vec<f64>>, cols: usize) -> Bound<'py, 
 #[pyclass(module = "kernlearn._core", name = "Model", frozen)]
 struct PyModel {
     pipeline: Pipeline,
+}
+
+impl PyModel {
+    /// Representation `name` ([`Estimator::representation`]) of the rows `x` (raw
+    /// features, scaled as at fit time) for class pair `pair`, `n × width`.
+    fn representation<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        name: &str,
+        pair: usize,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
+        let rep = py
+            .detach(|| self.pipeline.model.representation(name, &x, pair))
+            .map_err(py_err)?;
+        let width = rep.values.n_cols();
+        let rows = rep.values.rows().map(<[f64]>::to_vec).collect();
+        Ok(matrix(py, rows, width))
+    }
 }
 
 #[pymethods]
@@ -165,18 +183,7 @@ impl PyModel {
         x: PyReadonlyArray2<'py, f64>,
         pair: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let Some(model) = self.pipeline.model.downcast_ref::<LocalizedModel>() else {
-            return Err(PyValueError::new_err(format!(
-                "gates exist only for localized MKL models, not {}",
-                self.pipeline.model.method()
-            )));
-        };
-        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
-        let gates = localized_gates(model, &x, pair).map_err(py_err)?;
-        let n = x.n_rows();
-        let m = gates.len().checked_div(n).unwrap_or(0);
-        let rows = gates.chunks(m.max(1)).map(<[f64]>::to_vec).collect();
-        Ok(matrix(py, rows, m))
+        self.representation(py, x, "gates", pair)
     }
 
     /// The fused representation of a DKMO / M-DKMO model (the layer its softmax reads)
@@ -186,19 +193,7 @@ impl PyModel {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let Some(model) = self.pipeline.model.downcast_ref::<DkmoModel>() else {
-            return Err(PyValueError::new_err(format!(
-                "a fused representation exists only for dkmo and m-dkmo models, not {}",
-                self.pipeline.model.method()
-            )));
-        };
-        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
-        let fused = py
-            .detach(|| model.fused_representation(&x))
-            .map_err(py_err)?;
-        let width = fused.n_cols();
-        let rows = fused.rows().map(<[f64]>::to_vec).collect();
-        Ok(matrix(py, rows, width))
+        self.representation(py, x, "fused", 0)
     }
 
     /// What the model is, as JSON: `method`, `task`, `n_features`, `classes` (model
@@ -227,21 +222,6 @@ impl PyModel {
     }
 }
 
-fn localized_gates(
-    model: &LocalizedModel,
-    x: &Features,
-    pair: usize,
-) -> kernlearn::Result<Vec<f64>> {
-    let machines = &model.machines.machines;
-    let machine = machines.get(pair).ok_or_else(|| {
-        Error::param(
-            "pair",
-            format!("the model has {} class pairs, got {pair}", machines.len()),
-        )
-    })?;
-    machine.kernel_gates(x)
-}
-
 /// The method catalogue and option table as JSON (see `MethodKind::catalogue_json`).
 #[pyfunction]
 fn catalogue() -> String {
@@ -264,7 +244,7 @@ fn fit_svm(
         .detach(|| SvmModel::fit(&params, &data.x, &data.y))
         .map_err(py_err)?;
     let scaler = Scaler::identity(data.n_features());
-    let pipeline = Pipeline::new(scaler, AnyModel::new(model), data.feature_names);
+    let pipeline = Pipeline::new(scaler, model.into(), data.feature_names);
     Ok(PyModel { pipeline })
 }
 
@@ -694,7 +674,7 @@ fn scalable_dank_params(
     n: usize,
     d: usize,
 ) -> PyResult<String> {
-    let spec = MethodSpec::parse("dank-scalable", &options, "none", None, seed)?;
+    let spec = MethodSpec::parse(nonparametric::SCALABLE_DANK, &options, "none", None, seed)?;
     let params = nonparametric::scalable_dank_params(&spec.options, n, d).map_err(py_err)?;
     params.check(n, d).map_err(py_err)?;
     serde_json::to_string(&params).map_err(|e| json_err("scalable DANK parameters", e))
@@ -831,7 +811,7 @@ fn scalable_dank_model(
         .other
         .insert("clusters".into(), model.clusters.len() as f64);
     let names = (1..=d).map(|j| format!("f{j}")).collect();
-    let pipeline = Pipeline::new(Scaler::identity(d), AnyModel::new(model), names);
+    let pipeline = Pipeline::new(Scaler::identity(d), model.into(), names);
     let record = serde_json::json!({
         "chosen": chosen,
         "selection": null,

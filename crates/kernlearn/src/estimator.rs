@@ -45,6 +45,17 @@ pub struct FitSummary {
     pub extra: serde_json::Value,
 }
 
+/// A per-row representation a model offers beyond its decision values (the kernel gates
+/// of a localized MKL model, the fused layer of a DKMO network): one row per input row,
+/// one named column per component.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Representation {
+    /// Column names (a gate's base kernel, `f1`, `f2`, … for a network layer).
+    pub columns: Vec<String>,
+    /// One row per input row.
+    pub values: Features,
+}
+
 /// A fitted predictor. Fitting is each method's own constructor (its parameters differ);
 /// everything after fitting goes through this trait.
 pub trait Estimator {
@@ -93,6 +104,42 @@ pub trait Estimator {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Names of the per-row representations the model offers
+    /// ([`Estimator::representation`]); none by default.
+    fn representations(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    /// Representation `name` of the rows `x` (scaled as the model's inputs) for class
+    /// pair `pair` (0 when it does not depend on the pair); an error naming the ones the
+    /// model offers when it has no `name`.
+    fn representation(&self, name: &str, _x: &Features, _pair: usize) -> Result<Representation> {
+        Err(no_such_output(
+            "representation",
+            name,
+            &self.method(),
+            &self.representations(),
+        ))
+    }
+    /// The training rows a model keeps as the support points of class pair `pair`, when
+    /// it records which they are.
+    fn support_rows(&self, _pair: usize) -> Option<Vec<usize>> {
+        None
+    }
+    /// Figures the model draws of itself, without data (a learned spectrum), by name.
+    #[cfg(feature = "plot")]
+    fn figures(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    /// Draws figure `name` ([`Estimator::figures`]) to `path` (PNG or SVG).
+    #[cfg(feature = "plot")]
+    fn draw_figure(&self, name: &str, _path: &std::path::Path) -> Result<()> {
+        Err(no_such_output(
+            "figure",
+            name,
+            &self.method(),
+            &self.figures(),
+        ))
+    }
     /// Class probabilities (in [`Estimator::classes`] order) from decision values; an
     /// error for methods without probability estimates.
     fn probabilities_from_decision(&self, _dec: &[f64]) -> Result<Vec<f64>> {
@@ -132,6 +179,19 @@ macro_rules! one_vs_one_estimator_methods {
     };
 }
 pub(crate) use one_vs_one_estimator_methods;
+
+/// The error for an output (`what`: representation, figure) a model does not offer.
+fn no_such_output(what: &str, name: &str, method: &str, offered: &[&str]) -> Error {
+    let offered = if offered.is_empty() {
+        "none".to_string()
+    } else {
+        offered.join(", ")
+    };
+    Error::param(
+        what,
+        format!("a {method} model has no {what} `{name}` (it offers: {offered})"),
+    )
+}
 
 #[cfg(test)]
 mod tests {

@@ -80,6 +80,8 @@ pub mod data;
 pub mod error;
 pub mod estimator;
 pub mod experiment;
+#[cfg(feature = "plot")]
+pub mod figure;
 pub mod kernel;
 pub mod learner;
 pub mod linalg;

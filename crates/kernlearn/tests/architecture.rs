@@ -35,7 +35,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["method"],
     &["pipeline"],
-    &["experiment"],
+    &["experiment", "figure"],
 ];
 
 /// Every `.rs` file below `dir`.
@@ -268,5 +268,34 @@ fn the_public_functions_are_the_committed_listing() {
         added.is_empty() && removed.is_empty(),
         "the public API changed; added {added:?}, removed {removed:?} (bless with \
          KERNLEARN_BLESS=1 if intended)"
+    );
+}
+
+/// The CLI and the Python binding reach methods through the catalogue and models through
+/// the `Estimator` interface: outside their tests, no downcast to a family's type, no
+/// match on a model's type and no method name written as a literal.
+#[test]
+fn the_front_ends_name_no_family() {
+    let crates = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let names: Vec<String> = kernlearn::MethodKind::all()
+        .map(|k| format!("\"{}\"", k.name()))
+        .collect();
+    let mut found = Vec::new();
+    for front in ["kernlearn-cli/src", "kernlearn-py/src"] {
+        let mut files = Vec::new();
+        rust_files(&crates.join(front), &mut files);
+        for file in files {
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            let needles = ["downcast", "AnyModel::", "learner_as"];
+            for needle in needles.iter().map(|n| n.to_string()).chain(names.clone()) {
+                if code.contains(&needle) {
+                    found.push(format!("{}: {needle}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "family names in the front ends: {found:?}"
     );
 }

@@ -74,6 +74,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: RANDOM_SEARCH,
             options: &[FEATURES, TRAINING, &[&CONFIGS, &CKL_SEARCH, &NORM_CAP]],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -83,6 +84,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: RANDOM_SEARCH,
             options: &[FEATURES, TRAINING, &[&CONFIGS, &CKL_SEARCH]],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
     ],

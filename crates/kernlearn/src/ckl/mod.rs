@@ -16,6 +16,8 @@
 //!   Table 5.3 ([`RandomSearch`]).
 
 mod catalogue;
+#[cfg(feature = "plot")]
+mod figure;
 pub mod features;
 pub mod learner;
 mod model;

@@ -219,6 +219,26 @@ impl SpectralKernel {
 }
 
 impl Estimator for CklModel {
+    /// `spectrum` when the frequencies were trained (CKL, not its fixed baseline).
+    #[cfg(feature = "plot")]
+    fn figures(&self) -> Vec<&'static str> {
+        match (&self.initial, &self.features) {
+            (Some(_), super::FeatureMap::Fourier(_)) => vec!["spectrum"],
+            _ => Vec::new(),
+        }
+    }
+
+    #[cfg(feature = "plot")]
+    fn draw_figure(&self, name: &str, path: &std::path::Path) -> Result<()> {
+        if name == "spectrum" && !self.figures().is_empty() {
+            return super::figure::write_spectrum_plot(self, path);
+        }
+        Err(crate::Error::param(
+            "figure",
+            format!("a {} model has no figure `{name}` (it offers: {})", self.method(), self.figures().join(", ")),
+        ))
+    }
+
     fn method(&self) -> String {
         if self.params.learn_features {
             "ckl"

@@ -53,6 +53,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: DKMO_SELECTION,
             options: DKMO_OPTIONS,
             in_demo: false,
+            representations: &["fused"],
             build: super::learner::build,
         },
         MethodInfo {
@@ -62,6 +63,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: DKMO_SELECTION,
             options: DKMO_OPTIONS,
             in_demo: false,
+            representations: &["fused"],
             build: super::learner::build,
         },
     ],

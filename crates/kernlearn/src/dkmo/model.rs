@@ -4,7 +4,7 @@ use super::embed::{fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize};
 use super::input::{check_gram, cosine_gram, cosine_rows, rule_kernel, to_features, KernelInput};
 use super::net::{Architecture, DkmoNet, Fusion};
 use crate::data::{class_labels, Features};
-use crate::estimator::{Estimator, FitSummary, Task};
+use crate::estimator::{Estimator, FitSummary, Representation, Task};
 use crate::kernel::KernelOnFeatures;
 use crate::nn::{
     softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
@@ -453,6 +453,23 @@ fn run(
 }
 
 impl Estimator for DkmoModel {
+    fn representations(&self) -> Vec<&'static str> {
+        vec!["fused"]
+    }
+
+    /// `fused`: the layer the softmax reads ([`DkmoModel::fused_representation`]).
+    fn representation(&self, name: &str, x: &Features, _pair: usize) -> Result<Representation> {
+        if name != "fused" {
+            return Err(Error::param(
+                "representation",
+                format!("a {} model has no representation `{name}` (it offers: fused)", self.method()),
+            ));
+        }
+        let values = self.fused_representation(x)?;
+        let columns = (1..=values.n_cols()).map(|j| format!("f{j}")).collect();
+        Ok(Representation { columns, values })
+    }
+
     fn method(&self) -> String {
         if self.params.multi { "m-dkmo" } else { "dkmo" }.into()
     }

@@ -24,6 +24,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: SVM_CV,
             options: &[KERNEL_MACHINE, &[&C, &EPSILON, &PROBABILITY, &CLASS_WEIGHT]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
         MethodInfo {
@@ -33,6 +34,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: SVM_CV,
             options: &[KERNEL_MACHINE, &[&C, &PROBABILITY, &CLASS_WEIGHT]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
         MethodInfo {
@@ -42,6 +44,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "σ by k-fold grid search (ν as given)",
             options: &[KERNEL_MACHINE, &[&NU, &PROBABILITY]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
         MethodInfo {
@@ -51,6 +54,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "none",
             options: &[KERNEL_MACHINE, &[&NU]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
         MethodInfo {
@@ -60,6 +64,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: SVM_CV,
             options: &[KERNEL_MACHINE, &[&C, &EPSILON]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
         MethodInfo {
@@ -69,6 +74,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "σ, C by k-fold grid search (ν as given)",
             options: &[KERNEL_MACHINE, &[&C, &NU]],
             in_demo: false,
+            representations: &[],
             build: learner::build,
         },
     ],

@@ -44,6 +44,7 @@ pub(crate) static FAMILY: Family = Family {
             &HK_RANK,
         ]],
         in_demo: false,
+        representations: &[],
         build: super::learner::build,
     }],
     models: &[ModelKind::of::<HyperkernelModel>()],

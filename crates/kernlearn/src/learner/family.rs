@@ -33,6 +33,9 @@ pub struct MethodInfo {
     pub options: &'static [&'static [&'static OptionSpec]],
     /// Whether the demonstration (`kernlearn` without arguments) runs it.
     pub in_demo: bool,
+    /// The per-row representations its models offer
+    /// (`crate::estimator::Estimator::representation`).
+    pub representations: &'static [&'static str],
     pub(crate) build: Builder,
 }
 

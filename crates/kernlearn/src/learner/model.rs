@@ -4,7 +4,7 @@
 //! through the registry of every family's model kinds, `crate::method`).
 
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
+use crate::estimator::{Estimator, FitSummary, Representation, Task};
 use crate::Result;
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeStruct;
@@ -148,5 +148,29 @@ impl Estimator for AnyModel {
     }
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
         self.inner().probabilities_from_decision(dec)
+    }
+    fn representations(&self) -> Vec<&'static str> {
+        self.inner().representations()
+    }
+    fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
+        self.inner().representation(name, x, pair)
+    }
+    fn support_rows(&self, pair: usize) -> Option<Vec<usize>> {
+        self.inner().support_rows(pair)
+    }
+    #[cfg(feature = "plot")]
+    fn figures(&self) -> Vec<&'static str> {
+        self.inner().figures()
+    }
+    #[cfg(feature = "plot")]
+    fn draw_figure(&self, name: &str, path: &std::path::Path) -> Result<()> {
+        self.inner().draw_figure(name, path)
+    }
+}
+
+/// Any stored model type is an [`AnyModel`].
+impl<T: Model> From<T> for AnyModel {
+    fn from(model: T) -> Self {
+        Self::new(model)
     }
 }

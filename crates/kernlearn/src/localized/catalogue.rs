@@ -37,6 +37,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: LOCALIZED_SELECTION,
             options: LOCALIZED_OPTIONS,
             in_demo: true,
+            representations: &["gates"],
             build: super::learner::build,
         },
         MethodInfo {
@@ -46,6 +47,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: LOCALIZED_SELECTION,
             options: LOCALIZED_OPTIONS,
             in_demo: false,
+            representations: &["gates"],
             build: super::learner::build,
         },
         MethodInfo {
@@ -55,6 +57,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: LOCALIZED_SELECTION,
             options: LOCALIZED_OPTIONS,
             in_demo: false,
+            representations: &["gates"],
             build: super::learner::build,
         },
         MethodInfo {
@@ -68,6 +71,7 @@ pub(crate) static FAMILY: Family = Family {
                 &[&NO_FALLBACK, &SOLVER, &LKL_EPSILON, &CLUSTERS],
             ],
             in_demo: false,
+            representations: &["gates"],
             build: super::learner::build,
         },
     ],

@@ -7,11 +7,11 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary};
+use crate::estimator::{Estimator, FitSummary, Representation};
 use crate::estimator::one_vs_one_estimator_methods;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::validate::count_sum;
-use crate::Result;
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// A fitted binary machine of one of the localized methods.
@@ -191,6 +191,42 @@ impl LocalizedModel {
 
 impl Estimator for LocalizedModel {
     one_vs_one_estimator_methods!();
+
+    fn representations(&self) -> Vec<&'static str> {
+        vec!["gates"]
+    }
+
+    /// `gates`: how much each base kernel is used at every row, one column per kernel
+    /// ([`LocalizedMachine::kernel_gates`], the thesis's Fig. 4.1).
+    fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
+        if name != "gates" {
+            return Err(Error::param(
+                "representation",
+                format!("a {} model has no representation `{name}` (it offers: gates)", self.method()),
+            ));
+        }
+        let machines = &self.machines.machines;
+        let machine = machines.get(pair).ok_or_else(|| {
+            Error::param(
+                "pair",
+                format!("the model has {} class pairs, got {pair}", machines.len()),
+            )
+        })?;
+        let gates = machine.kernel_gates(x)?;
+        let columns: Vec<String> = self
+            .params
+            .family
+            .expand(self.n_features)?
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        let values = Features::new(x.n_rows(), columns.len(), gates)?;
+        Ok(Representation { columns, values })
+    }
+
+    fn support_rows(&self, pair: usize) -> Option<Vec<usize>> {
+        self.machines.machines.get(pair).map(LocalizedMachine::support_rows)
+    }
 
     fn method(&self) -> String {
         self.params.method.name().to_string()

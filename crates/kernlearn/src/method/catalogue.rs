@@ -107,6 +107,21 @@ impl MethodKind {
         self.info.tasks.contains(&task)
     }
 
+    /// The methods whose models offer representation `name`, comma-separated.
+    pub fn offering(name: &str) -> String {
+        Self::all()
+            .filter(|k| k.info.representations.contains(&name))
+            .map(Self::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The base kernel machine (`svm`: C-SVC, or ε-SVR for a `target` column), the
+    /// catalogue's first method: the default method and SVM-CV's.
+    pub fn base() -> Self {
+        catalogue()[0]
+    }
+
     /// Every method name, comma-separated (for messages).
     pub fn names() -> String {
         Self::all().map(Self::name).collect::<Vec<_>>().join(", ")
@@ -315,6 +330,14 @@ mod tests {
         assert!(o.set("bogus", "1").is_err());
         o.set("seed", "7").unwrap();
         assert_eq!(o.seed, 7);
+    }
+
+    /// The methods offering each representation, and the base kernel machine.
+    #[test]
+    fn declared_representations_and_the_base_method() {
+        assert_eq!(MethodKind::offering("gates"), "ldmkl, swmkl, lmkl, clmkl");
+        assert_eq!(MethodKind::offering("fused"), "dkmo, m-dkmo");
+        assert_eq!(MethodKind::base().name(), "svm");
     }
 
     #[test]

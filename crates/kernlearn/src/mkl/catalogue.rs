@@ -40,6 +40,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: MKL_SELECTION,
             options: &[&[&KERNELS, &C], SMO, &[&NO_FALLBACK]],
             in_demo: true,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -49,6 +50,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: MKL_SELECTION,
             options: &[&[&KERNELS, &C, &MWU_EPSILON, &NO_FALLBACK]],
             in_demo: true,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -58,6 +60,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "λ by k-fold CV over {0.1, 0.2, …, 1}, UNIFORM at SVM-CV's C a candidate too; the SVM-CV model unless that beats it",
             options: &[&[&KERNELS, &LAMBDA, &NO_FALLBACK]],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -67,6 +70,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: MKL_SELECTION,
             options: &[&[&KERNELS, &C, &TOL, &GMKL_REG, &GMKL_P, &GMKL_LAMBDA, &NO_FALLBACK]],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -76,6 +80,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "C by k-fold CV over the grid's Cs",
             options: &[&[&KERNELS, &C, &LANDMARKS]],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
     ],

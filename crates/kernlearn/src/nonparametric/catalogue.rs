@@ -12,6 +12,10 @@ use std::str::FromStr;
 
 pub(crate) use crate::learner::options::CLUSTERS;
 
+/// Scalable DANK's method name (the distributed fit of the Python package's Ray layer
+/// builds its parameters under it).
+pub const SCALABLE_DANK: &str = "dank-scalable";
+
 /// Command-line names of the DANK schemes.
 const SCHEME_NAMES: [&str; 4] = ["newton", "nesterov", "monotone", "plain"];
 /// Command-line names of the DANK step rules.
@@ -79,6 +83,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "σ, C by SVM-CV, then the regulariser γ by k-fold CV; the SVM-CV model unless that beats it",
             options: &[KERNEL_MACHINE, &[&C, &KNPL_GAMMA, &NO_FALLBACK, &KNPL_ALTERNATE]],
             in_demo: true,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -88,6 +93,7 @@ pub(crate) static FAMILY: Family = Family {
             selection: "σ, C by SVM-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVM‖² by k-fold CV (τ as given); the SVM-CV model unless that beats it",
             options: &[KERNEL_MACHINE, DANK_OPTIONS],
             in_demo: true,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
@@ -97,10 +103,11 @@ pub(crate) static FAMILY: Family = Family {
             selection: "σ, C, ε by SVR-CV, then η ∈ {1, 0.1, 0.01}·‖α_SVR‖² by k-fold CV (τ as given); the SVR-CV model unless that beats it",
             options: &[KERNEL_MACHINE, DANK_OPTIONS, &[&EPSILON]],
             in_demo: true,
+            representations: &[],
             build: super::learner::build,
         },
         MethodInfo {
-            name: "dank-scalable",
+            name: SCALABLE_DANK,
             tasks: CLASSIFY,
             summary: "scalable DANK: k-means clusters, one τ = 0 DANK machine each (binary)",
             selection: "σ, C by SVM-CV",
@@ -109,6 +116,7 @@ pub(crate) static FAMILY: Family = Family {
                 &[&C, &ETA, &DANK_SCHEME, &DANK_STEP, &DANK_START, &CLUSTERS],
             ],
             in_demo: false,
+            representations: &[],
             build: super::learner::build,
         },
     ],

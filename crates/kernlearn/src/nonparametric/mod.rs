@@ -28,6 +28,7 @@ pub use machine::LearnedKernelMachine;
 pub use scalable::{
     binary_labels, fit_cluster, ClusterMachine, ScalableDankModel, ScalableDankParams,
 };
+pub use catalogue::SCALABLE_DANK;
 pub(crate) use catalogue::FAMILY;
 
 /// Helpers shared by the tests of this module's methods.

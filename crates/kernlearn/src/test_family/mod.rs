@@ -34,6 +34,7 @@ pub(crate) static FAMILY: Family = Family {
         selection: "none",
         options: &[KERNEL_MACHINE, &[&NO_OFFSET]],
         in_demo: false,
+        representations: &[],
         build,
     }],
     models: &[ModelKind::of::<KernelMeanModel>()],

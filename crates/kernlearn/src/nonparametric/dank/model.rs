@@ -427,6 +427,7 @@ impl Estimator for DankModel {
             extra: serde_json::json!({
                 "f_min": f_min,
                 "f_max": f_max,
+                "learned_matrix": {"symbol": "F", "min": f_min, "max": f_max},
                 "machines": self.info,
             }),
         }

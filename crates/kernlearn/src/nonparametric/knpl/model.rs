@@ -349,6 +349,7 @@ impl Estimator for KnplModel {
                 "classes": self.machines.classes,
                 "g_min": g_min,
                 "g_max": g_max,
+                "learned_matrix": {"symbol": "G", "min": g_min, "max": g_max},
                 "objectives": self.pairs.iter().map(|p| p.objective).collect::<Vec<_>>(),
                 "dual_objectives": self.pairs.iter().map(|p| p.dual_objective).collect::<Vec<_>>(),
                 "outer_iterations": self.params.outer_iters,
