@@ -95,6 +95,14 @@ impl PyModel {
         name: &str,
         pair: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let model = &self.pipeline.model;
+        if !model.representations().contains(&name) {
+            return Err(PyValueError::new_err(format!(
+                "a {} model has no `{name}` representation (the models of {} have one)",
+                model.method(),
+                MethodKind::offering(name)
+            )));
+        }
         let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
         let rep = py
             .detach(|| self.pipeline.model.representation(name, &x, pair))
