@@ -67,8 +67,11 @@ families!(
     nonparametric,
     mkl,
     localized,
+    #[cfg(feature = "conic")]
     hyperkernel,
+    #[cfg(feature = "networks")]
     ckl,
+    #[cfg(feature = "networks")]
     dkmo,
     #[cfg(test)]
     test_family
@@ -89,6 +92,7 @@ pub mod method;
 pub mod metrics;
 pub mod multiclass;
 mod neighbors;
+#[cfg(feature = "networks")]
 pub mod nn;
 pub mod options;
 pub mod output;

@@ -47,7 +47,9 @@ pub use mwumkl::{
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };
-pub(crate) use catalogue::{FAMILY, KERNELS, LANDMARKS};
+pub(crate) use catalogue::{FAMILY, KERNELS};
+#[cfg(feature = "networks")]
+pub(crate) use catalogue::LANDMARKS;
 pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub use uniform::UniformParams;
 
