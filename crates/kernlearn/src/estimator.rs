@@ -181,7 +181,7 @@ macro_rules! one_vs_one_estimator_methods {
 pub(crate) use one_vs_one_estimator_methods;
 
 /// The error for an output (`what`: representation, figure) a model does not offer.
-fn no_such_output(what: &str, name: &str, method: &str, offered: &[&str]) -> Error {
+pub(crate) fn no_such_output(what: &str, name: &str, method: &str, offered: &[&str]) -> Error {
     let offered = if offered.is_empty() {
         "none".to_string()
     } else {
@@ -198,6 +198,20 @@ mod tests {
     use super::*;
     use crate::data::synthetic::sandwich;
     use crate::svm::{SvmModel, SvmParams};
+
+    /// Asking a model for a representation it does not offer names what it offers.
+    #[test]
+    fn a_missing_representation_is_a_clear_error() {
+        let data = sandwich(40, 0.3, 3).unwrap();
+        let model = SvmModel::fit(&SvmParams::default(), &data.x, &data.y).unwrap();
+        assert!(model.representations().is_empty());
+        let e = model
+            .representation("gates", &data.x, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`gates`") && e.contains("offers: none"), "{e}");
+        assert_eq!(model.support_rows(0), None);
+    }
 
     /// A solver stopped by its iteration cap says so; a converged one says nothing.
     #[test]

@@ -233,9 +233,12 @@ impl Estimator for CklModel {
         if name == "spectrum" && !self.figures().is_empty() {
             return super::figure::write_spectrum_plot(self, path);
         }
-        Err(crate::Error::param(
+        let offered = self.figures();
+        Err(crate::estimator::no_such_output(
             "figure",
-            format!("a {} model has no figure `{name}` (it offers: {})", self.method(), self.figures().join(", ")),
+            name,
+            &self.method(),
+            &offered,
         ))
     }
 

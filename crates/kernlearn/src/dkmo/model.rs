@@ -4,7 +4,7 @@ use super::embed::{fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize};
 use super::input::{check_gram, cosine_gram, cosine_rows, rule_kernel, to_features, KernelInput};
 use super::net::{Architecture, DkmoNet, Fusion};
 use crate::data::{class_labels, Features};
-use crate::estimator::{Estimator, FitSummary, Representation, Task};
+use crate::estimator::{no_such_output, Estimator, FitSummary, Representation, Task};
 use crate::kernel::KernelOnFeatures;
 use crate::nn::{
     softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
@@ -460,10 +460,8 @@ impl Estimator for DkmoModel {
     /// `fused`: the layer the softmax reads ([`DkmoModel::fused_representation`]).
     fn representation(&self, name: &str, x: &Features, _pair: usize) -> Result<Representation> {
         if name != "fused" {
-            return Err(Error::param(
-                "representation",
-                format!("a {} model has no representation `{name}` (it offers: fused)", self.method()),
-            ));
+            let offered = self.representations();
+            return Err(no_such_output("representation", name, &self.method(), &offered));
         }
         let values = self.fused_representation(x)?;
         let columns = (1..=values.n_cols()).map(|j| format!("f{j}")).collect();

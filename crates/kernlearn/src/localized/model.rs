@@ -7,7 +7,7 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Representation};
+use crate::estimator::{no_such_output, Estimator, FitSummary, Representation};
 use crate::estimator::one_vs_one_estimator_methods;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::validate::count_sum;
@@ -200,10 +200,8 @@ impl Estimator for LocalizedModel {
     /// ([`LocalizedMachine::kernel_gates`], the thesis's Fig. 4.1).
     fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
         if name != "gates" {
-            return Err(Error::param(
-                "representation",
-                format!("a {} model has no representation `{name}` (it offers: gates)", self.method()),
-            ));
+            let offered = self.representations();
+            return Err(no_such_output("representation", name, &self.method(), &offered));
         }
         let machines = &self.machines.machines;
         let machine = machines.get(pair).ok_or_else(|| {

@@ -119,27 +119,21 @@ impl KernelMeanModel {
             offset: 0.0,
         };
         if offset {
-            // b = ½ (mean k(N, N) − mean k(P, P)) = −½ Σ_t s_t·mean_{same class} k(·, x_t)
-            let mut b = 0.0;
-            for t in 0..x.n_rows() {
-                b -= 0.5 * model.signs[t] * model.class_means(x.row(t), model.signs[t])?;
-            }
-            model.offset = b;
+            // Without an offset, f(x_t) = mean k(x_t, P) − mean k(x_t, N); averaged over
+            // P that is mean k(P, P) − mean k(N, P), over N mean k(P, N) − mean k(N, N),
+            // so b = ½ (mean k(N, N) − mean k(P, P)) = −½ (mean_P f + mean_N f).
+            let f: Vec<f64> = x.rows().map(|q| model.decision(q)).collect();
+            let mean_over = |s: f64| {
+                let (sum, n) = f
+                    .iter()
+                    .zip(&model.signs)
+                    .filter(|(_, &v)| v == s)
+                    .fold((0.0, 0.0), |(a, n), (v, _)| (a + v, n + 1.0));
+                sum / n
+            };
+            model.offset = -0.5 * (mean_over(1.0) + mean_over(-1.0));
         }
         Ok(model)
-    }
-
-    /// `s`-weighted mean kernel value of `q` over the class of sign `s`, divided by that
-    /// class's size (so the sum over its points is the class mean).
-    fn class_means(&self, q: &[f64], s: f64) -> Result<f64> {
-        let n = self.signs.iter().filter(|&&v| v == s).count() as f64;
-        let mut sum = 0.0;
-        for (t, &v) in self.signs.iter().enumerate() {
-            if v == s {
-                sum += self.kernel.eval(q, self.points.row(t));
-            }
-        }
-        Ok(sum / (n * n))
     }
 
     fn decision(&self, q: &[f64]) -> f64 {
