@@ -82,7 +82,8 @@ pub struct KMeansFit {
 
 impl KMeansFit {
     /// Number of points in each cluster.
-    pub fn cluster_sizes(&self) -> Vec<usize> {
+    #[cfg(any(test, feature = "networks", feature = "conic"))]
+    pub(crate) fn cluster_sizes(&self) -> Vec<usize> {
         let mut sizes = vec![0; self.centres.k()];
         for &a in &self.assignments {
             sizes[a] += 1;
@@ -131,7 +132,7 @@ impl Centres {
     }
 
     /// Number of centres.
-    pub fn k(&self) -> usize {
+    pub(crate) fn k(&self) -> usize {
         self.centres.n_rows()
     }
 
@@ -141,7 +142,8 @@ impl Centres {
     }
 
     /// Centre `c`.
-    pub fn centre(&self, c: usize) -> &[f64] {
+    #[cfg(any(test, feature = "networks", feature = "conic"))]
+    pub(crate) fn centre(&self, c: usize) -> &[f64] {
         self.centres.row(c)
     }
 
@@ -218,13 +220,15 @@ impl KMeans {
     }
 
     /// Sets the iteration cap.
-    pub fn max_iter(mut self, max_iter: usize) -> Self {
+    #[cfg(any(test, feature = "networks", feature = "conic"))]
+    pub(crate) fn max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
 
     /// Sets the relative tolerance.
-    pub fn tol(mut self, tol: f64) -> Self {
+    #[cfg(test)]
+    pub(crate) fn tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
@@ -236,7 +240,8 @@ impl KMeans {
     }
 
     /// Sets the candidates per new centre in k-means++ seeding (`1`: plain D² sampling).
-    pub fn local_trials(mut self, trials: usize) -> Self {
+    #[cfg(test)]
+    pub(crate) fn local_trials(mut self, trials: usize) -> Self {
         self.local_trials = Some(trials);
         self
     }

@@ -72,7 +72,7 @@ impl Error {
     }
 
     /// Shorthand for [`Error::Parse`].
-    pub fn parse(
+    pub(crate) fn parse(
         source_name: impl Into<String>,
         line: usize,
         column: usize,

@@ -86,7 +86,7 @@ pub struct MeanStd {
 
 impl MeanStd {
     /// Of `values` (empty: both NaN).
-    pub fn of(values: &[f64]) -> MeanStd {
+    pub(crate) fn of(values: &[f64]) -> MeanStd {
         let n = values.len() as f64;
         let mean = values.iter().sum::<f64>() / n;
         let std = if values.len() < 2 {
@@ -147,7 +147,7 @@ impl Experiment {
     }
 
     /// Checks the protocol's own parameters.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.repeats < 1 {
             return Err(Error::param("repeats", "need at least 1 repeat, got 0"));
         }
@@ -162,7 +162,7 @@ impl Experiment {
     }
 
     /// Train and test indices of repeat `r`.
-    pub fn split(&self, data: &Dataset, r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+    pub(crate) fn split(&self, data: &Dataset, r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
         let seed = self.seed.wrapping_add(r as u64);
         if self.method.task() == Task::Regression {
             train_test_split(data.len(), self.test_fraction, seed)

@@ -1,6 +1,6 @@
 //! Dense symmetric linear algebra: the eigendecomposition of a symmetric matrix
 //! ([`symmetric_eigen`]) and spectral maps built on it ([`spectral_map`],
-//! [`project_psd`], [`shrink_psd`]).
+//! [`project_psd`], `shrink_psd`).
 //!
 //! Users: the Nyström features of LIBLINEAR+ (`W = UΛUᵀ` of the landmark kernel) and
 //! the inner step of KNPL and DANK, which update a learned matrix by a function of its
@@ -82,7 +82,8 @@ pub fn project_psd(a: MatRef<'_, f64>) -> Result<Mat<f64>> {
 
 /// Eigenvalue soft-thresholding onto the PSD cone: `J_τ(A) = V max(Λ − τ, 0) Vᵀ`, the
 /// minimiser of `½‖F − A‖²_F + τ‖F‖_*` over `F ⪰ 0` (DANK eq. 8 uses `J_{τ/2}`).
-pub fn shrink_psd(a: MatRef<'_, f64>, tau: f64) -> Result<Mat<f64>> {
+#[cfg(test)]
+pub(crate) fn shrink_psd(a: MatRef<'_, f64>, tau: f64) -> Result<Mat<f64>> {
     crate::check::non_negative_finite("tau", tau)?;
     Ok(spectral_map(&symmetric_eigen(a)?, |l| (l - tau).max(0.0)))
 }

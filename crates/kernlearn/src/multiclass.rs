@@ -93,7 +93,7 @@ impl<M> OneVsOne<M> {
     /// Checks the classes (finite, distinct, at least two) and that there is one machine
     /// per class pair, `k(k−1)/2`, each passing `machine` (its errors get the path
     /// `machines[i]`).
-    pub fn validate(&self, machine: impl Fn(&M) -> Result<()>) -> Result<()> {
+    pub(crate) fn validate(&self, machine: impl Fn(&M) -> Result<()>) -> Result<()> {
         use crate::validate::{classes, ensure, pair_count, within};
         classes("classes", &self.classes)?;
         let k = self.classes.len();
@@ -114,7 +114,7 @@ impl<M> OneVsOne<M> {
 impl<M: BinaryMachine> OneVsOne<M> {
     /// Trains `fit_pair(x_pair, y_pair)` for every class pair, with `y_pair = +1` for the
     /// pair's first class and `−1` for its second. Needs at least two classes.
-    pub fn fit(
+    pub(crate) fn fit(
         x: &Features,
         y: &[f64],
         mut fit_pair: impl FnMut(&Features, &[f64]) -> Result<M>,
@@ -142,12 +142,12 @@ impl<M: BinaryMachine> OneVsOne<M> {
     }
 
     /// Decision values per row of `x`, one per class pair.
-    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+    pub(crate) fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.decision_function_by(x.n_rows(), |m| m.decision_values(x))
     }
 
     /// Voted class per row of `x`.
-    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn predict(&self, x: &Features) -> Result<Vec<f64>> {
         self.predict_by(x.n_rows(), |m| m.decision_values(x))
     }
 }

@@ -122,7 +122,7 @@ impl OptionSpec {
 
     /// Checks that `value` is a value of this option (a number, a whole number, one of
     /// the choices), with an error naming the option.
-    pub fn check(&self, value: &str) -> Result<()> {
+    pub(crate) fn check(&self, value: &str) -> Result<()> {
         if let Some(check) = self.check_value {
             check(value)?;
         }
@@ -185,13 +185,14 @@ impl MethodOptions {
     }
 
     /// With option `spec` set to `value` (for tests and builders).
-    pub fn with(mut self, spec: &'static OptionSpec, value: &str) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn with(mut self, spec: &'static OptionSpec, value: &str) -> Result<Self> {
         self.set_spec(spec, value)?;
         Ok(self)
     }
 
     /// The options that were set (command-line names), `seed` excepted.
-    pub fn given(&self) -> Vec<&'static str> {
+    pub(crate) fn given(&self) -> Vec<&'static str> {
         self.values.keys().copied().collect()
     }
 
@@ -211,7 +212,7 @@ impl MethodOptions {
     }
 
     /// The text of option `spec`, when given.
-    pub fn text(&self, spec: &OptionSpec) -> Option<&str> {
+    pub(crate) fn text(&self, spec: &OptionSpec) -> Option<&str> {
         self.values
             .get(spec.name)
             .and_then(|(_, v)| v.last())
@@ -219,33 +220,33 @@ impl MethodOptions {
     }
 
     /// Every value of a repeated option (empty when not given).
-    pub fn all(&self, spec: &OptionSpec) -> &[String] {
+    pub(crate) fn all(&self, spec: &OptionSpec) -> &[String] {
         self.values
             .get(spec.name)
             .map_or(&[], |(_, v)| v.as_slice())
     }
 
     /// Whether flag `spec` was given.
-    pub fn flag(&self, spec: &OptionSpec) -> bool {
+    pub(crate) fn flag(&self, spec: &OptionSpec) -> bool {
         self.is_given(spec)
     }
 
     /// The number given as option `spec`.
-    pub fn number(&self, spec: &OptionSpec) -> Result<Option<f64>> {
+    pub(crate) fn number(&self, spec: &OptionSpec) -> Result<Option<f64>> {
         self.text(spec)
             .map(|v| parse_number(spec.name, v))
             .transpose()
     }
 
     /// The whole number given as option `spec`.
-    pub fn count(&self, spec: &OptionSpec) -> Result<Option<usize>> {
+    pub(crate) fn count(&self, spec: &OptionSpec) -> Result<Option<usize>> {
         self.text(spec)
             .map(|v| parse_count(spec.name, v))
             .transpose()
     }
 
     /// Option `spec` parsed as a `T` (a choice's value).
-    pub fn parsed<T: FromStr<Err = Error>>(&self, spec: &OptionSpec) -> Result<Option<T>> {
+    pub(crate) fn parsed<T: FromStr<Err = Error>>(&self, spec: &OptionSpec) -> Result<Option<T>> {
         self.text(spec).map(str::parse).transpose()
     }
 }

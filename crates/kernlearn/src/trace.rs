@@ -15,7 +15,7 @@ pub struct Trace {
 
 impl Trace {
     /// An empty trace with these columns.
-    pub fn new(columns: &[&str]) -> Self {
+    pub(crate) fn new(columns: &[&str]) -> Self {
         Self {
             columns: columns.iter().map(|c| c.to_string()).collect(),
             rows: Vec::new(),
@@ -23,13 +23,14 @@ impl Trace {
     }
 
     /// Appends one record (one value per column).
-    pub fn push(&mut self, row: Vec<f64>) {
+    pub(crate) fn push(&mut self, row: Vec<f64>) {
         debug_assert_eq!(row.len(), self.columns.len());
         self.rows.push(row);
     }
 
     /// The values of column `name`, if present.
-    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+    #[cfg(any(test, feature = "plot"))]
+    pub(crate) fn column(&self, name: &str) -> Option<Vec<f64>> {
         let k = self.columns.iter().position(|c| c == name)?;
         Some(self.rows.iter().map(|r| r[k]).collect())
     }

@@ -55,7 +55,7 @@ impl std::str::FromStr for FeatureMapKind {
 
 impl FeatureMapKind {
     /// Command-line name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Gaussian => FEATURE_MAP_NAMES[0],
             Self::Laplacian => FEATURE_MAP_NAMES[1],
@@ -84,7 +84,7 @@ pub struct FourierFeatures {
 impl FourierFeatures {
     /// `width` random features of `kind` (Gaussian or Laplacian) with bandwidth
     /// parameter `s2` on `d` inputs, seeded.
-    pub fn sample(
+    pub(crate) fn sample(
         kind: FeatureMapKind,
         d: usize,
         width: usize,
@@ -115,12 +115,12 @@ impl FourierFeatures {
     }
 
     /// Number of features `D`.
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.phase.len()
     }
 
     /// `z(x)` of every row of `x` (`n × D`, the inputs of CKL's softmax layer).
-    pub fn transform(&self, x: &Features) -> Result<Features> {
+    pub(crate) fn transform(&self, x: &Features) -> Result<Features> {
         check_inputs(self.omega.n_cols(), x)?;
         let w = self.width();
         let mut out = vec![0.0; x.n_rows() * w];
@@ -134,7 +134,8 @@ impl FourierFeatures {
     }
 
     /// The feature estimate `(1/D) Σ_j z_j(x) z_j(x')` of the kernel.
-    pub fn estimate(&self, x: &[f64], x2: &[f64]) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn estimate(&self, x: &[f64], x2: &[f64]) -> f64 {
         let w = self.width();
         (0..w)
             .map(|j| {
@@ -146,12 +147,13 @@ impl FourierFeatures {
     }
 
     /// Euclidean norms `‖ω_j‖` (the learned spectrum's radial histogram).
-    pub fn norms(&self) -> Vec<f64> {
+    #[cfg(any(test, feature = "plot"))]
+    pub(crate) fn norms(&self) -> Vec<f64> {
         self.omega.rows().map(|o| dot(o, o).sqrt()).collect()
     }
 
     /// Checks shapes and finiteness (model files).
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if self.omega.n_cols() != n_features || self.omega.n_rows() != self.phase.len() {
             return Err(Error::data(format!(
                 "omega is {} × {}, expected {} × {n_features} (one row per phase)",
@@ -202,7 +204,7 @@ pub enum FeatureMap {
 impl FeatureMap {
     /// The map `kind` with `width` features and bandwidth parameter `s2`, fitted on the
     /// training rows `x` where it needs them (Nyström landmarks), seeded.
-    pub fn fit(
+    pub(crate) fn fit(
         kind: FeatureMapKind,
         x: &Features,
         width: usize,
@@ -234,7 +236,7 @@ impl FeatureMap {
     }
 
     /// Features of every row of `x` (`n × dim`).
-    pub fn transform(&self, x: &Features) -> Result<Features> {
+    pub(crate) fn transform(&self, x: &Features) -> Result<Features> {
         match self {
             Self::Fourier(f) => f.transform(x),
             Self::Nystrom(f) => Features::new(x.n_rows(), f.dim(), f.transform(x)?),
@@ -242,7 +244,7 @@ impl FeatureMap {
     }
 
     /// Output dimension.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         match self {
             Self::Fourier(f) => f.width(),
             Self::Nystrom(f) => f.dim(),
@@ -250,7 +252,7 @@ impl FeatureMap {
     }
 
     /// Checks shapes and finiteness (model files).
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         match self {
             Self::Fourier(f) => f.validate(n_features),
             Self::Nystrom(f) => f.validate(n_features),

@@ -1,10 +1,13 @@
 //! CKL and the fixed-feature baselines as fitted models: a feature map and a softmax
 //! layer, with the learned kernel as an artifact.
 
-use super::features::{dot, FeatureMap, FeatureMapKind, FourierFeatures};
+#[cfg(test)]
+use super::features::dot;
+use super::features::{FeatureMap, FeatureMapKind, FourierFeatures};
 use super::network::CosineNetwork;
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
+#[cfg(test)]
 use crate::kernel::{FeatureKernel, Kernel};
 use crate::nn::{self, EpochRecord, SoftmaxRegression, TrainReport, TrainSettings, TrainingData};
 use crate::{Error, Result};
@@ -51,7 +54,7 @@ impl Default for CklParams {
 
 impl CklParams {
     /// Checks every parameter; errors name the command-line option.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.width == 0 {
             return Err(Error::param("fourier-features", "D must be at least 1"));
         }
@@ -96,7 +99,7 @@ pub struct CklModel {
 impl CklModel {
     /// Fits on `(x, y)` (classification, at least two classes); `on_epoch` sees every
     /// epoch (progress, trace).
-    pub fn fit(
+    pub(crate) fn fit(
         params: &CklParams,
         x: &Features,
         y: &[f64],
@@ -158,7 +161,8 @@ impl CklModel {
 
     /// The learned kernel (CKL): `k(x, x') = (1/D) Σ_j cos(ω_jᵀ(x − x'))` over the
     /// learned frequencies (Bochner, §5.2.1); `None` for the Nyström baselines.
-    pub fn learned_kernel(&self) -> Option<SpectralKernel> {
+    #[cfg(test)]
+    pub(crate) fn learned_kernel(&self) -> Option<SpectralKernel> {
         match &self.features {
             FeatureMap::Fourier(f) => Some(SpectralKernel {
                 omega: f.omega.clone(),
@@ -171,8 +175,7 @@ impl CklModel {
 /// The shift-invariant kernel of a set of frequencies, `k(x, x') = (1/D) Σ_j
 /// cos(ω_jᵀ(x − x'))`: the kernel whose spectral measure is the empirical distribution
 /// of the `ω_j` (thesis §5.2.1–5.2.2). It is the inner product of the features
-/// `[cos ω_jᵀx, sin ω_jᵀx]_j / √D`, so it is positive semi-definite and any solver of
-/// the library can use it through [`SpectralKernel::source`]. (The network's own
+/// `[cos ω_jᵀx, sin ω_jᵀx]_j / √D`, so it is positive semi-definite. (The network's own
 /// features `√2 cos(ω_jᵀx + b_j)` add the phase term `cos(ω_jᵀ(x + x') + 2b_j)`, which
 /// averages to zero over the phases.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -183,13 +186,15 @@ pub struct SpectralKernel {
 
 impl SpectralKernel {
     /// `k(a, b)`.
-    pub fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
         let diff: Vec<f64> = a.iter().zip(b).map(|(u, v)| u - v).collect();
         self.omega.rows().map(|o| dot(o, &diff).cos()).sum::<f64>() / self.omega.n_rows() as f64
     }
 
     /// The explicit features `[cos ω_jᵀx, sin ω_jᵀx]_j / √D` of every row of `x`.
-    pub fn features(&self, x: &Features) -> Result<Features> {
+    #[cfg(test)]
+    pub(crate) fn features(&self, x: &Features) -> Result<Features> {
         if x.n_cols() != self.omega.n_cols() {
             return Err(Error::data(format!(
                 "the kernel was learned on {} features, the input has {}",
@@ -213,7 +218,8 @@ impl SpectralKernel {
     /// The kernel on the rows of `x` as a [`crate::kernel::KernelSource`] (a linear
     /// kernel on [`SpectralKernel::features`]): SMO and every estimator on a kernel
     /// source can train on it.
-    pub fn source(&self, x: &Features) -> Result<FeatureKernel<'static>> {
+    #[cfg(test)]
+    pub(crate) fn source(&self, x: &Features) -> Result<FeatureKernel<'static>> {
         FeatureKernel::from_owned(&Kernel::Linear, self.features(x)?)
     }
 }

@@ -22,7 +22,7 @@ pub enum Format {
 
 impl Format {
     /// The format name as the CLI spells it (`csv`, `libsvm`, `keel`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Csv => "csv",
             Format::Libsvm => "libsvm",

@@ -26,7 +26,7 @@ pub enum ScaleMode {
 
 impl ScaleMode {
     /// The CLI name (`none`, `01`, `pm1`, `standard`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ScaleMode::None => "none",
             ScaleMode::ZeroOne => "01",
@@ -124,14 +124,14 @@ impl Scaler {
     }
 
     /// Number of features the scaler was fitted on.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.offset.len()
     }
 
     /// Checks a scaler read back for a model of `n_features` features: one finite
     /// `offset` and one finite, non-negative `scale` per feature (0 marks a constant
     /// column). Violations name the field (`offset has 12 values, …`).
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
         for (field, values) in [("offset", &self.offset), ("scale", &self.scale)] {
             ensure(values.len() == n_features, || {

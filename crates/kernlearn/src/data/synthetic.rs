@@ -62,7 +62,7 @@ pub fn generate(name: &str, n: usize, seed: u64) -> Result<Dataset> {
 }
 
 /// The sandwich set (SVM-KM `Mixture`, KNPL Fig. 2); see the module documentation.
-pub fn sandwich(n: usize, noise: f64, seed: u64) -> Result<Dataset> {
+pub(crate) fn sandwich(n: usize, noise: f64, seed: u64) -> Result<Dataset> {
     check(n, noise)?;
     let groups = [((0.3, 0.5), 1.0), ((-0.3, -0.5), -1.0), ((-1.0, -1.0), 1.0)];
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -95,7 +95,7 @@ pub fn syndata(n: usize, seed: u64) -> Result<Dataset> {
 }
 
 /// The clowns set (SVM-KM `Clowns`, DANK Fig. 1); see the module documentation.
-pub fn clowns(n: usize, noise: f64, seed: u64) -> Result<Dataset> {
+pub(crate) fn clowns(n: usize, noise: f64, seed: u64) -> Result<Dataset> {
     check(n, noise)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut rows = clowns_raw(n, noise, &mut rng);
@@ -121,7 +121,8 @@ fn clowns_raw(n: usize, noise: f64, rng: &mut ChaCha8Rng) -> Vec<([f64; 2], f64)
 /// standard deviation `spread`; the label of a point is the index of its blob. For
 /// clustering and routing tests. Fails when there is no blob, the means differ in
 /// length, or `spread` is negative or not finite.
-pub fn gaussian_blobs(
+#[cfg(test)]
+pub(crate) fn gaussian_blobs(
     means: &[Vec<f64>],
     per_blob: usize,
     spread: f64,

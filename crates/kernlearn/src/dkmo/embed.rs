@@ -105,16 +105,11 @@ pub enum Landmarks {
 
 impl Landmarks {
     /// Number of landmarks `s`.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Landmarks::Columns(c) => c.len(),
             Landmarks::Clusters { k, .. } => *k,
         }
-    }
-
-    /// True without landmarks.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// `E` for one kernel row `k(x, x_1..x_n)`: the row's values at the landmarks.
@@ -165,7 +160,7 @@ pub struct Embedding {
 impl Embedding {
     /// The embedding with `landmarks` on the Gram matrix `k`, keeping at most `rank`
     /// eigenpairs of `W`.
-    pub fn fit(
+    pub(crate) fn fit(
         k: &Mat<f64>,
         method: LandmarkMethod,
         landmarks: Landmarks,
@@ -202,7 +197,7 @@ impl Embedding {
 
     /// Embeds kernel rows (`t × n`, row `i` = `k(x_i, training points)`): `t × r`,
     /// row-major.
-    pub fn transform(&self, rows: &Features) -> Vec<f64> {
+    pub(crate) fn transform(&self, rows: &Features) -> Vec<f64> {
         let (s, r) = (self.landmarks.len(), self.rank);
         let mut out = vec![0.0; rows.n_rows() * r];
         out.par_chunks_mut(r)
@@ -221,7 +216,7 @@ impl Embedding {
     }
 
     /// Checks the map's size and values against `n` training points.
-    pub fn validate(&self, n: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n: usize) -> Result<()> {
         self.landmarks.validate(n)?;
         let want = self.landmarks.len().checked_mul(self.rank);
         crate::validate::ensure(want == Some(self.map.len()) && self.rank > 0, || {

@@ -39,7 +39,7 @@ pub enum KernelInput {
 
 impl KernelInput {
     /// Number of kernels.
-    pub fn n_kernels(&self) -> usize {
+    pub(crate) fn n_kernels(&self) -> usize {
         match self {
             KernelInput::Features { kernels, .. } => kernels.len(),
             KernelInput::Precomputed { n_kernels, .. } => *n_kernels,
@@ -47,7 +47,7 @@ impl KernelInput {
     }
 
     /// Number of training samples.
-    pub fn n_train(&self) -> usize {
+    pub(crate) fn n_train(&self) -> usize {
         match self {
             KernelInput::Features { train, .. } => train.n_rows(),
             KernelInput::Precomputed { n_train, .. } => *n_train,
@@ -55,7 +55,7 @@ impl KernelInput {
     }
 
     /// Input width a sample must have.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         match self {
             KernelInput::Features { train, .. } => train.n_cols(),
             KernelInput::Precomputed { n_kernels, n_train } => n_kernels * n_train,
@@ -64,7 +64,7 @@ impl KernelInput {
 
     /// The precomputed input of `x`, a training Gram set of `n` rows: `x.n_cols()` must
     /// be a multiple of `n`.
-    pub fn precomputed(x: &Features) -> Result<Self> {
+    pub(crate) fn precomputed(x: &Features) -> Result<Self> {
         let (n, d) = (x.n_rows(), x.n_cols());
         if n == 0 || d == 0 || d % n != 0 {
             return Err(Error::data(format!(
@@ -80,7 +80,7 @@ impl KernelInput {
 
     /// Kernel rows of the samples `x` against the training samples, one `t × n` block
     /// per kernel (unnormalised).
-    pub fn rows(&self, x: &Features) -> Result<Vec<Features>> {
+    pub(crate) fn rows(&self, x: &Features) -> Result<Vec<Features>> {
         if x.n_cols() != self.n_features() {
             return Err(Error::data(match self {
                 KernelInput::Precomputed { n_kernels, n_train } => format!(

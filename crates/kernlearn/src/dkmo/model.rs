@@ -76,7 +76,7 @@ impl Default for DkmoParams {
 
 impl DkmoParams {
     /// Checks every setting; errors name the command-line option.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.train.validate()?;
         if self.embeddings == 0 {
             return Err(Error::param("dkmo-embeddings", "must be at least 1"));
@@ -197,7 +197,7 @@ pub struct DkmoFit {
 impl DkmoModel {
     /// Fits on training data `x` (features, or a Gram set's kernel values when
     /// `params.precomputed`) with labels `y`; `on_epoch` is called after every epoch.
-    pub fn fit(
+    pub(crate) fn fit(
         params: &DkmoParams,
         x: &Features,
         y: &[f64],
@@ -356,7 +356,7 @@ impl DkmoModel {
     }
 
     /// Class probabilities (softmax outputs, `classes` order) of the samples `x`.
-    pub fn probabilities(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+    pub(crate) fn probabilities(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         let z = tensor_of(&self.network_input(x)?)?;
         let logits = self.network()?.forward(&z, false).nn()?;
         softmax_rows(&logits)
@@ -364,7 +364,7 @@ impl DkmoModel {
 
     /// The fused representation (the layer the softmax reads; M-DKMO: the global
     /// fusion layer) of the samples `x`, one row each: the paper's Fig. 7 idea.
-    pub fn fused_representation(&self, x: &Features) -> Result<Features> {
+    pub(crate) fn fused_representation(&self, x: &Features) -> Result<Features> {
         let z = tensor_of(&self.network_input(x)?)?;
         let h = self.network()?.fused(&z, false).nn()?;
         let (n, d) = h.dims2().nn()?;

@@ -96,10 +96,6 @@ impl Architecture {
         }
     }
 
-    /// Total input columns.
-    pub fn n_inputs(&self) -> usize {
-        self.groups.iter().flatten().sum()
-    }
 }
 
 /// A DKMO (one group) or M-DKMO (several) network.
@@ -115,7 +111,7 @@ pub struct DkmoNet {
 
 impl DkmoNet {
     /// A freshly initialised network (seeded), named `prefix.*` in its parameters.
-    pub fn new(arch: &Architecture, seed: u64) -> Result<Self> {
+    pub(crate) fn new(arch: &Architecture, seed: u64) -> Result<Self> {
         let vars = VarMap::new();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let settings = StackSettings {
@@ -166,11 +162,6 @@ impl DkmoNet {
         })
     }
 
-    /// The architecture.
-    pub fn architecture(&self) -> &Architecture {
-        &self.arch
-    }
-
     /// Copies the branch parameters of kernel `m` from a pre-trained single-kernel
     /// network (its softmax layer is not copied: M-DKMO's head is new).
     pub(crate) fn adopt_group(&self, m: usize, single: &DkmoNet) -> Result<()> {
@@ -196,7 +187,7 @@ impl DkmoNet {
     }
 
     /// Every parameter's values by name (model files).
-    pub fn weights(&self) -> Result<Vec<(String, Vec<f32>)>> {
+    pub(crate) fn weights(&self) -> Result<Vec<(String, Vec<f32>)>> {
         let data = self
             .vars
             .data()
@@ -252,7 +243,7 @@ impl DkmoNet {
     }
 
     /// The representation before the softmax layer (the global fusion for M-DKMO).
-    pub fn fused(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+    pub(crate) fn fused(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let mut offset = 0;
         let mut groups = Vec::with_capacity(self.branches.len());
         for (m, branches) in self.branches.iter().enumerate() {

@@ -40,7 +40,7 @@ impl Series {
     }
 
     /// `g(ξ)` in closed form.
-    pub fn eval(self, xi: f64) -> f64 {
+    pub(crate) fn eval(self, xi: f64) -> f64 {
         match self {
             Series::Exp => xi.exp(),
             Series::Sinh => xi.sinh(),
@@ -51,7 +51,8 @@ impl Series {
     }
 
     /// Coefficient `c_i` of `ξ^i` (for the tests against the truncated series).
-    pub fn coefficient(self, i: u32) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn coefficient(self, i: u32) -> f64 {
         let fact = |n: u32| (1..=n).map(f64::from).product::<f64>();
         match self {
             Series::Exp => 1.0 / fact(i),
@@ -64,7 +65,7 @@ impl Series {
     }
 
     /// Name as in specs (`exp`, `sinh`, `cosh`, `arctanh`, `neglog`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Series::Exp => "exp",
             Series::Sinh => "sinh",
@@ -151,7 +152,8 @@ fn check_lambda_h(lambda_h: f64) -> Result<()> {
 
 impl Hyperkernel {
     /// Harmonic hyperkernel (13) over a Gaussian of width `sigma`.
-    pub fn harmonic(lambda_h: f64, sigma: f64) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn harmonic(lambda_h: f64, sigma: f64) -> Result<Self> {
         let h = Hyperkernel::Harmonic {
             lambda_h,
             base: Kernel::rbf_sigma(sigma)?,
@@ -161,14 +163,15 @@ impl Hyperkernel {
     }
 
     /// ARD hyperkernel (14) with per-dimension widths.
-    pub fn ard(lambda_h: f64, widths: Vec<f64>) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn ard(lambda_h: f64, widths: Vec<f64>) -> Result<Self> {
         let h = Hyperkernel::Ard { lambda_h, widths };
         h.check_params()?;
         Ok(h)
     }
 
     /// Short name (`harmonic`, `ard`, `exp`, …, `explicit`).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Hyperkernel::Harmonic { .. } => "harmonic",
             Hyperkernel::Ard { .. } => "ard",
@@ -180,7 +183,7 @@ impl Hyperkernel {
     /// Checks the parameters that do not depend on the data: `λ_h ∈ (0, 1)`, widths
     /// positive, base kernels pointwise non-negative, a radius-1 series not on a kernel
     /// that reaches 1, explicit weights non-negative.
-    pub fn check_params(&self) -> Result<()> {
+    pub(crate) fn check_params(&self) -> Result<()> {
         match self {
             Hyperkernel::Harmonic { lambda_h, base } => {
                 check_lambda_h(*lambda_h)?;
@@ -283,7 +286,7 @@ impl Hyperkernel {
     }
 
     /// [`Hyperkernel::check_params`] and agreement with `n_features` input columns.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         self.check_params()?;
         match self {
             Hyperkernel::Harmonic { base, .. } | Hyperkernel::PowerSeries { base, .. } => {
@@ -410,7 +413,8 @@ impl Hyperkernel {
     }
 
     /// `k̲((a, b), (c, d))` (checked; for tests and single evaluations).
-    pub fn eval(&self, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Result<f64> {
+    #[cfg(test)]
+    pub(crate) fn eval(&self, a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Result<f64> {
         let n = self.pair_len(a.len());
         let (mut p, mut q) = (vec![0.0; n], vec![0.0; n]);
         self.pair_values(a, b, &mut p)?;

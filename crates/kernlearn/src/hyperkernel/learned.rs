@@ -1,10 +1,10 @@
 //! The learned kernel `k(x, x') = Σ_a β_a k̲(x̲_a, (x, x'))` (representer theorem for
-//! hyperkernels, Lemma 7 and Proposition 8): an artifact that evaluates on new pairs, is
-//! saved with the model and serves any estimator of the library as a
-//! [`crate::kernel::KernelSource`] ([`LearnedKernel::source`]).
+//! hyperkernels, Lemma 7 and Proposition 8): an artifact that evaluates on new pairs and is
+//! saved with the model.
 
 use super::kernels::Hyperkernel;
 use crate::data::Features;
+#[cfg(test)]
 use crate::kernel::PrecomputedKernel;
 use crate::{Error, Result};
 use faer::Mat;
@@ -28,7 +28,7 @@ pub struct LearnedKernel {
 impl LearnedKernel {
     /// The kernel `Σ_a β_a k̲((left_a, right_a), ·)`; checks shapes, `β ≥ 0` finite and
     /// the hyperkernel's domain on the pairs.
-    pub fn new(
+    pub(crate) fn new(
         hyperkernel: Hyperkernel,
         left: Features,
         right: Features,
@@ -45,7 +45,7 @@ impl LearnedKernel {
     }
 
     /// Number of input features.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.left.n_cols()
     }
 
@@ -55,7 +55,7 @@ impl LearnedKernel {
     }
 
     /// Checks shapes, `β` finite and non-negative, and the hyperkernel on the pairs.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         use crate::validate::{ensure, finite, within};
         let p = self.beta.len();
         ensure(self.left.n_rows() == p && self.right.n_rows() == p, || {
@@ -93,7 +93,8 @@ impl LearnedKernel {
     }
 
     /// `k(x, x')`.
-    pub fn eval(&self, x: &[f64], x2: &[f64]) -> Result<f64> {
+    #[cfg(test)]
+    pub(crate) fn eval(&self, x: &[f64], x2: &[f64]) -> Result<f64> {
         let pv = self.pair_values()?;
         self.eval_with(&pv, x, x2)
     }
@@ -121,7 +122,7 @@ impl LearnedKernel {
     }
 
     /// `K[i, j] = k(a_i, b_j)` (rows in parallel).
-    pub fn cross(&self, a: &Features, b: &Features) -> Result<Mat<f64>> {
+    pub(crate) fn cross(&self, a: &Features, b: &Features) -> Result<Mat<f64>> {
         self.check_width(a)?;
         self.check_width(b)?;
         let pv = self.pair_values()?;
@@ -137,7 +138,7 @@ impl LearnedKernel {
     }
 
     /// The Gram matrix on `x` (upper triangle computed, mirrored).
-    pub fn gram(&self, x: &Features) -> Result<Mat<f64>> {
+    pub(crate) fn gram(&self, x: &Features) -> Result<Mat<f64>> {
         self.check_width(x)?;
         let pv = self.pair_values()?;
         let n = x.n_rows();
@@ -161,7 +162,8 @@ impl LearnedKernel {
     /// The learned kernel on the points `x` as a [`crate::kernel::KernelSource`] (the
     /// solver's kernel interface): hand it to `svm::solve_*`, `SvmModel::fit_source` or
     /// any other estimator that reads kernel rows.
-    pub fn source(&self, x: &Features) -> Result<PrecomputedKernel> {
+    #[cfg(test)]
+    pub(crate) fn source(&self, x: &Features) -> Result<PrecomputedKernel> {
         PrecomputedKernel::new(self.gram(x)?.as_ref())
     }
 }

@@ -76,7 +76,7 @@ impl HyperkernelParams {
     }
 
     /// Checks every parameter's domain.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !(self.lambda_h > 0.0 && self.lambda_h < 1.0) {
             return Err(Error::param(
                 "lambda-h",

@@ -66,7 +66,7 @@ impl Problem {
     }
 
     /// What it fits.
-    pub fn task(self) -> crate::Task {
+    pub(crate) fn task(self) -> crate::Task {
         match self {
             Problem::OneClass => crate::Task::Novelty,
             Problem::NuSvr => crate::Task::Regression,

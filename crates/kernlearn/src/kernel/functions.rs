@@ -139,7 +139,7 @@ impl Kernel {
     }
 
     /// Short name of the kernel family, as used in specs (`rbf`, `poly`, ...).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Kernel::Linear => "linear",
             Kernel::Polynomial { .. } => "poly",
@@ -238,7 +238,7 @@ impl Kernel {
     /// [`Kernel::try_eval`] for a checked version that reports an error instead.
     /// Parameters are not validated here (see [`Kernel::validate`]).
     #[inline]
-    pub fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
+    pub(crate) fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
         debug_assert_eq!(a.len(), b.len());
         match self {
             Kernel::Linear => dot(a, b),

@@ -323,7 +323,8 @@ impl Kernel {
     /// `k(x_i, x_i)` for every row (the diagonal of the Gram matrix without computing it),
     /// e.g. the test diagonal for [`normalize_cosine_cross`]. Not available for
     /// `Precomputed` (the kernel of new points with themselves is unknown).
-    pub fn diagonal(&self, x: &Features) -> Result<Vec<f64>> {
+    #[cfg(test)]
+    pub(crate) fn diagonal(&self, x: &Features) -> Result<Vec<f64>> {
         if self.is_precomputed() {
             return Err(Error::param(
                 "kernel",
@@ -341,7 +342,13 @@ impl Kernel {
 
     /// Kernel values of one query sample against every training sample:
     /// `out[j] = k(x_query, train_j)`.
-    pub fn kernel_row_f64(&self, x_query: &[f64], train: &Features, out: &mut [f64]) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn kernel_row_f64(
+        &self,
+        x_query: &[f64],
+        train: &Features,
+        out: &mut [f64],
+    ) -> Result<()> {
         if self.is_precomputed() {
             if x_query.len() != train.n_rows() || out.len() != train.n_rows() {
                 return Err(Error::data(format!(
@@ -605,7 +612,7 @@ pub fn normalize_cosine(k: &mut Mat<f64>) -> Result<Vec<f64>> {
 
 /// Cosine-normalises a cross matrix (`test × train`):
 /// `K_ij ← K_ij / sqrt(test_diag_i · train_diag_j)`, where `test_diag_i = k(t_i, t_i)`
-/// (see [`Kernel::diagonal`]) and `train_diag` is what [`normalize_cosine`] returned.
+/// (see `Kernel::diagonal`) and `train_diag` is what [`normalize_cosine`] returned.
 pub fn normalize_cosine_cross(
     cross: &mut Mat<f64>,
     test_diag: &[f64],

@@ -51,7 +51,8 @@ impl<'a> FeatureKernel<'a> {
     }
 
     /// Like [`FeatureKernel::new`], owning the features.
-    pub fn from_owned(kernel: &Kernel, x: Features) -> Result<FeatureKernel<'static>> {
+    #[cfg(test)]
+    pub(crate) fn from_owned(kernel: &Kernel, x: Features) -> Result<FeatureKernel<'static>> {
         let values = x.as_slice().to_vec();
         FeatureKernel::build(kernel, Cow::Owned(values), &x)
     }
@@ -100,16 +101,6 @@ impl<'a> FeatureKernel<'a> {
             sq_norms,
             diag,
         })
-    }
-
-    /// The kernel this source evaluates.
-    pub fn kernel(&self) -> &Kernel {
-        &self.kernel
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
     }
 
     /// Sequential kernel of `fill_row`, in blocks of [`BLOCK`] columns: a first pass
@@ -175,7 +166,8 @@ impl<'a> FeatureKernel<'a> {
     }
 
     /// `fill_row` on the calling thread only (for benchmarks and nested parallelism).
-    pub fn fill_row_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+    #[cfg(test)]
+    pub(crate) fn fill_row_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
         assert_eq!(
             cols.len(),
             out.len(),
@@ -323,7 +315,7 @@ impl PrecomputedKernel {
     }
 
     /// From a faer matrix (see [`PrecomputedKernel::from_row_major`] for the checks).
-    pub fn new(k: MatRef<'_, f64>) -> Result<Self> {
+    pub(crate) fn new(k: MatRef<'_, f64>) -> Result<Self> {
         let (r, c) = (k.nrows(), k.ncols());
         let mut values = Vec::with_capacity(r * c);
         for i in 0..r {
@@ -339,7 +331,7 @@ impl PrecomputedKernel {
     }
 
     /// Row `i` of the Gram matrix.
-    pub fn row(&self, i: usize) -> &[f64] {
+    pub(crate) fn row(&self, i: usize) -> &[f64] {
         &self.values[i * self.n..(i + 1) * self.n]
     }
 

@@ -2,6 +2,7 @@
 //! single feature" family used by multiple kernel learning.
 
 use super::functions::Kernel;
+#[cfg(test)]
 use super::source::FeatureKernel;
 use crate::data::Features;
 use crate::{Error, Result};
@@ -33,17 +34,17 @@ pub(crate) fn per_feature(kernels: &[Kernel], n_features: usize) -> Vec<KernelOn
 
 impl KernelOnFeatures {
     /// `kernel` on `features` (`None` = all columns).
-    pub fn new(kernel: Kernel, features: Option<Vec<usize>>) -> Self {
+    pub(crate) fn new(kernel: Kernel, features: Option<Vec<usize>>) -> Self {
         KernelOnFeatures { kernel, features }
     }
 
     /// `kernel` on all columns.
-    pub fn all(kernel: Kernel) -> Self {
+    pub(crate) fn all(kernel: Kernel) -> Self {
         Self::new(kernel, None)
     }
 
     /// `kernel` on column `feature` alone.
-    pub fn single(kernel: Kernel, feature: usize) -> Self {
+    pub(crate) fn single(kernel: Kernel, feature: usize) -> Self {
         Self::new(kernel, Some(vec![feature]))
     }
 
@@ -54,7 +55,7 @@ impl KernelOnFeatures {
 
     /// Checks the kernel parameters and that the columns exist in data with `n_features`
     /// features (and are not empty); a precomputed kernel cannot be restricted.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if let Some(f) = &self.features {
             if self.kernel.is_precomputed() {
                 return Err(Error::param(
@@ -92,7 +93,8 @@ impl KernelOnFeatures {
 
     /// `k(a_S, b_S)` on full-length samples (unchecked like [`Kernel::eval`]; indices
     /// must be in range).
-    pub fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
+    #[cfg(any(test, feature = "networks", feature = "conic"))]
+    pub(crate) fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
         match &self.features {
             None => self.kernel.eval(a, b),
             Some(f) if f.len() == 1 => self.kernel.eval(&[a[f[0]]], &[b[f[0]]]),
@@ -110,7 +112,8 @@ impl KernelOnFeatures {
     }
 
     /// Cross matrix of the restricted kernel, `a` × `b` (see [`Kernel::cross`]).
-    pub fn cross(&self, a: &Features, b: &Features) -> Result<Mat<f64>> {
+    #[cfg(any(test, feature = "networks", feature = "conic"))]
+    pub(crate) fn cross(&self, a: &Features, b: &Features) -> Result<Mat<f64>> {
         if a.n_cols() != b.n_cols() && !self.kernel.is_precomputed() {
             return Err(Error::data(format!(
                 "kernel {self} was fitted on {} features, got {}",
@@ -125,7 +128,8 @@ impl KernelOnFeatures {
     }
 
     /// A row source for the solver on the restricted features (owns the selected columns).
-    pub fn source(&self, x: &Features) -> Result<FeatureKernel<'static>> {
+    #[cfg(test)]
+    pub(crate) fn source(&self, x: &Features) -> Result<FeatureKernel<'static>> {
         FeatureKernel::from_owned(&self.kernel, self.restrict(x)?.into_owned())
     }
 }

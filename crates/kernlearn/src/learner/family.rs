@@ -46,7 +46,7 @@ impl MethodInfo {
     }
 
     /// Whether it reads option `name`.
-    pub fn reads(&self, name: &str) -> bool {
+    pub(crate) fn reads(&self, name: &str) -> bool {
         self.options().any(|o| o.name == name)
     }
 }

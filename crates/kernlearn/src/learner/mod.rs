@@ -225,17 +225,18 @@ pub struct Method(Arc<dyn Learner>);
 
 impl Method {
     /// Wraps a learner.
-    pub fn new(learner: impl Learner + 'static) -> Self {
+    pub(crate) fn new(learner: impl Learner + 'static) -> Self {
         Self(Arc::new(learner))
     }
 
     /// The learner this method delegates to.
-    pub fn learner(&self) -> &dyn Learner {
+    pub(crate) fn learner(&self) -> &dyn Learner {
         &*self.0
     }
 
     /// The learner as its own type, when it is an `L`.
-    pub fn learner_as<L: Learner + 'static>(&self) -> Option<&L> {
+    #[cfg(test)]
+    pub(crate) fn learner_as<L: Learner + 'static>(&self) -> Option<&L> {
         // Through the trait object: `Arc<dyn Learner>` is itself `Any`.
         (*self.0).as_any().downcast_ref()
     }

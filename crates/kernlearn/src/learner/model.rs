@@ -55,7 +55,7 @@ impl AnyModel {
     }
 
     /// The model's tag in model files ([`Model::KIND`]).
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         self.0.kind()
     }
 

@@ -122,7 +122,7 @@ impl Default for GridSettings {
 
 impl GridSettings {
     /// The grid search over `base` with these settings and fold seed `seed`.
-    pub fn search(&self, base: &SvmParams, seed: u64) -> GridSearch {
+    pub(crate) fn search(&self, base: &SvmParams, seed: u64) -> GridSearch {
         let mut gs = GridSearch::new(base.clone());
         gs.grid = self.grid.clone();
         gs.folds = self.folds;
@@ -132,7 +132,7 @@ impl GridSettings {
     }
 
     /// Units of progress one search reports (σ × fold).
-    pub fn steps(&self) -> u64 {
+    pub(crate) fn steps(&self) -> u64 {
         (self.grid.sigmas.len() * self.folds) as u64
     }
 
@@ -144,7 +144,7 @@ impl GridSettings {
 
 impl MethodOptions {
     /// The kernel, with defaults filled in for `n_features` columns.
-    pub fn kernel(&self, n_features: usize) -> Result<Kernel> {
+    pub(crate) fn kernel(&self, n_features: usize) -> Result<Kernel> {
         let name = self.text(&KERNEL).unwrap_or("rbf");
         if name.contains(':') || name.contains('(') {
             return name.parse();

@@ -65,7 +65,7 @@ impl Default for ClmklSettings {
 
 impl ClmklSettings {
     /// Checks `ℓ ≥ 1`, `p ≥ 1`, `iterations ≥ 1`, `tol ≥ 0`, `sample ≥ ℓ`.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.clusters == 0 {
             return Err(Error::param("clusters", "must be >= 1"));
         }
@@ -270,7 +270,7 @@ impl SoftClusters {
     /// trace factor per base kernel, at least one cluster with a finite mean norm, one
     /// cluster label (below the number of clusters) per sample point, a finite positive
     /// temperature.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite, indices_below};
         crate::mkl::family_machine(
             "sample",
@@ -514,12 +514,12 @@ impl ClmklMachine {
     }
 
     /// Support vectors of the final SVM.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         self.machine.n_support()
     }
 
     /// Decision values for every row of `x`.
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         let c = self.clusters.memberships(x)?;
         let l = self.clusters.n_clusters();
         let gates = replicated_gates(&c, &self.beta, self.beta.len() / l, l)?;

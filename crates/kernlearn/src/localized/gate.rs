@@ -305,7 +305,7 @@ impl GatedMachine {
     }
 
     /// Number of support vectors.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         self.coef.len()
     }
 

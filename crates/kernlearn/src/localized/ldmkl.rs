@@ -116,7 +116,7 @@ impl LdmklMachine {
     }
 
     /// Distinct training points that are support vectors of some classifier.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         let mut all: Vec<usize> = self.sv_rows.concat();
         all.sort_unstable();
         all.dedup();
@@ -124,14 +124,14 @@ impl LdmklMachine {
     }
 
     /// The gates `g_i(x)` (softmax of the regressors), `n × m`.
-    pub fn gates(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn gates(&self, x: &Features) -> Result<Vec<f64>> {
         let mut g = self.gate.scores(x)?;
         softmax_rows(&mut g, self.gate.n_kernels())?;
         Ok(g)
     }
 
     /// The gated vote (4.2) for every row of `x`.
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         let m = self.classifiers.len();
         let g = self.gates(x)?;
         let mut f = vec![0.0; x.n_rows()];

@@ -58,7 +58,7 @@ impl Default for LmklSettings {
 
 impl LmklSettings {
     /// Checks `iterations ≥ 1`, `step > 0`, `tol ≥ 0`.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.iterations == 0 {
             return Err(Error::param(
                 "iterations",
@@ -97,7 +97,7 @@ impl SoftmaxGate {
 
     /// Checks a gate read back for `n_features` features and `m` base kernels: those
     /// dimensions, `V` of `n_features × m` and `v0` of `m` finite values.
-    pub fn validate(&self, n_features: usize, m: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize, m: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
         ensure(self.n_features == n_features, || {
             format!(
@@ -293,12 +293,12 @@ impl LmklMachine {
     }
 
     /// Support vectors of the final SVM.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         self.machine.n_support()
     }
 
     /// Decision values for every row of `x`.
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         self.machine.decision(x, &self.gate.gates(x)?)
     }
 }

@@ -62,7 +62,7 @@ pub enum LocalizedMethod {
 
 impl LocalizedMethod {
     /// Name as on a command line: `ldmkl`, `swmkl`, `lmkl`, `clmkl`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             LocalizedMethod::Ldmkl(_) => "ldmkl",
             LocalizedMethod::Swmkl(_) => "swmkl",
@@ -109,7 +109,7 @@ pub struct LocalizedParams {
 
 impl LocalizedParams {
     /// `method` on `family` with the thesis's `C = 1` and SMO.
-    pub fn new(method: LocalizedMethod, family: KernelFamily) -> Self {
+    pub(crate) fn new(method: LocalizedMethod, family: KernelFamily) -> Self {
         Self {
             method,
             family,
@@ -120,7 +120,7 @@ impl LocalizedParams {
     }
 
     /// Checks `C`, the solvers and the method's settings.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         crate::check::positive_finite("C", self.c)?;
         self.solver.validate()?;
         self.smo.validate()?;

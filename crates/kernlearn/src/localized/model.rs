@@ -39,7 +39,7 @@ impl LocalizedMachine {
     }
 
     /// `ldmkl`, `swmkl`, `lmkl` or `clmkl`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Self::Ldmkl(_) => "ldmkl",
             Self::Swmkl(_) => "swmkl",
@@ -73,7 +73,7 @@ impl LocalizedMachine {
     }
 
     /// Support points (distinct training points the classifier keeps as support vectors).
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         match self {
             Self::Ldmkl(m) => m.n_support(),
             Self::Swmkl(m) => m.n_support(),
@@ -83,7 +83,7 @@ impl LocalizedMachine {
     }
 
     /// Training rows (within the class pair) of the support points.
-    pub fn support_rows(&self) -> Vec<usize> {
+    pub(crate) fn support_rows(&self) -> Vec<usize> {
         match self {
             Self::Ldmkl(m) => {
                 let mut rows = m.sv_rows.concat();
@@ -100,7 +100,7 @@ impl LocalizedMachine {
     /// How much each base kernel is used at every row of `x`, `n × m`, rows summing to
     /// one (Fig. 4.1's per-kernel gate): LD-MKL's softmax gate `g_i(x)`, LMKL's `η_i(x)`,
     /// SWMKL's `g_i(x) / Σ_j g_j(x)`, C-LMKL's `Σ_r β_ir c_r(x)²` normalised.
-    pub fn kernel_gates(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn kernel_gates(&self, x: &Features) -> Result<Vec<f64>> {
         let (mut g, m) = match self {
             Self::Ldmkl(l) => return l.gates(x),
             Self::Lmkl(l) => return Ok(l.gate.gates(x)?.values),
@@ -128,7 +128,7 @@ impl LocalizedMachine {
     }
 
     /// Solver iterations of the fit.
-    pub fn iterations(&self) -> usize {
+    pub(crate) fn iterations(&self) -> usize {
         match self {
             Self::Ldmkl(m) => m.iterations,
             Self::Swmkl(m) => m.iterations,
@@ -165,7 +165,7 @@ pub struct LocalizedModel {
 impl LocalizedModel {
     /// Fits `params` on features `x` (scaled; the thesis scales to `[0, 1]`) and class
     /// labels `y` (any number of classes, one-vs-one).
-    pub fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
+    pub(crate) fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
         params.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
@@ -179,12 +179,12 @@ impl LocalizedModel {
     }
 
     /// Support points summed over class pairs.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         self.machines.machines.iter().map(|m| m.n_support()).sum()
     }
 
     /// Support points as a percentage of the training points (the thesis's Table 4.4).
-    pub fn support_percent(&self) -> f64 {
+    pub(crate) fn support_percent(&self) -> f64 {
         100.0 * self.n_support() as f64 / self.n_train.max(1) as f64
     }
 }

@@ -44,7 +44,7 @@ impl Default for GateRegression {
 
 impl GateRegression {
     /// Checks `C > 0`, `ε ≥ 0`, `γ > 0`.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if let Some(g) = self.gamma {
             Kernel::rbf_gamma(g)
                 .map_err(|_| Error::param("gate-gamma", format!("must be > 0, got {g}")))?;
@@ -83,12 +83,12 @@ pub struct RegressionGate {
 
 impl RegressionGate {
     /// Number of base kernels.
-    pub fn n_kernels(&self) -> usize {
+    pub(crate) fn n_kernels(&self) -> usize {
         self.regressors.len()
     }
 
     /// `scores[t·m + i] = g_i(x_t)` for every row of `x`.
-    pub fn scores(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn scores(&self, x: &Features) -> Result<Vec<f64>> {
         let m = self.n_kernels();
         let mut scores = vec![0.0; x.n_rows() * m];
         for (i, g) in self.regressors.iter().enumerate() {
@@ -102,7 +102,7 @@ impl RegressionGate {
     /// Checks regressors read back for `n_features` features and `m` base kernels: one
     /// valid ([`SvmModel::validate`]) regression model of `n_features` features per
     /// kernel.
-    pub fn validate(&self, n_features: usize, m: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize, m: usize) -> Result<()> {
         use crate::validate::{ensure, within};
         ensure(self.regressors.len() == m, || {
             format!(
@@ -131,10 +131,6 @@ impl RegressionGate {
         Ok(())
     }
 
-    /// Support vectors of the regressors (summed over kernels).
-    pub fn n_support(&self) -> usize {
-        self.regressors.iter().map(SvmModel::n_support).sum()
-    }
 }
 
 /// Result of the per-kernel stage on the training points.

@@ -27,7 +27,7 @@ pub enum SvmSolver {
 
 impl SvmSolver {
     /// Name as on the command line: `smo` or `mwu`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             SvmSolver::Smo => "smo",
             SvmSolver::Mwu { .. } => "mwu",
@@ -35,7 +35,7 @@ impl SvmSolver {
     }
 
     /// Checks MWU's `ε > 0`.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         match *self {
             SvmSolver::Mwu { epsilon } => positive_finite("lkl-epsilon", epsilon),
             SvmSolver::Smo => Ok(()),

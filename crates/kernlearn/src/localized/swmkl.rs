@@ -82,7 +82,7 @@ impl SwmklMachine {
     }
 
     /// Support vectors of the final SVM.
-    pub fn n_support(&self) -> usize {
+    pub(crate) fn n_support(&self) -> usize {
         self.machine.n_support()
     }
 
@@ -92,7 +92,7 @@ impl SwmklMachine {
     }
 
     /// Decision values of the final SVM for every row of `x`.
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         self.machine.decision(x, &self.gates(x)?)
     }
 }

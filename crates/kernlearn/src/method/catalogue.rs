@@ -123,7 +123,7 @@ impl MethodKind {
     }
 
     /// Every method name, comma-separated (for messages).
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         Self::all().map(Self::name).collect::<Vec<_>>().join(", ")
     }
 

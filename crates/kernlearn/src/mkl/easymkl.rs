@@ -59,7 +59,7 @@ impl Default for EasyMklParams {
 
 impl EasyMklParams {
     /// Checks `λ ∈ (0, 1]` and the solver settings.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !(self.lambda > 0.0 && self.lambda <= 1.0) {
             return Err(Error::param(
                 "lambda",

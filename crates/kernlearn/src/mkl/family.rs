@@ -44,7 +44,7 @@ pub fn family12() -> Vec<Kernel> {
 
 impl KernelSet {
     /// The kernel functions.
-    pub fn kernels(&self) -> Vec<Kernel> {
+    pub(crate) fn kernels(&self) -> Vec<Kernel> {
         match self {
             KernelSet::Family12 => family12(),
             KernelSet::Kernel(k) => vec![k.clone()],
@@ -367,14 +367,16 @@ impl FromStr for KernelFamily {
 
 impl KernelFamily {
     /// A family of one item.
-    pub fn single(kernel: KernelSet, features: FeatureSet) -> Self {
+    #[cfg(test)]
+    pub(crate) fn single(kernel: KernelSet, features: FeatureSet) -> Self {
         KernelFamily {
             kernels: vec![FamilyItem { kernel, features }],
         }
     }
 
     /// The thesis's 12 kernels on each single feature (`12·d` kernels).
-    pub fn family12_per_feature() -> Self {
+    #[cfg(test)]
+    pub(crate) fn family12_per_feature() -> Self {
         Self::single(KernelSet::Family12, FeatureSet::Each)
     }
 

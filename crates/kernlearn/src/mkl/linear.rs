@@ -62,7 +62,7 @@ impl Default for LinearSvmParams {
 
 impl LinearSvmParams {
     /// Checks `C > 0`, `tol > 0`, `B ≥ 0`, `max_iter ≥ 1`.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         positive_finite("C", self.c)?;
         positive_finite("tol", self.tol)?;
         non_negative_finite("bias", self.bias)?;

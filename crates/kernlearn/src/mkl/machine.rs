@@ -80,7 +80,7 @@ impl MklMachine {
     /// `n_features` columns, a valid family ([`KernelFamily::validate`]) with one finite
     /// trace factor and one finite weight per base kernel, one index and one finite
     /// coefficient per support vector, a finite `rho`.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite, finite_value, within};
         let sv = &self.support_vectors;
         ensure(sv.n_cols() == n_features, || {
@@ -121,12 +121,12 @@ impl MklMachine {
     }
 
     /// Number of input features.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.support_vectors.n_cols()
     }
 
     /// `f(x)` for every row of `x`.
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         self.decision_with(x, None)
     }
 

@@ -49,7 +49,7 @@ impl MklMethod {
     }
 
     /// Checks the method's parameters.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         match self {
             MklMethod::Uniform(p) => p.validate(),
             MklMethod::Mwumkl(p) => p.validate(),
@@ -143,7 +143,7 @@ impl MklModel {
 
     /// [`MklModel::fit`], with SPG-GMKL's per-iteration trace (columns
     /// `pair, iter, objective, step, pg_norm, svm_solves`; `None` for the other methods).
-    pub fn fit_traced(
+    pub(crate) fn fit_traced(
         params: &MklParams,
         x: &Features,
         y: &[f64],
@@ -177,11 +177,6 @@ impl MklModel {
         Ok((model, traced.then_some(trace)))
     }
 
-    /// Class labels in LIBSVM order.
-    pub fn classes(&self) -> &[f64] {
-        &self.machines.classes
-    }
-
     /// Kernel weights of each class pair (each sums to one).
     pub fn weights(&self) -> Vec<&[f64]> {
         self.machines
@@ -197,7 +192,8 @@ impl MklModel {
     }
 
     /// Predicted class per row of `x`.
-    pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
+    #[cfg(test)]
+    pub(crate) fn predict(&self, x: &Features) -> Result<Vec<f64>> {
         self.machines.predict(x)
     }
 
@@ -213,7 +209,8 @@ impl MklModel {
     }
 
     /// Decision values per row of `x`, one per class pair.
-    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+    #[cfg(test)]
+    pub(crate) fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.machines.decision_function(x)
     }
 }

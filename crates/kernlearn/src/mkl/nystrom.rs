@@ -58,7 +58,7 @@ impl NystromLinearParams {
     }
 
     /// Checks the landmark count and the SVM parameters.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.landmarks == 0 {
             return Err(Error::param("landmarks", "must be >= 1"));
         }
@@ -150,7 +150,7 @@ impl NystromFeatures {
     /// Checks maps read back for `n_features` features: landmarks with `n_features`
     /// columns, a valid family ([`KernelFamily::validate`]) with one finite trace factor
     /// and one map per base kernel, each map `landmarks × rank` finite values.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
         let m = crate::mkl::family_machine(
             "landmarks",
@@ -248,7 +248,7 @@ impl NystromLinearMachine {
     /// Checks a machine read back for `n_features` features: valid feature maps
     /// ([`NystromFeatures::validate`]), one finite weight per feature dimension, a
     /// finite bias.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite, finite_value, within};
         within("features", self.features.validate(n_features))?;
         let dim = self.features.dim();

@@ -70,13 +70,6 @@ pub enum GmklRegulariser {
 pub(crate) const REGULARISER_NAMES: [&str; 2] = ["l1", "pnorm"];
 
 impl GmklRegulariser {
-    /// Name as on the command line.
-    pub fn name(&self) -> &'static str {
-        match self {
-            GmklRegulariser::L1 => REGULARISER_NAMES[0],
-            GmklRegulariser::PNorm { .. } => REGULARISER_NAMES[1],
-        }
-    }
 
     fn validate(&self) -> Result<()> {
         if let GmklRegulariser::PNorm { p, lambda } = *self {
@@ -175,7 +168,7 @@ impl Default for SpgGmklParams {
 
 impl SpgGmklParams {
     /// Checks `C > 0`, the regulariser, positive tolerances, `max_iter ≥ 1`, the solver.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         positive_finite("C", self.c)?;
         self.regulariser.validate()?;
         positive_finite("gmkl pg_tol", self.pg_tol)?;

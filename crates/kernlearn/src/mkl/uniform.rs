@@ -32,7 +32,7 @@ impl Default for UniformParams {
 
 impl UniformParams {
     /// Checks `C > 0` and the solver settings.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         crate::check::positive_finite("C", self.c)?;
         self.solver.validate()
     }

@@ -90,7 +90,7 @@ impl LayerStack {
     }
 
     /// The stack on the rows of `x`; `train` turns on batch statistics and dropout.
-    pub fn forward(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
+    pub(crate) fn forward(&self, x: &Tensor, train: bool) -> candle_core::Result<Tensor> {
         let mut h = x.clone();
         for layer in &self.layers {
             h = layer.linear.forward(&h)?;

@@ -49,7 +49,7 @@ impl Default for TrainSettings {
 
 impl TrainSettings {
     /// Checks every setting; errors name the command-line option.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         crate::check::positive_finite("learning-rate", self.learning_rate)?;
         crate::check::non_negative_finite("weight-decay", self.weight_decay)?;
         if self.max_epochs == 0 {
@@ -256,7 +256,7 @@ impl TrainingData {
     /// Rows `x` with labels `y` (each one of `classes`, whose order gives the logits'
     /// columns), `validation_fraction` of them held out by a stratified split seeded by
     /// `seed` (0: none).
-    pub fn new(
+    pub(crate) fn new(
         x: &Features,
         y: &[f64],
         classes: &[f64],
@@ -266,11 +266,6 @@ impl TrainingData {
         let codes = super::class_codes(y, classes)?;
         let (train, validation) = split_validation(x, &codes, validation_fraction, seed)?;
         Ok(Self { train, validation })
-    }
-
-    /// Rows used for the gradient steps.
-    pub fn n_train(&self) -> usize {
-        self.train.len()
     }
 }
 

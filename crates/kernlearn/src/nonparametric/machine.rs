@@ -37,7 +37,7 @@ pub struct LearnedKernelMachine {
 impl LearnedKernelMachine {
     /// Keeps what prediction needs from a fit: training points `x`, the learned matrix
     /// `w` (`n × n`), dual coefficients `coef` (`c_i`, zero for non-support vectors), `b`.
-    pub fn new(
+    pub(crate) fn new(
         kernel: Kernel,
         x: &Features,
         w: MatRef<'_, f64>,
@@ -74,12 +74,12 @@ impl LearnedKernelMachine {
     }
 
     /// Number of input features.
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.train.points().n_cols()
     }
 
     /// `f(x')` for every row of `x` (see the module docs).
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         let nearest = self.train.nearest(x)?;
         let sv = self.train.points().select_rows(&self.support);
         let k = self.kernel.cross(&sv, x)?;
@@ -99,7 +99,7 @@ impl LearnedKernelMachine {
     /// Checks a machine read back: a valid feature kernel for the training points'
     /// features, one finite coefficient per support vector, support indices below the
     /// number of training points, `#SV × n` finite learned values and a finite bias.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         use crate::validate::{ensure, finite, finite_value, indices_below, within};
         ensure(!self.kernel.is_precomputed(), || {
             "kernel is precomputed; the nearest-neighbour extension needs a feature kernel"
@@ -134,7 +134,8 @@ impl LearnedKernelMachine {
 
     /// Smallest and largest learned value over the kept rows (the papers report the range
     /// of `G` / `F`).
-    pub fn weight_range(&self) -> (f64, f64) {
+    #[cfg(test)]
+    pub(crate) fn weight_range(&self) -> (f64, f64) {
         self.weights
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {

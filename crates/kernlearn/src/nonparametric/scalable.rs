@@ -159,7 +159,7 @@ pub struct ClusterMachine {
 impl ClusterMachine {
     /// Checks the machine ([`LearnedKernelMachine::validate`]) on `n_features`
     /// features and a majority class of `+1` or `−1`.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         crate::validate::within(
             "machine",
             super::machine::learned_machine_on(&self.machine, n_features),
@@ -187,11 +187,12 @@ pub struct ScalableDankModel {
 
 impl ScalableDankModel {
     /// Fits scalable DANK on `(x, y)` (see the module docs).
-    pub fn fit(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn fit(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<Self> {
         Self::fit_with_progress(params, x, y, &|| {})
     }
 
-    /// As [`ScalableDankModel::fit`]; `progress` is called once per finished cluster
+    /// As `ScalableDankModel::fit`; `progress` is called once per finished cluster
     /// (subproblems run in parallel over clusters), `params.clusters` times in all
     /// (an empty cluster counts as finished at once).
     pub fn fit_with_progress(
@@ -230,7 +231,7 @@ impl ScalableDankModel {
 
     /// The model from the k-means centres and one machine per cluster ([`fit_cluster`];
     /// `None` for an empty cluster, which is dropped): the last step of
-    /// [`ScalableDankModel::fit`], shared with the distributed fit
+    /// `ScalableDankModel::fit`, shared with the distributed fit
     /// (`kernlearn.ray.scalable_dank`).
     pub fn from_clusters(
         params: &ScalableDankParams,
@@ -265,7 +266,7 @@ impl ScalableDankModel {
     }
 
     /// Decision value of every row of `x`: its cluster's `f(x)` (positive = `classes[0]`).
-    pub fn decision(&self, x: &Features) -> Result<Vec<f64>> {
+    pub(crate) fn decision(&self, x: &Features) -> Result<Vec<f64>> {
         let route = self.route(x)?;
         let mut rows = vec![Vec::new(); self.clusters.len()];
         for (r, &c) in route.iter().enumerate() {
@@ -316,7 +317,7 @@ impl ScalableDankModel {
 
 /// Problem (22) on one cluster (labels ±1): η and the start from the cluster's SVM when
 /// it has both classes (see the module docs otherwise), then the box-only DANK solve.
-/// Used by [`ScalableDankModel::fit`] and by the distributed fit's cluster tasks.
+/// Used by `ScalableDankModel::fit` and by the distributed fit's cluster tasks.
 ///
 /// Runs on one thread of its own: faer's eigensolver and the Gram product split their
 /// work by the thread count, which changes the rounding, so a cluster's machine is the

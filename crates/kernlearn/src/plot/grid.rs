@@ -3,6 +3,7 @@
 
 use crate::data::Features;
 use crate::{Error, Result};
+#[cfg(test)]
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -40,7 +41,12 @@ fn check_range(name: &str, (lo, hi): (f64, f64)) -> Result<()> {
 
 impl PlaneGrid {
     /// A grid of `nx × ny` nodes (each at least 2) over the given ranges.
-    pub fn new(x_range: (f64, f64), y_range: (f64, f64), nx: usize, ny: usize) -> Result<Self> {
+    pub(crate) fn new(
+        x_range: (f64, f64),
+        y_range: (f64, f64),
+        nx: usize,
+        ny: usize,
+    ) -> Result<Self> {
         check_range("x_range", x_range)?;
         check_range("y_range", y_range)?;
         if nx < 2 || ny < 2 {
@@ -96,13 +102,8 @@ impl PlaneGrid {
     }
 
     /// Number of nodes, `nx · ny`.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.nx * self.ny
-    }
-
-    /// Always false (a grid has at least 2 × 2 nodes).
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Node spacing `(Δx, Δy)`.
@@ -114,7 +115,7 @@ impl PlaneGrid {
     }
 
     /// Coordinates of node `(ix, iy)`.
-    pub fn node(&self, ix: usize, iy: usize) -> (f64, f64) {
+    pub(crate) fn node(&self, ix: usize, iy: usize) -> (f64, f64) {
         let (dx, dy) = self.spacing();
         (
             self.x_range.0 + ix as f64 * dx,
@@ -136,7 +137,8 @@ impl PlaneGrid {
     }
 
     /// Evaluates `f` at every node, in parallel.
-    pub fn evaluate(&self, f: impl Fn(&[f64]) -> f64 + Send + Sync) -> GridValues {
+    #[cfg(test)]
+    pub(crate) fn evaluate(&self, f: impl Fn(&[f64]) -> f64 + Send + Sync) -> GridValues {
         let pts = self.points();
         let values = pts.as_slice().par_chunks(2).map(f).collect();
         GridValues {
@@ -165,17 +167,12 @@ impl PlaneGrid {
 
 impl GridValues {
     /// The grid.
-    pub fn grid(&self) -> &PlaneGrid {
+    pub(crate) fn grid(&self) -> &PlaneGrid {
         &self.grid
     }
 
-    /// Values in node order (row `iy·nx + ix`).
-    pub fn values(&self) -> &[f64] {
-        &self.values
-    }
-
     /// Value at node `(ix, iy)`.
-    pub fn value(&self, ix: usize, iy: usize) -> f64 {
+    pub(crate) fn value(&self, ix: usize, iy: usize) -> f64 {
         self.values[iy * self.grid.nx + ix]
     }
 

@@ -342,7 +342,7 @@ fn padded_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 ///
 /// Fails with [`Error::Plot`] on another extension, a missing directory or a write
 /// error, and with [`Error::InvalidData`] when no point is left to draw.
-pub fn line_plot<S: AsRef<str>>(
+pub(crate) fn line_plot<S: AsRef<str>>(
     path: impl AsRef<Path>,
     title: &str,
     x_label: &str,

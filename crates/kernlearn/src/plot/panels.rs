@@ -122,7 +122,12 @@ impl<'a> Panel<'a> {
     }
 
     /// Names the classes in the legend (labels `> 0`, labels `≤ 0`).
-    pub fn class_names(mut self, positive: impl Into<String>, negative: impl Into<String>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn class_names(
+        mut self,
+        positive: impl Into<String>,
+        negative: impl Into<String>,
+    ) -> Self {
         self.class_names = (positive.into(), negative.into());
         self
     }

@@ -132,7 +132,7 @@ impl Default for SvmParams {
 
 impl SvmParams {
     /// Checks every parameter the chosen formulation uses.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if !matches!(self.kernel, Kernel::Precomputed) {
             self.kernel.validate(n_features)?;
         }
@@ -610,7 +610,7 @@ impl SvmModel {
     /// per support vector and `n_features` columns (for a precomputed kernel: every
     /// `sv_indices` entry below `n_features`, the number of training points). The fit
     /// report (`info`) is not checked: prediction does not read it.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         use crate::validate::{classes, ensure, finite, indices_below, pair_count};
         within("params", self.params.validate(self.n_features))?;
         let kind = self.params.svm_type;
@@ -733,11 +733,6 @@ impl SvmModel {
         })
     }
 
-    /// Number of class pairs (decision values per point): `k(k−1)/2`, or 1.
-    pub fn n_decision_values(&self) -> usize {
-        self.rho.len()
-    }
-
     /// Decision values of one point from its kernel values against the support vectors
     /// (`k_sv[s] = k(x, sv_s)`). Class pairs in LIBSVM order (0,1), (0,2), …, (1,2), …;
     /// positive means the first class of the pair.
@@ -821,7 +816,7 @@ impl SvmModel {
 
     /// Prediction from one point's decision values: the vote winner (classification;
     /// ties go to the earlier class, as LIBSVM), the value (regression), ±1 (one-class).
-    pub fn predict_from_decision(&self, dec: &[f64]) -> f64 {
+    pub(crate) fn predict_from_decision(&self, dec: &[f64]) -> f64 {
         match self.params.svm_type {
             SvmType::OneClass => {
                 if dec[0] > 0.0 {
@@ -837,7 +832,7 @@ impl SvmModel {
 
     /// Class probabilities (in `classes` order) from decision values; needs a model fitted
     /// with `probability = true`.
-    pub fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
+    pub(crate) fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
         if self.prob_a.is_empty() {
             return Err(Error::param(
                 "probability",

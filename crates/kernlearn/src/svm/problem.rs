@@ -38,7 +38,7 @@ impl Default for SolverSettings {
 
 impl SolverSettings {
     /// Checks the tolerance and cache budget.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         positive_finite("tol", self.tol)
     }
 

@@ -50,7 +50,7 @@ impl DankParams {
     /// Checks the parameters for data with `n_features` features: classification or
     /// regression, the kernel ([`Kernel::validate`]), `C > 0`, `ε ≥ 0` for regression,
     /// the solver settings ([`DankSettings::validate`]).
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if self.task == Task::Novelty {
             return Err(Error::param(
                 "task",

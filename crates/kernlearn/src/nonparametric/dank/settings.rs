@@ -116,7 +116,7 @@ fn default_kkt_tol() -> f64 {
 
 impl DankSettings {
     /// Checks τ, η, the tolerance and the step.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         non_negative_finite("tau", self.tau)?;
         if let Some(eta) = self.eta {
             positive_finite("eta", eta)?;

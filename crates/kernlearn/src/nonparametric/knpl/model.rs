@@ -111,7 +111,7 @@ impl KnplModel {
 
     /// Decision values per row of `x`, one per class pair (`> 0` votes for the pair's
     /// first class).
-    pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
+    pub(crate) fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.check_query(x)?;
         self.machines.decision_function(x)
     }

@@ -107,7 +107,7 @@ impl Default for KnplParams {
 
 impl KnplParams {
     /// Checks every parameter (γ > 0, C > 0, a feature kernel, sane ADMM settings).
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         positive_finite("C", self.c)?;
         positive_finite("gamma", self.gamma)?;
         positive_finite("admm_tol", self.admm_tol)?;

@@ -30,7 +30,7 @@ pub struct GammaPoint {
     pub fold_scores: Vec<f64>,
 }
 
-/// Outcome of [`KnplSearch::run`].
+/// Outcome of `KnplSearch::run`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KnplSelection {
     /// The chosen parameters (σ, C from SVM-CV, γ from the γ search).
@@ -128,7 +128,8 @@ impl KnplSearch {
     }
 
     /// Both stages on `(x, y)`.
-    pub fn run(&self, x: &Features, y: &[f64]) -> Result<KnplSelection> {
+    #[cfg(test)]
+    pub(crate) fn run(&self, x: &Features, y: &[f64]) -> Result<KnplSelection> {
         x.check_training(y, true)?;
         let svm = self.svm_search().run(x, y, &|| {})?;
         self.run_with_svm(x, y, svm)
