@@ -62,6 +62,10 @@ enum Command {
         /// it: FILE's stem + `.png` (residual) and + `-objective.png`.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Draw each feature's relevance to the learned kernel here, as a bar chart (PNG
+        /// or SVG): for models that learn one (`kernlearn methods`: ARD-SVM).
+        #[arg(long, value_name = "IMAGE")]
+        relevance_plot: Option<PathBuf>,
         /// `grid`: choose the method's hyper-parameters by cross-validation first (as
         /// `evaluate --select grid`), then fit and save the tuned model.
         #[arg(long, value_enum, default_value_t = experiment::SelectMode::None)]
@@ -203,6 +207,7 @@ fn main() -> ExitCode {
             no_train_score,
             force,
             trace,
+            relevance_plot,
             select,
             grid,
             json,
@@ -212,6 +217,7 @@ fn main() -> ExitCode {
             &FitOutputs {
                 model_out: &model_out,
                 trace: trace.as_deref(),
+                relevance_plot: relevance_plot.as_deref(),
                 train_score: !no_train_score,
                 force,
                 json,
@@ -316,6 +322,7 @@ pub fn fit_pipeline(
 struct FitOutputs<'a> {
     model_out: &'a Path,
     trace: Option<&'a Path>,
+    relevance_plot: Option<&'a Path>,
     train_score: bool,
     force: bool,
     json: bool,
@@ -374,6 +381,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
             outputs.plan(&png)?;
         }
     }
+    if let Some(p) = o.relevance_plot {
+        outputs.plan(p)?;
+    }
     let train = data.read()?;
     let fitted = fit_pipeline(&train, args, o.grid, quiet)?;
     // The model's own figures (a learned spectrum) go beside the trace: checked before
@@ -385,6 +395,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     }
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
+    report::relevance_fields(&fitted.pipeline, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     if let Some(sel) = &fitted.selection {
         select::selection_fields(sel, &mut out, false);
@@ -407,6 +418,10 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         )?;
     }
     fitted.pipeline.save(o.model_out)?;
+    if let Some(path) = o.relevance_plot {
+        kernlearn::figure::relevance_plot(&fitted.pipeline, path)?;
+        out.insert("relevance_plot".into(), json!(path.display().to_string()));
+    }
     out.insert(
         "model_file".into(),
         json!(o.model_out.display().to_string()),
@@ -626,6 +641,7 @@ fn score_split(
 ) -> Result<()> {
     let model = &pipeline.model;
     report::model_fields(model, out);
+    report::relevance_fields(pipeline, out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("n_test".into(), json!(test.len()));
     let train_pred = pipeline.predict(&train.x)?;

@@ -56,6 +56,17 @@ pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
     }
 }
 
+/// Each feature's relevance to the learned kernel, named by column, when the model
+/// learns one (`feature_relevance`: `[{"feature", "relevance"}]` in column order).
+pub fn relevance_fields(pipeline: &kernlearn::Pipeline, out: &mut Map<String, Value>) {
+    if let Some(relevance) = pipeline.feature_relevance() {
+        let rows: Vec<Value> = (relevance.iter())
+            .map(|(name, r)| json!({ "feature": name, "relevance": r }))
+            .collect();
+        out.insert("feature_relevance".into(), Value::Array(rows));
+    }
+}
+
 /// Kernel weight vectors up to this length are printed whole; longer ones (MWUMKL on a
 /// million kernels) as a summary, the full vector staying in the model file.
 const WHOLE_WEIGHTS_UP_TO: usize = 20;

@@ -104,6 +104,12 @@ pub trait Estimator {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Each input feature's relevance to the learned kernel (non-negative, summing to 1;
+    /// in input column order), for models that learn one: the ARD-SVM's share of each
+    /// feature in the kernel's exponent. `None` for the others.
+    fn feature_relevance(&self) -> Option<Vec<f64>> {
+        None
+    }
     /// Names of the per-row representations the model offers
     /// ([`Estimator::representation`]); none by default.
     fn representations(&self) -> Vec<&'static str> {

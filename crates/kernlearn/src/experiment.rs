@@ -67,6 +67,10 @@ pub struct RepeatResult {
     pub chosen: ChosenParams,
     /// Support vectors of the final model.
     pub n_support: usize,
+    /// Each feature's relevance to the learned kernel, for models that learn one
+    /// ([`crate::Estimator::feature_relevance`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<Vec<f64>>,
     /// Seconds selecting parameters.
     pub select_seconds: f64,
     /// Seconds fitting the final model.
@@ -234,6 +238,7 @@ impl Experiment {
             train_indices: train_idx,
             test_indices: test_idx,
             n_support: pipeline.model.summary().n_support.unwrap_or(0),
+            relevance: pipeline.model.feature_relevance(),
             chosen: fitted.chosen,
             select_seconds: fitted.select_seconds,
             fit_seconds: fitted.fit_seconds,

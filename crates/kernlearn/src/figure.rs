@@ -6,9 +6,11 @@
 //! A trace's plots are chosen by the columns its family records (`admm_iter`: KNPL's
 //! ADMM; `pg_norm`: SPG-GMKL; `val_accuracy`: a network; otherwise DANK's solver).
 
+use crate::estimator::Estimator;
 use crate::nonparametric::knpl::{alternation, Alternation};
 use crate::output::write_atomic_with;
-use crate::plot::line_plot;
+use crate::pipeline::Pipeline;
+use crate::plot::{bar_chart, line_plot};
 use crate::trace::Trace;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -341,4 +343,28 @@ fn rename(mut s: Series, name: &str) -> Series {
         first.0 = name.to_string();
     }
     s
+}
+
+/// Draws the relevance of each input feature of `pipeline`'s model
+/// ([`Pipeline::feature_relevance`]) as a bar chart, largest first, to `path` (PNG or
+/// SVG); an error for a model that learns no relevance.
+pub fn relevance_plot(pipeline: &Pipeline, path: &Path) -> Result<()> {
+    let method = pipeline.model.method();
+    let relevance = pipeline.feature_relevance().ok_or_else(|| {
+        Error::param(
+            "relevance-plot",
+            format!(
+                "a {method} model learns no feature relevance (ARD-SVM models, method ard, do)"
+            ),
+        )
+    })?;
+    let (names, values): (Vec<String>, Vec<f64>) = relevance.into_iter().unzip();
+    let title = format!("{} relevance of each feature", method.to_uppercase());
+    bar_chart(
+        path,
+        &title,
+        "share of the kernel's exponent",
+        &names,
+        &values,
+    )
 }

@@ -45,6 +45,8 @@
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
 //! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
 //! - [`localized`]: localized MKL (LMKL, C-LMKL, SWMKL, LD-MKL; gated kernels).
+//! - [`ard`]: automatic relevance determination (per-feature widths by kernel-target
+//!   alignment), with each feature's relevance.
 //! - `plot` (cargo feature `plot`, off by default): PNG/SVG line plots, decision-boundary
 //!   and heat-map panels (plotters).
 
@@ -67,6 +69,7 @@ families!(
     nonparametric,
     mkl,
     localized,
+    ard,
     #[cfg(feature = "conic")]
     hyperkernel,
     #[cfg(feature = "networks")]

@@ -69,6 +69,19 @@ impl Pipeline {
         Ok(dec)
     }
 
+    /// Each input column's relevance to the learned kernel, named by column (the names
+    /// seen at fit time, or `f1..fd`), in column order; `None` for a model that learns
+    /// none ([`Estimator::feature_relevance`]).
+    pub fn feature_relevance(&self) -> Option<Vec<(String, f64)>> {
+        let relevance = self.model.feature_relevance()?;
+        let names = if self.feature_names.len() == relevance.len() {
+            self.feature_names.clone()
+        } else {
+            (1..=relevance.len()).map(|k| format!("f{k}")).collect()
+        };
+        Some(names.into_iter().zip(relevance).collect())
+    }
+
     /// Writes the model as JSON, atomically ([`crate::output::write_atomic`]: a failed
     /// write never leaves half a model behind). Whether `path` may be replaced is the
     /// caller's decision ([`crate::output::Outputs::plan`]).

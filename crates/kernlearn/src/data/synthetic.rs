@@ -35,6 +35,27 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
+/// `data` with `per_feature · d` columns of seeded `U(0, 1)` noise appended after its
+/// `d` features, named `noise1`, `noise2`, …: irrelevant features, the case kernel
+/// learning exists for (a learned kernel should put no weight on them).
+pub fn with_noise_columns(data: &Dataset, per_feature: usize, seed: u64) -> Result<Dataset> {
+    let (n, d) = (data.len(), data.n_features());
+    let extra = per_feature * d;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut values = Vec::with_capacity(n * (d + extra));
+    for row in data.x.rows() {
+        values.extend_from_slice(row);
+        values.extend((0..extra).map(|_| rng.random::<f64>()));
+    }
+    let mut names = data.feature_names_or_default();
+    names.extend((1..=extra).map(|j| format!("noise{j}")));
+    Ok(Dataset {
+        x: Features::new(n, d + extra, values)?,
+        feature_names: names,
+        ..data.clone()
+    })
+}
+
 /// The names [`generate`] knows (`mixture` is accepted as an alias of `sandwich`).
 pub const NAMES: &[&str] = &["clowns", "sandwich"];
 

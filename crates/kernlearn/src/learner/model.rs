@@ -149,6 +149,9 @@ impl Estimator for AnyModel {
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
         self.inner().probabilities_from_decision(dec)
     }
+    fn feature_relevance(&self) -> Option<Vec<f64>> {
+        self.inner().feature_relevance()
+    }
     fn representations(&self) -> Vec<&'static str> {
         self.inner().representations()
     }

@@ -8,6 +8,8 @@
 //!   regions and zero contour of a decision function on a [`PlaneGrid`], support points, and
 //!   extra boundaries overlaid (the KNPL Fig. 2 / DANK Fig. 1 comparisons of SVM-CV,
 //!   KNPL and DANK), with axis labels and a legend of the markers, regions and lines;
+//! - [`bar_chart`]: named values as horizontal bars, largest first (a learned kernel's
+//!   relevance of each feature);
 //! - [`heatmap`] / [`heatmap_with`]: panels of a value on a grid (e.g. a localized-MKL
 //!   gate per kernel) on one shared colour scale ([`ColourScale`]: sequential, or
 //!   diverging around a middle value such as 1/m) with a labelled colour bar.
@@ -19,9 +21,12 @@
 //! crate through plotters' `ab_glyph` feature), so no system font, fontconfig or other
 //! package is needed, and figures are identical on every machine.
 
+mod bars;
 mod grid;
 mod legend;
 mod panels;
+
+pub(crate) use bars::bar_chart;
 
 pub use grid::{GridValues, PlaneGrid};
 pub use panels::{

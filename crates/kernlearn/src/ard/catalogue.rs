@@ -1,0 +1,71 @@
+//! What the ARD family offers: the SVM on an ARD Gaussian whose per-feature widths
+//! maximise the centered kernel-target alignment, and the options it reads.
+
+use super::alignment::AlignmentSettings;
+use super::learner::ArdLearner;
+use super::ArdModel;
+use crate::data::Dataset;
+use crate::estimator::Task;
+use crate::learner::options::{CLASS_WEIGHT, C, NO_FALLBACK, SMO};
+use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind};
+use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::svm::SvmType;
+use crate::{Error, Result};
+
+/// `--ard-iterations`.
+pub(crate) static ARD_ITERATIONS: OptionSpec = OptionSpec::new("ard-iterations", OptionValue::Count, "ard: most gradient steps of the alignment ascent over the widths (default 100)");
+/// `--ard-sample`.
+pub(crate) static ARD_SAMPLE: OptionSpec = OptionSpec::new("ard-sample", OptionValue::Count, "ard: most training rows the alignment is computed on, a seeded random subset beyond it (default 400; each step costs O(n² d))");
+/// `--ard-scale`.
+pub(crate) static ARD_SCALE: OptionSpec = OptionSpec::new("ard-scale", OptionValue::Number, "ard without --select: multiplier of the learned widths (default 1; with --select grid chosen by CV from 0.25, 0.5, 1, 2, 4)");
+
+/// The ARD family.
+pub(crate) static FAMILY: Family = Family {
+    name: "automatic relevance determination",
+    methods: &[MethodInfo {
+        name: "ard",
+        tasks: &[Task::Classification],
+        summary: "ARD-SVM: per-feature Gaussian widths by centered kernel-target alignment (Cortes, Mohri and Rostamizadeh 2012), with each feature's relevance",
+        selection: "widths learned on each fold's training part, scale × C by k-fold CV; the SVM-CV model unless that beats it",
+        options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &NO_FALLBACK]],
+        in_demo: true,
+        representations: &[],
+        build,
+    }],
+    models: &[ModelKind::of::<ArdModel>()],
+};
+
+impl Model for ArdModel {
+    const KIND: &'static str = "ard";
+}
+
+fn build(
+    _name: &str,
+    options: &MethodOptions,
+    data: &Dataset,
+    search: Option<GridSettings>,
+) -> Result<Method> {
+    let d = data.x.n_cols();
+    let params = options.svm_params(SvmType::CSvc, d)?;
+    let max_iter = options.count(&ARD_ITERATIONS)?.unwrap_or(100);
+    let sample = options.count(&ARD_SAMPLE)?.unwrap_or(400);
+    if sample < 4 {
+        return Err(Error::param("ard-sample", format!("{sample} rows are too few (at least 4)")));
+    }
+    let scale = options.number(&ARD_SCALE)?.unwrap_or(1.0);
+    crate::check::positive_finite("ard-scale", scale)?;
+    if search.is_some() && options.number(&ARD_SCALE)?.is_some() {
+        return Err(Error::param("ard-scale", "the selection chooses the scale; give it only without --select grid"));
+    }
+    Ok(Method::new(ArdLearner {
+        params,
+        scale,
+        alignment: AlignmentSettings {
+            max_iter,
+            sample,
+            seed: options.seed,
+        },
+        fallback: search.is_some() && !options.flag(&NO_FALLBACK),
+        search,
+    }))
+}

@@ -1,0 +1,157 @@
+//! Fitting and selection of the ARD-SVM. With `--select grid`, every fold of the CV
+//! learns the widths on its own training part (the validation rows never shape the
+//! kernel), then scores each (scale, C) candidate on its held-out rows; with the
+//! fallback (the default), SVM-CV runs first on the same folds and the ARD kernel is kept
+//! only when it beats it ([`crate::learner::selection::keeps_learned`]).
+
+use super::alignment::{learn_widths, AlignmentSettings, LearnedWidths};
+use super::ArdModel;
+use crate::data::Features;
+use crate::estimator::{Estimator, Task};
+use crate::kernel::Kernel;
+use crate::learner::selection::{base_svm_cv, best_on_path, fall_back, keeps_learned, FoldFit};
+use crate::learner::{
+    timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn,
+    FELL_BACK,
+};
+use crate::svm::{SvmModel, SvmParams};
+use crate::Result;
+
+/// Multipliers of the learned widths tried by the selection: the alignment fixes the
+/// widths' ratios well and their overall scale less so (it is not the SVM's criterion).
+pub(crate) const SCALES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+
+/// The ARD-SVM's learner.
+#[derive(Clone, Debug)]
+pub(crate) struct ArdLearner {
+    /// C-SVC parameters (the kernel is replaced by the learned one).
+    pub(crate) params: SvmParams,
+    /// Multiplier of the learned widths.
+    pub(crate) scale: f64,
+    /// How the widths are learned.
+    pub(crate) alignment: AlignmentSettings,
+    /// With `--select grid`: the grid's Cs and folds.
+    pub(crate) search: Option<GridSettings>,
+    /// Keep SVM-CV unless the ARD kernel beats it.
+    pub(crate) fallback: bool,
+}
+
+impl ArdLearner {
+    /// The SVM of these parameters on widths `w` (scaled), fitted on `(x, y)`.
+    fn fit_svm(&self, w: &LearnedWidths, x: &Features, y: &[f64]) -> Result<SvmModel> {
+        let gammas = w.gammas.iter().map(|g| g * self.scale).collect();
+        let params = SvmParams {
+            kernel: Kernel::ard_gammas(gammas)?,
+            ..self.params.clone()
+        };
+        SvmModel::fit(&params, x, y)
+    }
+
+    /// The candidates of a selection: every scale with every C of the grid.
+    fn candidates(&self, search: &GridSettings) -> Vec<ArdLearner> {
+        (SCALES.iter())
+            .flat_map(|&scale| {
+                search.grid.cs.iter().map(move |&c| ArdLearner {
+                    params: SvmParams {
+                        c,
+                        ..self.params.clone()
+                    },
+                    scale,
+                    search: None,
+                    fallback: false,
+                    ..self.clone()
+                })
+            })
+            .collect()
+    }
+
+    /// The model of this learner (no selection) on `(x, y)`.
+    fn fit_model(&self, x: &Features, y: &[f64]) -> Result<ArdModel> {
+        let w = learn_widths(x, y, Task::Classification, &self.alignment)?;
+        let svm = self.fit_svm(&w, x, y)?;
+        Ok(ArdModel {
+            svm,
+            relevance: w.relevance,
+            alignment: w.alignment,
+            iterations: w.iterations,
+        })
+    }
+}
+
+impl Learner for ArdLearner {
+    fn name(&self) -> String {
+        "ARD-SVM".into()
+    }
+
+    fn task(&self) -> Task {
+        Task::Classification
+    }
+
+    fn steps(&self) -> u64 {
+        self.search.as_ref().map_or(0, |s| {
+            let own = s.candidate_steps(self.candidates(s).len());
+            own + if self.fallback { s.steps() } else { 0 }
+        })
+    }
+
+    fn fit(
+        &self,
+        x: &Features,
+        y: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let Some(search) = &self.search else {
+            let (model, secs) = timed(|| self.fit_model(x, y))?;
+            let mut chosen = ChosenParams::of(&self.params.kernel, self.params.c, None);
+            chosen.sigma = None;
+            chosen.other.insert("ard_scale".into(), self.scale);
+            return Ok(FittedMethod::new(AnyModel::new(model), chosen, secs));
+        };
+        let start = std::time::Instant::now();
+        let svm = (self.fallback)
+            .then(|| base_svm_cv(search, self.params.solver, x, y, seed, progress))
+            .transpose()?;
+        let candidates = self.candidates(search);
+        // One fold: the widths once from its training part, then every candidate.
+        let path: &FoldFit = &|xt, yt, held| {
+            let w = learn_widths(xt, yt, Task::Classification, &self.alignment)?;
+            (candidates.iter())
+                .map(|c| {
+                    let model = c.fit_svm(&w, xt, yt)?;
+                    progress(Progress::Step);
+                    Estimator::predict(&model, held)
+                })
+                .collect()
+        };
+        let race = svm.as_ref().map(|s| &s.fold_scores[..]);
+        let best = best_on_path(
+            candidates.clone(),
+            false,
+            search,
+            x,
+            y,
+            seed,
+            (path, progress),
+            race,
+        )?;
+        if let Some(svm) = svm {
+            if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
+                return fall_back(svm, &best, x, y, start.elapsed().as_secs_f64());
+            }
+        }
+        let select_seconds = start.elapsed().as_secs_f64();
+        let learner = &best.chosen;
+        let (model, secs) = timed(|| learner.fit_model(x, y))?;
+        let mut chosen = ChosenParams {
+            c: Some(learner.params.c),
+            cv_score: Some(best.score),
+            ..ChosenParams::default()
+        };
+        chosen.other.insert("ard_scale".into(), learner.scale);
+        if self.fallback {
+            chosen.other.insert(FELL_BACK.into(), 0.0);
+        }
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected(select_seconds, None))
+    }
+}
