@@ -63,7 +63,7 @@ enum Command {
         #[arg(long)]
         trace: Option<PathBuf>,
         /// Draw each feature's relevance to the learned kernel here, as a bar chart (PNG
-        /// or SVG): for models that learn one (`kernlearn methods`: ARD-SVM).
+        /// or SVG): for models that learn one (ARD-SVM; MKL: its kernel weights per feature).
         #[arg(long, value_name = "IMAGE")]
         relevance_plot: Option<PathBuf>,
         /// `grid`: choose the method's hyper-parameters by cross-validation first (as

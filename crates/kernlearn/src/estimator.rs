@@ -106,7 +106,8 @@ pub trait Estimator {
     }
     /// Each input feature's relevance to the learned kernel (non-negative, summing to 1;
     /// in input column order), for models that learn one: the ARD-SVM's share of each
-    /// feature in the kernel's exponent. `None` for the others.
+    /// feature in the kernel's exponent, an MKL model's kernel weights per feature.
+    /// `None` for the others.
     fn feature_relevance(&self) -> Option<Vec<f64>> {
         None
     }

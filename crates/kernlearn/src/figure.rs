@@ -353,9 +353,7 @@ pub fn relevance_plot(pipeline: &Pipeline, path: &Path) -> Result<()> {
     let relevance = pipeline.feature_relevance().ok_or_else(|| {
         Error::param(
             "relevance-plot",
-            format!(
-                "a {method} model learns no feature relevance (ARD-SVM models, method ard, do)"
-            ),
+            format!("a {method} model learns no feature relevance (ARD-SVM and MKL models do)"),
         )
     })?;
     let (names, values): (Vec<String>, Vec<f64>) = relevance.into_iter().unzip();

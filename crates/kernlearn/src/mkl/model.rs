@@ -272,6 +272,32 @@ impl Estimator for MklModel {
         )]
     }
 
+    /// Each feature's share of the kernel weights: a kernel on features `S` gives its
+    /// weight `μ_m` equally to the features of `S` (all of them for `@all`), averaged over
+    /// the class pairs and normalised to sum 1. `None` when the family is too large to
+    /// list or every weight is zero.
+    fn feature_relevance(&self) -> Option<Vec<f64>> {
+        const MOST_KERNELS: usize = 1 << 20;
+        let d = self.n_features;
+        if self.params.family.len(d) > MOST_KERNELS {
+            return None;
+        }
+        let kernels = self.params.family.expand(d).ok()?;
+        let mut relevance = vec![0.0; d];
+        for machine in &self.machines.machines {
+            for (k, &w) in kernels.iter().zip(&machine.weights) {
+                match &k.features {
+                    Some(cols) if !cols.is_empty() => {
+                        cols.iter().for_each(|&c| relevance[c] += w / cols.len() as f64)
+                    }
+                    _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
+                }
+            }
+        }
+        let total: f64 = relevance.iter().sum();
+        (total > 0.0).then(|| relevance.iter().map(|r| r / total).collect())
+    }
+
     fn summary(&self) -> FitSummary {
         let ms = &self.machines.machines;
         let sparsity: Vec<(usize, f64)> = ms.iter().map(|m| weight_sparsity(&m.weights)).collect();

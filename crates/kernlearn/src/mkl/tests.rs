@@ -43,6 +43,31 @@ fn explicit_combination(family: &KernelFamily, x: &Features, w: &[f64]) -> faer:
     sum
 }
 
+/// A kernel's weight goes to the features it reads, split equally: with UNIFORM's equal
+/// weights on `linear@all` and `rbf@[0]`, feature 0 gets `½ + ½/d` and each other
+/// feature `½/d`; on `family12@each` every feature gets `1/d`.
+#[test]
+fn mkl_relevance_splits_each_kernels_weight_over_its_features() {
+    use crate::estimator::Estimator;
+    let (x, y) = data("heart.csv", 120);
+    let d = x.n_cols() as f64;
+    let fit = |spec: &str| {
+        let params = MklParams {
+            method: MklMethod::Uniform(UniformParams {
+                c: 1.0,
+                ..Default::default()
+            }),
+            family: spec.parse().unwrap(),
+        };
+        MklModel::fit(&params, &x, &y).unwrap().feature_relevance().unwrap()
+    };
+    let r = fit("linear@all;rbf(gamma=1)@[0]");
+    assert!((r[0] - (0.5 + 0.5 / d)).abs() < 1e-12, "{r:?}");
+    assert!(r[1..].iter().all(|v| (v - 0.5 / d).abs() < 1e-12), "{r:?}");
+    let r = fit("family12@each");
+    assert!(r.iter().all(|v| (v - 1.0 / d).abs() < 1e-12), "{r:?}");
+}
+
 #[test]
 fn uniform_equals_the_svm_on_the_averaged_gram_matrix() {
     let (x, y) = data("heart.csv", 270);
