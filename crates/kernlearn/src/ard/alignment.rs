@@ -39,7 +39,60 @@ pub(crate) struct AlignmentSettings {
 }
 
 /// Relative improvement of the alignment below which the ascent stops.
-const TOLERANCE: f64 = 1e-6;
+const TOLERANCE: f64 = 1e-7;
+
+/// Curvature pairs kept by the L-BFGS ascent.
+const MEMORY: usize = 10;
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The L-BFGS memory (Nocedal and Wright 2006, Algorithm 7.4) of the minimisation of
+/// `−A`: the last steps `s = ρ' − ρ` and gradient changes `y = −(g' − g)`.
+#[derive(Default)]
+struct Memory {
+    pairs: std::collections::VecDeque<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Memory {
+    fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Records a step when its curvature `sᵀy` is positive (else the pair would break
+    /// the positive definiteness of the inverse-Hessian approximation).
+    fn push(&mut self, rho: &[f64], next: &[f64], g: &[f64], next_g: &[f64]) {
+        let s: Vec<f64> = next.iter().zip(rho).map(|(a, b)| a - b).collect();
+        let y: Vec<f64> = g.iter().zip(next_g).map(|(a, b)| a - b).collect();
+        if dot(&s, &y) > 1e-12 * dot(&y, &y).sqrt() * dot(&s, &s).sqrt() {
+            if self.pairs.len() == MEMORY {
+                self.pairs.pop_front();
+            }
+            self.pairs.push_back((s, y));
+        }
+    }
+
+    /// The ascent direction `H g` by the two-loop recursion (`g` itself without memory).
+    fn direction(&self, g: &[f64]) -> Vec<f64> {
+        let mut q = g.to_vec();
+        let mut alphas = Vec::with_capacity(self.pairs.len());
+        for (s, y) in self.pairs.iter().rev() {
+            let a = dot(s, &q) / dot(y, s);
+            q.iter_mut().zip(y).for_each(|(qi, yi)| *qi -= a * yi);
+            alphas.push(a);
+        }
+        if let Some((s, y)) = self.pairs.back() {
+            let scale = dot(s, y) / dot(y, y);
+            q.iter_mut().for_each(|v| *v *= scale);
+        }
+        for ((s, y), a) in self.pairs.iter().zip(alphas.iter().rev()) {
+            let b = dot(y, &q) / dot(y, s);
+            q.iter_mut().zip(s).for_each(|(qi, si)| *qi += (a - b) * si);
+        }
+        q
+    }
+}
 
 /// Learned widths and what the ascent reached.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,7 +102,7 @@ pub(crate) struct LearnedWidths {
     /// Each feature's share of the kernel's exponent, `γ_k E[(x_k − x'_k)²]` normalised
     /// to sum 1 over the features (scale-free: the relevance of feature `k`).
     pub(crate) relevance: Vec<f64>,
-    /// Centered alignment at the start (equal widths, the median heuristic) and at the
+    /// Centered alignment at the start (equal widths) and at the
     /// end.
     pub(crate) alignment: (f64, f64),
     /// Gradient steps taken.
@@ -196,9 +249,9 @@ fn sample_rows(n: usize, settings: &AlignmentSettings) -> Vec<usize> {
     rows
 }
 
-/// Maximises the centered alignment over the widths, by gradient ascent on `log γ` with
-/// a backtracking step (halved until the alignment rises, grown by 1.5 after a success),
-/// from equal widths `γ_k = 1/median ‖x − x'‖²` (the median heuristic).
+/// Maximises the centered alignment over the widths by L-BFGS ascent on `log γ` with a
+/// backtracking (Armijo) line search, from equal widths with `Σ_k γ_k E[(x_k − x'_k)²] = 1`
+/// (the mean squared distance as the width).
 pub(crate) fn learn_widths(
     x: &Features,
     y: &[f64],
@@ -223,25 +276,42 @@ pub(crate) fn learn_widths(
     let mut rho = vec![-(total.ln()); spread.len()];
     let (start, mut gradient) = problem.value_and_gradient(&rho);
     let mut value = start;
-    let mut step = 1.0;
+    let mut memory = Memory::default();
     let mut iterations = 0;
     while iterations < settings.max_iter {
-        let (next, next_value, next_gradient) = loop {
-            let next: Vec<f64> = rho.iter().zip(&gradient).map(|(r, g)| r + step * g).collect();
+        let mut direction = memory.direction(&gradient);
+        let mut slope = dot(&gradient, &direction);
+        if slope.is_nan() || slope <= 0.0 {
+            // Not an ascent direction (curvature lost): restart from the gradient.
+            memory = Memory::default();
+            direction = gradient.clone();
+            slope = dot(&gradient, &gradient);
+        }
+        // The first step has no curvature yet: a unit move in the largest coordinate.
+        let mut step = if memory.is_empty() {
+            1.0 / direction.iter().fold(0.0_f64, |m, v| m.max(v.abs())).max(1e-12)
+        } else {
+            1.0
+        };
+        let found = loop {
+            let next: Vec<f64> = (rho.iter().zip(&direction)).map(|(r, d)| r + step * d).collect();
             let (v, g) = problem.value_and_gradient(&next);
-            if v > value || step < 1e-8 {
-                break (next, v, g);
+            // Armijo's sufficient rise.
+            if v >= value + 1e-4 * step * slope {
+                break Some((next, v, g));
             }
             step /= 2.0;
+            if step < 1e-10 {
+                break None;
+            }
         };
-        // No rise (or a value that is not a number): the ascent has converged.
-        if next_value.partial_cmp(&value) != Some(std::cmp::Ordering::Greater) {
+        let Some((next, next_value, next_gradient)) = found else {
             break;
-        }
+        };
         iterations += 1;
         let gain = next_value - value;
+        memory.push(&rho, &next, &gradient, &next_gradient);
         (rho, value, gradient) = (next, next_value, next_gradient);
-        step *= 1.5;
         if gain < TOLERANCE * value.abs() {
             break;
         }
