@@ -11,6 +11,7 @@ import json
 
 from . import _core
 from .compare import compare
+from .exceptions import FallbackWarning
 from .learned import (
     CKLClassifier,
     DANKClassifier,
@@ -47,6 +48,7 @@ __all__ = [
     "HyperkernelRegressor",
     "HyperkernelNovelty",
     "CKLClassifier",
+    "FallbackWarning",
     "compare",
     "methods",
     "load",

@@ -151,22 +151,29 @@ class PairLayout:
         return np.asarray([self.position[c] for c in range(self.n_classes)], dtype=np.intp)
 
 
+#: Fitted attributes holding a ``kernlearn._core.Model`` -> the pickled state's key of its
+#: model-file JSON.
+_MODEL_ATTRIBUTES = {"model_": "_model_json", "declined_model_": "_declined_model_json"}
+
+
 class FittedModelMixin:
-    """Holds the fitted ``kernlearn._core.Model`` in ``model_`` and pickles it through the
-    library's model format (the JSON of ``kernlearn fit --model-out``)."""
+    """Holds the fitted ``kernlearn._core.Model`` in ``model_`` (and, for the learned
+    kernels after a fallback, the declined one in ``declined_model_``) and pickles them
+    through the library's model format (the JSON of ``kernlearn fit --model-out``)."""
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        model = state.pop("model_", None)
-        if model is not None:
-            state["_model_json"] = model.to_json()
+        for attribute, key in _MODEL_ATTRIBUTES.items():
+            if attribute in state:
+                model = state.pop(attribute)
+                state[key] = None if model is None else model.to_json()
         return state
 
     def __setstate__(self, state):
-        text = state.pop("_model_json", None)
+        texts = {a: state.pop(key) for a, key in _MODEL_ATTRIBUTES.items() if key in state}
         self.__dict__.update(state)
-        if text is not None:
-            self.model_ = _core.Model.from_json(text)
+        for attribute, text in texts.items():
+            setattr(self, attribute, None if text is None else _core.Model.from_json(text))
 
     def save(self, path, force=False):
         """Writes the fitted model as a kernlearn model file (readable by

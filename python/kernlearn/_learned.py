@@ -8,10 +8,12 @@ so) are chosen by k-fold cross-validation on the training data (the papers' SVM-
 """
 
 import json
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import (
@@ -26,6 +28,7 @@ from ._base import (
     label_values,
     seed_of,
 )
+from .exceptions import FallbackWarning
 from .kernels import family_spec, kernel_spec
 
 
@@ -126,33 +129,65 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
     def _fit(self, X, y):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
-        model, chosen = _core.fit_method(
+        model, chosen, declined = _core.fit_method(
             self._method_name(), self._options(), self.scale, self._grid_json(),
             seed_of(self.random_state, 0), X, y, self._regression,
         )
-        return self._adopt(model, chosen)
+        return self._adopt(model, chosen, declined)
 
-    def _adopt(self, model, chosen):
-        """Takes a fitted ``_core.Model`` and its ``fit_method`` record (JSON) as this
-        estimator's fit (also used by :mod:`kernlearn.ray`); returns the model's info."""
+    def _adopt(self, model, chosen, declined=None):
+        """Takes a fitted ``_core.Model``, its ``fit_method`` record (JSON) and, after a
+        fallback, the declined learned kernel's model as this estimator's fit (also used
+        by :mod:`kernlearn.ray`); warns with :class:`~kernlearn.FallbackWarning` when the
+        fit fell back. Returns the model's info."""
         self.model_ = model
+        self.declined_model_ = declined
         chosen = json.loads(chosen)
         self.chosen_ = {k: v for k, v in chosen["chosen"].items() if v is not None}
         self.selection_ = chosen["selection"]
+        self.fell_back_ = bool(self.chosen_.get("other", {}).get(_core.FELL_BACK, 0))
         info = self._model_info()
         self.warnings_ = info["warnings"]
         self.summary_ = info["summary"]
+        if self.fell_back_:
+            warnings.warn(self._fallback_message(), FallbackWarning, stacklevel=4)
         return info
+
+    def _fallback_message(self):
+        """What the fallback warning says: the method, both CV scores and what was fitted."""
+        other = self.chosen_.get("other", {})
+        metric = "MSE" if self._regression else "accuracy"
+        learned, svm = other.get("learned_cv_score"), self.chosen_.get("cv_score")
+        scores = ""
+        if learned is not None and svm is not None:
+            scores = f" (CV {metric}: learned kernel {learned:.4g}, SVM-CV {svm:.4g})"
+        return (
+            f"{type(self).__name__}: {self._method_name()}'s learned kernel did not beat "
+            f"SVM-CV on the base kernel in cross-validation by more than one standard error "
+            f"on both fold partitions{scores}, so the fitted model is "
+            f"the SVM-CV model (sigma={self.chosen_.get('sigma')}, C={self.chosen_.get('c')}): "
+            f"predictions are the SVM's. The declined learned kernel stays in "
+            f"declined_model_ (and learned_kernel()); fallback=False keeps it as the model."
+        )
+
+    def _learned_model(self):
+        """The model of the learned kernel: ``model_``, or after a fallback the declined
+        learned kernel's model."""
+        declined = getattr(self, "declined_model_", None)
+        return declined if declined is not None else self.model_
 
     def learned_kernel(self):
         """What the method learned, as numpy arrays where it is numeric: kernel weights
-        (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives.
+        (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives. After a
+        fallback (``fell_back_``), what the declined learned kernel learned.
 
         Returns
         -------
         dict
         """
-        extra = self._model_info()["summary"].get("extra") or {}
+        check_is_fitted(self)
+        info = json.loads(self._learned_model().info())
+        extra = info["summary"].get("extra") or {}
         return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in extra.items()}
 
 
@@ -268,16 +303,24 @@ _COMMON_DOC = """
         With ``select="grid"``: SVM-CV runs first and the learned kernel's candidates
         use its C; unless the best candidate beats that SVM by more than one standard
         error of the fold-wise gain, both on the selection folds and on a fresh fold
-        partition, the fitted model is the SVM (``chosen_["other"]`` has
-        ``fell_back_to_base_svm``, and ``learned_cv_score``, the learned kernel's best
-        CV score). For MKL, localized methods and DANK, the candidates' CV stops as soon
-        as none of them could win even with perfect scores on the remaining folds: the
-        same decision, with fewer fits when there are fewer cores than fits per fold
-        round (``learned_cv_folds``: the folds ``learned_cv_score`` averages). ``False``
-        keeps the learned kernel and, for MKL and localized methods, chooses C over the
-        grid (the papers' protocols).
-    scale : {"01", "pm1", "standard", "none"}, default="01"
-        Feature scaling fitted on the training data (the papers scale to [0, 1]).
+        partition, the fitted model is the SVM: ``fit`` warns with
+        :class:`~kernlearn.FallbackWarning`, ``fell_back_`` is True, ``chosen_["other"]``
+        has ``fell_back_to_base_svm`` and ``learned_cv_score`` (the learned kernel's best
+        CV score), and the declined learned kernel, fitted on the whole training data at
+        the parameters its selection chose, is ``declined_model_``. For MKL, localized
+        methods and DANK, the candidates' CV stops as soon as none of them could win
+        even with perfect scores on the remaining folds: the same decision, with fewer
+        fits when there are fewer cores than fits per fold round (``learned_cv_folds``:
+        the folds ``learned_cv_score`` averages). ``False`` keeps the learned kernel
+        and, for MKL and localized methods, chooses C over the grid (the papers'
+        protocols).
+    scale : {"none", "01", "pm1", "standard"}, default="none"
+        Feature scaling fitted on the training data. ``"none"``, like every kernlearn
+        and scikit-learn estimator, takes the features as given (scale them explicitly,
+        e.g. ``make_pipeline(MinMaxScaler(), estimator)``, so that a comparison with
+        ``SVC`` or ``GridSearch`` sees the same features); ``"01"`` is the papers'
+        scaling to [0, 1], ``"pm1"`` to [-1, 1], ``"standard"`` to zero mean and unit
+        variance.
     random_state : int or None, default=None
         Seed of every random choice (folds, initialisations, k-means).
 
@@ -289,8 +332,16 @@ _COMMON_DOC = """
         Hyper-parameters used (selected or given).
     selection_ : dict or None
         The grid-search record when ``select="grid"``.
+    fell_back_ : bool
+        Whether the fit fell back to the SVM on the base kernel (see ``fallback``);
+        False when the learned kernel was kept or no selection ran.
+    declined_model_ : kernlearn._core.Model or None
+        After a fallback, the declined learned kernel's model (what
+        :meth:`learned_kernel` and the estimator's views of the learned kernel read);
+        None otherwise. Not part of the saved model.
     warnings_ : list of str
         What the fit reported that a user should know (e.g. an iteration cap).
     model_ : kernlearn._core.Model
-        The library's fitted model (what :meth:`save` writes).
+        The library's fitted model (what :meth:`save` writes): the SVM-CV model after
+        a fallback.
 """

@@ -48,8 +48,11 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
         Unused by CKL (kept for a uniform interface).
     cv : int, default=5
         Folds of the random search's cross-validation (``ckl_search="cv"``).
-    scale : {"01", "pm1", "standard", "none"}, default="01"
-        Feature scaling fitted on the training data (the thesis scales to [-1, 1]).
+    scale : {"none", "01", "pm1", "standard"}, default="none"
+        Feature scaling fitted on the training data; ``"none"`` takes the features as
+        given, as every kernlearn and scikit-learn estimator does (scale explicitly, e.g.
+        ``make_pipeline(MinMaxScaler(), estimator)``); the thesis scales to [-1, 1]
+        (``"pm1"``).
     random_state : int or None, default=None
         Seed of the initial values, the validation split and the batch order.
 
@@ -60,6 +63,10 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
     chosen_ : dict
         Hyper-parameters used (D, σ², learning rate, epochs run, best epoch).
     selection_ : dict or None
+    fell_back_ : bool
+        Always False: this method has no fallback to the SVM on the base kernel (the
+        attribute, and ``declined_model_ = None``, keep the learned-kernel estimators
+        uniform).
     warnings_ : list of str
     model_ : kernlearn._core.Model
         The library's fitted model (what :meth:`save` writes).
@@ -71,7 +78,7 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
                  feature_map=None, norm_cap=None, optimizer=None, learning_rate=None,
                  weight_decay=None, epochs=None, patience=None, batch_size=None,
                  validation_fraction=None, configs=None, ckl_search=None, select=None,
-                 grid=None, cv=5, scale="01", random_state=None):
+                 grid=None, cv=5, scale="none", random_state=None):
         self.method = method
         self.fourier_features = fourier_features
         self.init_variance = init_variance

@@ -17,11 +17,17 @@ def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_sta
     """Fits ``estimator`` and ``baseline`` on the same random splits and compares their
     test scores split by split.
 
+    Both see the features as given; compare like with like, e.g. both unscaled, or both
+    in a pipeline with the same scaler (``make_pipeline(MinMaxScaler(), est)``, fitted
+    on each split's training part). A learned kernel that falls back to SVM-CV on a
+    split warns with :class:`~kernlearn.FallbackWarning` there, and scores what SVM-CV
+    scores.
+
     Parameters
     ----------
-    estimator : estimator
+    estimator : estimator or Pipeline
         The method under test (e.g. ``DANKClassifier(select="grid")``).
-    baseline : estimator
+    baseline : estimator or Pipeline
         The reference (e.g. ``GridSearch(SVC())``, the papers' SVM-CV).
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)

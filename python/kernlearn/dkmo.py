@@ -12,7 +12,7 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     kernel machines optimised as neural networks over dense Nyström embeddings of the
     kernels. One estimator for both: ``method="dkmo"`` (one kernel) or ``"m-dkmo"``
     (several kernels: ``kernels=``, or ``kernel="precomputed"`` with ``X`` the Gram rows of
-    every kernel side by side, ``scale="none"``).
+    every kernel side by side).
 
     Parameters
     ----------
@@ -39,8 +39,10 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         Fusion merge (paper: sum).
     optimizer, learning_rate, weight_decay, epochs, patience, batch_size, validation_fraction
         Training (defaults: Adam, 0.001, 0, 100, 10, 32, 0.1).
-    scale : {"01", "pm1", "standard", "none"}, default="01"
-        Feature scaling fitted on the training data ("none" for kernel values).
+    scale : {"none", "01", "pm1", "standard"}, default="none"
+        Feature scaling fitted on the training data; ``"none"`` takes the features as
+        given, as every kernlearn and scikit-learn estimator does (scale explicitly, e.g.
+        ``make_pipeline(MinMaxScaler(), estimator)``); kernel values are never scaled.
     random_state : int or None, default=None
         Seed of the embeddings, initial weights, dropout and batches.
 
@@ -49,6 +51,10 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     classes_ : ndarray
     n_features_in_ : int
     chosen_ : dict
+    fell_back_ : bool
+        Always False: this method has no fallback to the SVM on the base kernel (the
+        attribute, and ``declined_model_ = None``, keep the learned-kernel estimators
+        uniform).
     model_ : kernlearn._core.Model
     """
 
@@ -57,7 +63,7 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     def __init__(self, method="dkmo", *, kernel=None, sigma=None, kernels=None, embedding=None,
                  embeddings=None, landmarks=None, hidden=None, dropout=None, kernel_dropout=None,
                  fusion=None, optimizer=None, learning_rate=None, weight_decay=None, epochs=None,
-                 patience=None, batch_size=None, validation_fraction=None, scale="01",
+                 patience=None, batch_size=None, validation_fraction=None, scale="none",
                  random_state=None):
         self.method = method
         self.kernel = kernel

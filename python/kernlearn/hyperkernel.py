@@ -23,8 +23,10 @@ _HYPERKERNEL_DOC = """
         Tolerance of the incomplete Cholesky of the hyperkernel matrix (paper: 1e-6).
     rank : int, default=None
         Rank cap of that factorisation (default 100).
-    scale : {"01", "pm1", "standard", "none"}, default="01"
-        Feature scaling fitted on the training data.
+    scale : {"none", "01", "pm1", "standard"}, default="none"
+        Feature scaling fitted on the training data; ``"none"`` takes the features as
+        given, as every kernlearn and scikit-learn estimator does (scale explicitly, e.g.
+        ``make_pipeline(MinMaxScaler(), estimator)``); ``"01"`` scales to [0, 1].
     random_state : int or None, default=None
         Seed (the width sample).
 
@@ -32,6 +34,10 @@ _HYPERKERNEL_DOC = """
     ----------
     n_features_in_ : int
     chosen_ : dict
+    fell_back_ : bool
+        Always False: this method has no fallback to the SVM on the base kernel (the
+        attribute, and ``declined_model_ = None``, keep the learned-kernel estimators
+        uniform).
     model_ : kernlearn._core.Model
     offset_ : float
         (novelty detection) 0: ``decision_function = score_samples - offset_``.
@@ -70,7 +76,7 @@ class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
     _problems = ("c-svm", "nu-svm", "lsvm", "kta")
 
     def __init__(self, problem="c-svm", *, C=None, nu=None, hyperkernel=None, lambda_h=None,
-                 lambda_q=None, width_factor=None, delta=None, rank=None, scale="01",
+                 lambda_q=None, width_factor=None, delta=None, rank=None, scale="none",
                  random_state=None):
         self.problem = problem
         self.C = C
@@ -116,7 +122,7 @@ class HyperkernelRegressor(_HyperkernelParams, _LearnedRegressor):
     _problem = "nu-svr"
 
     def __init__(self, *, C=None, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
-                 width_factor=None, delta=None, rank=None, scale="01", random_state=None):
+                 width_factor=None, delta=None, rank=None, scale="none", random_state=None):
         self.C = C
         self.nu = nu
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
@@ -137,7 +143,7 @@ class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _Learne
     _problem = "one-class"
 
     def __init__(self, *, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
-                 width_factor=None, delta=None, rank=None, scale="01", random_state=None):
+                 width_factor=None, delta=None, rank=None, scale="none", random_state=None):
         self.nu = nu
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
                                scale, random_state)

@@ -38,13 +38,18 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         SPG-GMKL's λ > 0 of the p-norm regulariser (default 1).
     tol : float, default=None
         SPG-GMKL's SMO tolerance (default 1e-4).
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + """    weights_ : ndarray of shape (n_pairs, n_kernels)
+        The learned kernel weights, one row per class pair (model order); absent for
+        Nyström + linear SVM, which learns no weights. After a fallback (``fell_back_``)
+        the fitted model is the SVM and these are the weights of the declined learned
+        kernel (``declined_model_``).
+"""
 
     _methods = ("uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear")
 
     def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
                  easymkl_lambda=None, landmarks=None, gmkl_reg=None, gmkl_p=None, gmkl_lambda=None,
-                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
         self.method = method
         self.kernels = kernels
         self.C = C
@@ -63,7 +68,8 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Learns the kernel weights and the classifier.
+        """Learns the kernel weights and the classifier (after a fallback, the classifier
+        is the SVM-CV model and ``weights_`` are the declined learned kernel's).
 
         Parameters
         ----------
@@ -74,6 +80,7 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         -------
         self : object
         """
+        self.__dict__.pop("weights_", None)  # a refit without weights keeps no stale ones
         super().fit(X, y)
         weights = self.learned_kernel().get("weights")
         if weights is not None:
@@ -104,7 +111,7 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
     _methods = ("lmkl", "ldmkl", "swmkl", "clmkl")
 
     def __init__(self, method="lmkl", *, kernels=None, C=None, solver=None, lkl_epsilon=None,
-                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
         self.method = method
         self.kernels = kernels
         self.C = C
@@ -119,7 +126,8 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
         self.random_state = random_state
 
     def gates(self, X, pair=0):
-        """How much each base kernel is used at each sample.
+        """How much each base kernel is used at each sample (after a fallback, in the
+        declined learned kernel's model, ``declined_model_``).
 
         Parameters
         ----------
@@ -133,4 +141,4 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
             Rows sum to one.
         """
         X = check_predict_data(self, X)
-        return self.model_.gates(as_features(X), pair)
+        return self._learned_model().gates(as_features(X), pair)

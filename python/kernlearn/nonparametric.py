@@ -4,6 +4,7 @@ and regression, and scalable DANK (one DANK machine per k-means cluster)."""
 import json
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from ._learned import _COMMON_DOC, _LearnedClassifier, _LearnedRegressor, _require_binary
 
@@ -26,6 +27,8 @@ class _LearnedMatrixMixin:
     def learned_matrix(self, machine=0):
         """Rows of the learned matrix ``W`` (KNPL's ``G``, DANK's ``F``) that prediction
         uses: those of the support vectors, against every training point of the machine.
+        After a fallback (``fell_back_``), those of the declined learned kernel's model
+        (``declined_model_``).
 
         Parameters
         ----------
@@ -39,7 +42,8 @@ class _LearnedMatrixMixin:
         rows : ndarray of shape (n_SV, n_train_machine)
             ``W[support[s], j]``.
         """
-        machines = _learned_machines(json.loads(self.model_.to_json())["model"])
+        check_is_fitted(self)
+        machines = _learned_machines(json.loads(self._learned_model().to_json())["model"])
         if not 0 <= machine < len(machines):
             raise ValueError(f"machine={machine}: the model has {len(machines)} learned machines")
         m = machines[machine]
@@ -72,7 +76,7 @@ class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
     _method = "knpl"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, knpl_alternate=False, tol=None,
-                 select=None, grid=None, cv=5, fallback=True, scale="01", random_state=None):
+                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -115,7 +119,7 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
     _method = "dank"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
-                 step=None, start=None, select=None, grid=None, cv=5, fallback=True, scale="01",
+                 step=None, start=None, select=None, grid=None, cv=5, fallback=True, scale="none",
                  random_state=None):
         self.kernel = kernel
         self.sigma = sigma
@@ -148,7 +152,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
 
     def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
                  scheme=None, step=None, start=None, select=None, grid=None, cv=5, fallback=True,
-                 scale="01", random_state=None):
+                 scale="none", random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -202,7 +206,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         return tags
 
     def __init__(self, *, kernel=None, sigma=None, C=None, eta=None, scheme=None, step=None,
-                 start=None, clusters=None, select=None, grid=None, cv=5, scale="01",
+                 start=None, clusters=None, select=None, grid=None, cv=5, scale="none",
                  random_state=None):
         self.kernel = kernel
         self.sigma = sigma

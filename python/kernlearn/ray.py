@@ -539,7 +539,8 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
     estimator : ScalableDANKClassifier, default=None
         The settings (``kernel``, ``sigma``, ``C``, ``eta``, ``clusters``,
         ``random_state``, ...); it must have ``select=None`` (select σ and C first, e.g.
-        with :func:`grid_search`) and ``scale="none"`` (scale the data first).
+        with :func:`grid_search`) and ``scale="none"`` (the default; scale the data
+        first).
     partitions : int, default=None
         Number of partitions a single array is split into (default: the cluster's CPUs;
         at most one per 512-row block).

@@ -357,9 +357,9 @@ def test_clear_errors(cluster):
     with pytest.raises(ValueError, match="partition 0 has 500 rows.*multiple of 512"):
         kray.scalable_dank([X[:500], X[500:]], y, _dank_estimator(), quiet=True)
     with pytest.raises(ValueError, match="select"):
-        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier(select="grid", scale="none"))
+        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier(select="grid"))
     with pytest.raises(ValueError, match="scale"):
-        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier())
+        kray.scalable_dank(X, y, kernlearn.ScalableDANKClassifier(scale="01"))
 
 
 def _too_big():

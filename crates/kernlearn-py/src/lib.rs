@@ -10,7 +10,7 @@ use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
-use kernlearn::method::ChosenParams;
+use kernlearn::method::{ChosenParams, FELL_BACK};
 use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
 use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
@@ -315,8 +315,9 @@ impl MethodSpec {
 
 /// Fits catalogue method `method` with `options` (command-line names and text values,
 /// as `kernlearn fit --NAME VALUE`), scaling `scale`, selection by `grid_json`
-/// (`GridSettings`) when given, and seed `seed`. Returns the model and the chosen
-/// hyper-parameters as JSON.
+/// (`GridSettings`) when given, and seed `seed`. Returns the model, the chosen
+/// hyper-parameters as JSON, and, when the selection fell back to the SVM on the base
+/// kernel, the declined learned kernel's model (`FittedPipeline::declined`; else `None`).
 #[pyfunction]
 #[pyo3(signature = (method, options, scale, grid_json, seed, x, y, regression=false))]
 #[allow(clippy::too_many_arguments)]
@@ -330,7 +331,7 @@ fn fit_method(
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
     regression: bool,
-) -> PyResult<(PyModel, String)> {
+) -> PyResult<(PyModel, String, Option<PyModel>)> {
     let spec = MethodSpec::parse(method, &options, scale, grid_json, seed)?;
     let data = dataset(features(&x)?, labels(&y)?, regression);
     let fitted = py
@@ -345,11 +346,13 @@ fn fit_method(
         "select_seconds": fitted.select_seconds,
         "fit_seconds": fitted.fit_seconds,
     });
+    let declined = fitted.declined.map(|pipeline| PyModel { pipeline });
     Ok((
         PyModel {
             pipeline: fitted.pipeline,
         },
         chosen.to_string(),
+        declined,
     ))
 }
 
@@ -856,5 +859,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kmeans_answer, m)?)?;
     m.add_function(wrap_pyfunction!(kmeans_state_labels, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FELL_BACK", FELL_BACK)?;
     Ok(())
 }

@@ -235,6 +235,10 @@ pub struct FittedPipeline {
     pub select_seconds: f64,
     /// Seconds fitting the final model.
     pub fit_seconds: f64,
+    /// After the base-kernel fallback, the declined learned kernel's model
+    /// ([`crate::learner::FittedMethod::declined`]) behind the same scaler; `None` when the
+    /// learned kernel was kept or no fallback ran. Not part of `pipeline`, so not saved.
+    pub declined: Option<Pipeline>,
 }
 
 impl Pipeline {
@@ -272,8 +276,11 @@ impl Pipeline {
                 )));
             }
         }
+        let names = &train.feature_names;
+        let declined = (fitted.declined).map(|m| Pipeline::new(scaler.clone(), m, names.clone()));
         Ok(FittedPipeline {
-            pipeline: Pipeline::new(scaler, fitted.model, train.feature_names.clone()),
+            pipeline: Pipeline::new(scaler, fitted.model, names.clone()),
+            declined,
             trace: fitted.trace,
             chosen: fitted.chosen,
             selection: fitted.selection,

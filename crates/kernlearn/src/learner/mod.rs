@@ -135,6 +135,12 @@ pub struct FittedMethod {
     pub fit_seconds: f64,
     /// Per-iteration records of the final fit (KNPL, DANK), for `--trace`.
     pub trace: Option<Trace>,
+    /// After the base-kernel fallback ([`FELL_BACK`] = 1), the learned kernel's model that
+    /// the fallback declined: the learned kernel fitted on the whole training data at the
+    /// parameters its selection chose, so that what it learned (kernel weights, gates,
+    /// learned matrices) stays inspectable although `model` is the SVM. `None` when the
+    /// learned kernel was kept or no fallback ran.
+    pub declined: Option<AnyModel>,
 }
 
 impl FittedMethod {
@@ -147,6 +153,7 @@ impl FittedMethod {
             select_seconds: 0.0,
             fit_seconds,
             trace: None,
+            declined: None,
         }
     }
 

@@ -150,13 +150,20 @@ pub(crate) fn base_svm_cv(
 /// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`,
 /// from its selection `learned`) beside SVM-CV's (`cv_score`), with the number of folds
 /// it is the mean of (`learned_cv_folds`: fewer than SVM-CV's when the race of
-/// [`could_beat`] stopped the learned kernel's CV early). `select_seconds`: the whole
-/// selection (SVM-CV and the learned kernel's candidates).
-pub(crate) fn fall_back<L>(
+/// [`could_beat`] stopped the learned kernel's CV early).
+///
+/// The declined learned kernel (`learned.chosen`, fixed at its selected parameters) is
+/// fitted on `(x, y)` too, seeded by `seed`, and kept as [`FittedMethod::declined`]: the
+/// fit's model is the SVM, but what the learned kernel chose stays visible. Every
+/// learned-kernel family falls back through here, so they all carry it.
+/// `select_seconds`: the whole selection (SVM-CV and the learned kernel's candidates),
+/// to which the declined fit's seconds are added.
+pub(crate) fn fall_back<L: Learner>(
     svm: Selected<Selection>,
     learned: &Selected<L>,
     x: &Features,
     y: &[f64],
+    seed: u64,
     select_seconds: f64,
 ) -> Result<FittedMethod> {
     let params = svm.chosen.params.clone();
@@ -168,9 +175,12 @@ pub(crate) fn fall_back<L>(
         .insert("learned_cv_score".into(), learned.score);
     let folds = learned.fold_scores.len() as f64;
     chosen.other.insert("learned_cv_folds".into(), folds);
+    let (declined, declined_secs) = timed(|| learned.chosen.fit(x, y, seed, &|_| {}))?;
     let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
-    Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
-        .selected(select_seconds, Some(svm.chosen)))
+    let mut fitted = FittedMethod::new(AnyModel::new(model), chosen, secs)
+        .selected(select_seconds + declined_secs, Some(svm.chosen));
+    fitted.declined = Some(declined.model);
+    Ok(fitted)
 }
 
 /// The learner `make(v)` for the best of `values` by k-fold CV (the "C over the grid"
@@ -580,8 +590,10 @@ mod tests {
     }
 
     /// Every learned-kernel method with a search records whether it fell back;
-    /// a fallback is exactly the SVM-CV model (same predictions), and the learned kernel
-    /// is only kept with a CV score above SVM-CV's. `no-fallback` removes the check.
+    /// a fallback is exactly the SVM-CV model (same predictions) and carries the declined
+    /// learned kernel's model (the kind of model the method fits without the fallback),
+    /// and the learned kernel is only kept with a CV score above SVM-CV's, with nothing
+    /// declined. `no-fallback` removes the check.
     #[test]
     fn learned_kernels_fall_back_to_svm_cv_unless_they_beat_it() {
         use crate::method::{Method, MethodKind, MethodOptions, FELL_BACK};
@@ -604,6 +616,7 @@ mod tests {
         let svm_fit = svm.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
         let svm_pred = svm_fit.model.predict(&data.x).unwrap();
         let svm_score = svm_fit.chosen.cv_score.unwrap();
+        let mut fell_back = 0;
         for kind in [
             "knpl".parse::<MethodKind>().unwrap(),
             "dank".parse::<MethodKind>().unwrap(),
@@ -612,30 +625,43 @@ mod tests {
         ] {
             let m = Method::defaults(kind, &data, Some(settings.clone()), 3).unwrap();
             let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+            let mut options = MethodOptions::default();
+            options.seed = 3;
+            options.set("no-fallback", "true").unwrap();
+            let m = Method::build(kind, &options, &data, Some(settings.clone())).unwrap();
+            let kept = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+            assert!(!kept.chosen.other.contains_key(FELL_BACK), "{kind:?}");
+            assert!(kept.model.kind() != "svm", "{kind:?}");
+            assert!(kept.declined.is_none(), "{kind:?}");
             let flag = fit.chosen.other.get(FELL_BACK).copied();
             match flag {
                 Some(1.0) => {
+                    fell_back += 1;
                     assert!(fit.model.kind() == "svm", "{kind:?}");
                     assert_eq!(fit.model.predict(&data.x).unwrap(), svm_pred, "{kind:?}");
                     assert!(
                         fit.chosen.other.contains_key("learned_cv_score"),
                         "{kind:?}"
                     );
+                    let declined = fit
+                        .declined
+                        .as_ref()
+                        .expect("a fallback keeps the learned model");
+                    assert_eq!(declined.kind(), kept.model.kind(), "{kind:?}");
+                    assert_eq!(declined.n_features(), data.x.n_cols(), "{kind:?}");
                 }
                 Some(0.0) => {
                     assert!(fit.model.kind() != "svm", "{kind:?}");
                     assert!(fit.chosen.cv_score.unwrap() > svm_score, "{kind:?}");
+                    assert!(fit.declined.is_none(), "{kind:?}");
                 }
                 other => panic!("{kind:?}: {FELL_BACK} = {other:?}"),
             }
-            let mut options = MethodOptions::default();
-            options.seed = 3;
-            options.set("no-fallback", "true").unwrap();
-            let m = Method::build(kind, &options, &data, Some(settings.clone())).unwrap();
-            let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
-            assert!(!fit.chosen.other.contains_key(FELL_BACK), "{kind:?}");
-            assert!(fit.model.kind() != "svm", "{kind:?}");
         }
+        assert!(
+            fell_back > 0,
+            "no method fell back: the declined model went untested"
+        );
         // Options a method does not read are refused: SVM-CV has no fallback.
         let mut options = MethodOptions::default();
         options.set("no-fallback", "true").unwrap();

@@ -150,7 +150,7 @@ impl Learner for LocalizedLearner {
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
             if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = b.seconds + svm.seconds;
-                return fall_back(svm, b, x, y, seconds);
+                return fall_back(svm, b, x, y, seed, seconds);
             }
             svm_seconds = Some(svm.seconds);
         }

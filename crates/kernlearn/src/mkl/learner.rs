@@ -334,7 +334,7 @@ impl Learner for MklLearner {
         if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
             if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, b, x, y, seconds);
+                return fall_back(svm, b, x, y, seed, seconds);
             }
         }
         let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);

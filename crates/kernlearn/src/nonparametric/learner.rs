@@ -249,7 +249,7 @@ impl Learner for KnplLearner {
                     };
                     if !keeps_learned(&learned, &svm, x, y, s.folds, seed)? {
                         let seconds = start.elapsed().as_secs_f64();
-                        return fall_back(svm, &learned, x, y, seconds);
+                        return fall_back(svm, &learned, x, y, seed, seconds);
                     }
                     chosen.other.insert(FELL_BACK.into(), 0.0);
                 }
@@ -364,7 +364,7 @@ impl Learner for DankLearner {
             let best = best_on_path(candidates, regression, search, x, y, seed, path, race)?;
             if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
                 let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, &best, x, y, seconds);
+                return fall_back(svm, &best, x, y, seed, seconds);
             }
             params = best.chosen.params;
             learned_score = Some(best.score);
