@@ -13,6 +13,7 @@ from . import _core
 from .compare import compare
 from .exceptions import FallbackWarning
 from .learned import (
+    ARDClassifier,
     CKLClassifier,
     DANKClassifier,
     DANKRegressor,
@@ -43,6 +44,7 @@ __all__ = [
     "ScalableDANKClassifier",
     "MKLClassifier",
     "LocalizedMKLClassifier",
+    "ARDClassifier",
     "HyperkernelClassifier",
     "DKMOClassifier",
     "HyperkernelRegressor",

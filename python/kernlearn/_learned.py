@@ -176,6 +176,26 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         declined = getattr(self, "declined_model_", None)
         return declined if declined is not None else self.model_
 
+    @property
+    def feature_relevance_(self):
+        """Each input feature's relevance to the learned kernel, in column order, summing
+        to 1: the ARD-SVM's share of each feature in its kernel's exponent, an MKL
+        model's kernel weights split over the features each kernel reads. After a
+        fallback (``fell_back_``), the declined learned kernel's. An ``AttributeError``
+        for methods that learn no per-feature relevance.
+
+        Returns
+        -------
+        ndarray of shape (n_features_in_,)
+        """
+        check_is_fitted(self)
+        relevance = json.loads(self._learned_model().info()).get("feature_relevance")
+        if relevance is None:
+            raise AttributeError(
+                f"{type(self).__name__} ({self._method_name()}) learns no per-feature relevance"
+            )
+        return np.asarray(relevance, dtype=np.float64)
+
     def learned_kernel(self):
         """What the method learned, as numpy arrays where it is numeric: kernel weights
         (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives. After a

@@ -4,12 +4,13 @@ catalogue (``kernlearn.methods()``), fitted through the same path as ``kernlearn
 The estimators live in one module per concept: :mod:`kernlearn._learned` (the shared
 base and the catalogue's option table as Python parameters),
 :mod:`kernlearn.nonparametric` (KNPL, DANK, scalable DANK), :mod:`kernlearn.mkl` (MKL and
-localized MKL), :mod:`kernlearn.hyperkernel`, :mod:`kernlearn.ckl` and
+localized MKL), :mod:`kernlearn.ard`, :mod:`kernlearn.hyperkernel`, :mod:`kernlearn.ckl` and
 :mod:`kernlearn.dkmo`. This module gathers them (imports and pickles made when they all
 lived here keep working) and maps each estimator to the catalogue methods it fits.
 """
 
 from ._learned import OPTION_OF, OPTIONS, _require_binary  # noqa: F401 (imported from here before)
+from .ard import ARDClassifier
 from .ckl import CKLClassifier
 from .dkmo import DKMOClassifier
 from .hyperkernel import HyperkernelClassifier, HyperkernelNovelty, HyperkernelRegressor
@@ -23,6 +24,7 @@ __all__ = [
     "ScalableDANKClassifier",
     "MKLClassifier",
     "LocalizedMKLClassifier",
+    "ARDClassifier",
     "HyperkernelClassifier",
     "HyperkernelRegressor",
     "HyperkernelNovelty",
@@ -35,6 +37,7 @@ __all__ = [
 
 #: Every learned-kernel estimator and the catalogue methods it fits.
 ESTIMATOR_METHODS = {
+    ARDClassifier: ("ard",),
     CKLClassifier: CKLClassifier._methods,
     KNPLClassifier: ("knpl",),
     DANKClassifier: ("dank",),

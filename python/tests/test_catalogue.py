@@ -49,6 +49,10 @@ EXCLUDED = {
         "c": "the one-class problem (30) has no C: ν is its trade-off",
     },
     kernlearn.DKMOClassifier: COEFFICIENTS,
+    kernlearn.ARDClassifier: {
+        **SOLVER,
+        "class-weight": "per-class C: the SVC's class_weight; the ARD-SVM keeps equal weights",
+    },
 }
 
 

@@ -128,7 +128,8 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              kernels on all features, SVR gates, C from SVM-CV. ARD-SVM: one Gaussian width\n\
              per feature, learned by kernel-target alignment on each training part, scale and\n\
              C by CV. banana+noise: 400 rows of banana (2 features) with 6 columns of U(0, 1)\n\
-             noise; `relevance on real`: the ARD-SVM's share of relevance on the 2 real columns.\n\
+             noise; `relevance on real`: the learned kernel's share of relevance on the 2 real\n\
+             columns (ARD-SVM; MKL: its kernel weights per feature), kept or declined.\n\
              Each learned kernel falls back to SVM-CV on a split unless it beats it by more\n\
              than one standard error in the selection's 5-fold CV and again on fresh folds\n\
              (`fell back`: on how many splits).\n\

@@ -395,7 +395,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     }
     let mut out = Map::new();
     report::model_fields(&fitted.pipeline.model, &mut out);
-    report::relevance_fields(&fitted.pipeline, &mut out);
+    report::relevance_fields(&fitted, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     if let Some(sel) = &fitted.selection {
         select::selection_fields(sel, &mut out, false);
@@ -419,7 +419,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     }
     fitted.pipeline.save(o.model_out)?;
     if let Some(path) = o.relevance_plot {
-        kernlearn::figure::relevance_plot(&fitted.pipeline, path)?;
+        kernlearn::figure::relevance_plot(fitted.learned().0, path)?;
         out.insert("relevance_plot".into(), json!(path.display().to_string()));
     }
     out.insert(
@@ -627,6 +627,7 @@ pub fn evaluate_split(
         out.insert("select_seconds".into(), json!(fitted.select_seconds));
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
+    report::relevance_fields(&fitted, &mut out);
     score_split(&fitted.pipeline, train, test, &mut out)?;
     Ok((out, fitted.pipeline))
 }
@@ -641,7 +642,6 @@ fn score_split(
 ) -> Result<()> {
     let model = &pipeline.model;
     report::model_fields(model, out);
-    report::relevance_fields(pipeline, out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("n_test".into(), json!(test.len()));
     let train_pred = pipeline.predict(&train.x)?;

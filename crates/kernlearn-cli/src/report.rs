@@ -57,13 +57,21 @@ pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
 }
 
 /// Each feature's relevance to the learned kernel, named by column, when the model
-/// learns one (`feature_relevance`: `[{"feature", "relevance"}]` in column order).
-pub fn relevance_fields(pipeline: &kernlearn::Pipeline, out: &mut Map<String, Value>) {
-    if let Some(relevance) = pipeline.feature_relevance() {
+/// learns one (`feature_relevance`: `[{"feature", "relevance"}]` in column order); after
+/// a fallback to SVM-CV, the declined learned kernel's, and `feature_relevance_of` says so.
+pub fn relevance_fields(fitted: &kernlearn::FittedPipeline, out: &mut Map<String, Value>) {
+    let (learned, declined) = fitted.learned();
+    if let Some(relevance) = learned.feature_relevance() {
         let rows: Vec<Value> = (relevance.iter())
             .map(|(name, r)| json!({ "feature": name, "relevance": r }))
             .collect();
         out.insert("feature_relevance".into(), Value::Array(rows));
+        if declined {
+            out.insert(
+                "feature_relevance_of".into(),
+                json!("the declined learned kernel (the fit fell back to SVM-CV)"),
+            );
+        }
     }
 }
 

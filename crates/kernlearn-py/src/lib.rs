@@ -205,7 +205,7 @@ impl PyModel {
     }
 
     /// What the model is, as JSON: `method`, `task`, `n_features`, `classes` (model
-    /// order), `summary`, `params`, `warnings`.
+    /// order), `summary`, `params`, `warnings`, `feature_relevance` (or null).
     fn info(&self) -> String {
         let m = &self.pipeline.model;
         serde_json::json!({
@@ -216,6 +216,7 @@ impl PyModel {
             "summary": m.summary(),
             "params": m.params_json(),
             "warnings": m.warnings(),
+            "feature_relevance": m.feature_relevance(),
         })
         .to_string()
     }

@@ -68,7 +68,8 @@ pub struct RepeatResult {
     /// Support vectors of the final model.
     pub n_support: usize,
     /// Each feature's relevance to the learned kernel, for models that learn one
-    /// ([`crate::Estimator::feature_relevance`]).
+    /// ([`crate::Estimator::feature_relevance`]); after a fallback to SVM-CV, the declined
+    /// learned kernel's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance: Option<Vec<f64>>,
     /// Seconds selecting parameters.
@@ -224,6 +225,8 @@ impl Experiment {
         let (train, test) = (data.subset(&train_idx), data.subset(&test_idx));
         let fitted = Pipeline::fit(self.scale, &self.method, &train, seed, progress)?;
         let pipeline = &fitted.pipeline;
+        // What the learned kernel chose, kept or declined for SVM-CV.
+        let relevance_of_learned = fitted.learned().0.model.feature_relevance();
         let train_pred = pipeline.predict(&train.x)?;
         let start = Instant::now();
         let test_pred = pipeline.predict(&test.x)?;
@@ -238,7 +241,7 @@ impl Experiment {
             train_indices: train_idx,
             test_indices: test_idx,
             n_support: pipeline.model.summary().n_support.unwrap_or(0),
-            relevance: pipeline.model.feature_relevance(),
+            relevance: relevance_of_learned,
             chosen: fitted.chosen,
             select_seconds: fitted.select_seconds,
             fit_seconds: fitted.fit_seconds,

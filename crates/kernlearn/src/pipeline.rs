@@ -241,6 +241,18 @@ pub struct FittedPipeline {
     pub declined: Option<Pipeline>,
 }
 
+impl FittedPipeline {
+    /// The pipeline whose model learned a kernel: the fitted one, or after the base-kernel
+    /// fallback the declined learned kernel's (`true`: the fitted model is SVM-CV's).
+    /// What a report shows of the learned kernel (its feature relevance) reads from it.
+    pub fn learned(&self) -> (&Pipeline, bool) {
+        match &self.declined {
+            Some(declined) => (declined, true),
+            None => (&self.pipeline, false),
+        }
+    }
+}
+
 impl Pipeline {
     /// Checks `train` for `method`'s task, fits the `scale` scaler on it and then the
     /// method (with its selection) on the scaled features, seeded by `seed`.

@@ -137,7 +137,7 @@ impl Learner for ArdLearner {
         )?;
         if let Some(svm) = svm {
             if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
-                return fall_back(svm, &best, x, y, start.elapsed().as_secs_f64());
+                return fall_back(svm, &best, x, y, seed, start.elapsed().as_secs_f64());
             }
         }
         let select_seconds = start.elapsed().as_secs_f64();
