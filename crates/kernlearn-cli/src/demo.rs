@@ -53,7 +53,7 @@ fn learned_methods(task: Task) -> Vec<MethodKind> {
 
 /// Paired splits per dataset: the repeats of the papers' protocol, enough for a standard
 /// error of the paired differences and well within a minute on a 2-core machine (three
-/// splits: 13 CPU-seconds, 7 s wall, at load 1.7).
+/// splits, banana+noise and the ARD-SVM included: 15 CPU-seconds, 10 s wall).
 /// `kernlearn experiment --baseline svm` runs as many as asked.
 const SPLITS: usize = 3;
 
