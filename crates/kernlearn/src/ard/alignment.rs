@@ -12,8 +12,9 @@
 //! `W = K ⊙ (T/‖K̃‖ − ⟨K,T⟩ K̃/‖K̃‖³) / ‖T‖`,
 //!
 //! and `Σ_ij W_ij (x_ik − x_jk)² = 2 (Σ_i w_i x_ik² − (XᵀWX)_kk)` with `w = W1` (W is
-//! symmetric): two `n × n × d` products per step. The ascent runs on `ρ = log γ`, so the
-//! widths stay positive and an irrelevant feature's width decays geometrically towards 0.
+//! symmetric): two `n × n × d` products per evaluation. The ascent (L-BFGS, Nocedal and
+//! Wright 2006, with Armijo backtracking) runs on `ρ = log γ`, so the widths stay
+//! positive and an irrelevant feature's width can fall towards 0 geometrically.
 //! A feature whose differences carry no information about the labels only adds noise to
 //! the distances, which lowers the alignment: its width shrinks.
 
@@ -29,7 +30,7 @@ use rand_chacha::ChaCha8Rng;
 /// How the widths are learned.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct AlignmentSettings {
-    /// Most gradient steps.
+    /// Most L-BFGS steps.
     pub(crate) max_iter: usize,
     /// Most rows the alignment is computed on (a seeded random subset beyond it): each
     /// step costs `O(n² d)`.
@@ -105,7 +106,7 @@ pub(crate) struct LearnedWidths {
     /// Centered alignment at the start (equal widths) and at the
     /// end.
     pub(crate) alignment: (f64, f64),
-    /// Gradient steps taken.
+    /// L-BFGS steps taken.
     pub(crate) iterations: usize,
 }
 

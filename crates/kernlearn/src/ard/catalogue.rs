@@ -13,7 +13,7 @@ use crate::svm::SvmType;
 use crate::{Error, Result};
 
 /// `--ard-iterations`.
-pub(crate) static ARD_ITERATIONS: OptionSpec = OptionSpec::new("ard-iterations", OptionValue::Count, "ard: most gradient steps of the alignment ascent over the widths (default 100)");
+pub(crate) static ARD_ITERATIONS: OptionSpec = OptionSpec::new("ard-iterations", OptionValue::Count, "ard: most L-BFGS steps of the alignment ascent over the widths (default 100)");
 /// `--ard-sample`.
 pub(crate) static ARD_SAMPLE: OptionSpec = OptionSpec::new("ard-sample", OptionValue::Count, "ard: most training rows the alignment is computed on, a seeded random subset beyond it (default 400; each step costs O(n² d))");
 /// `--ard-scale`.

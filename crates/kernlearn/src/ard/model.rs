@@ -18,7 +18,7 @@ pub struct ArdModel {
     pub(crate) relevance: Vec<f64>,
     /// Centered kernel-target alignment before and after learning the widths.
     pub(crate) alignment: (f64, f64),
-    /// Gradient steps of the alignment ascent.
+    /// L-BFGS steps of the alignment ascent.
     pub(crate) iterations: usize,
 }
 
