@@ -138,8 +138,9 @@ fn target_factor(y: &[f64], task: Task) -> Result<Mat<f64>> {
 /// The alignment problem on one sample: rows `x` (n × d) and target factor `ỹ`.
 struct Problem {
     x: Mat<f64>,
+    /// `T = ỸỸᵀ` (n × n), fixed over the ascent.
     target: Mat<f64>,
-    /// `‖ỸỸᵀ‖_F = ‖ỸᵀỸ‖_F`.
+    /// `‖T‖_F = ‖ỸᵀỸ‖_F`.
     target_norm: f64,
 }
 
@@ -147,11 +148,14 @@ impl Problem {
     fn new(x: &Features, y: &[f64], task: Task) -> Result<Self> {
         let (n, d) = (x.n_rows(), x.n_cols());
         let x = Mat::from_fn(n, d, |i, k| x.row(i)[k]);
-        let target = target_factor(y, task)?;
-        let mut gram = Mat::<f64>::zeros(target.ncols(), target.ncols());
+        let factor = target_factor(y, task)?;
+        let mut gram = Mat::<f64>::zeros(factor.ncols(), factor.ncols());
         let par = Par::Seq;
-        matmul(gram.as_mut(), Accum::Replace, target.transpose(), &target, 1.0, par);
+        matmul(gram.as_mut(), Accum::Replace, factor.transpose(), &factor, 1.0, par);
         let target_norm = gram.norm_l2();
+        let mut target = Mat::<f64>::zeros(n, n);
+        let par = Par::rayon(0);
+        matmul(target.as_mut(), Accum::Replace, &factor, factor.transpose(), 1.0, par);
         if target_norm.is_nan() || target_norm <= 0.0 {
             return Err(Error::data("ard: the target has no variance"));
         }
@@ -192,18 +196,15 @@ impl Problem {
         let mean = row_mean.iter().sum::<f64>() / n as f64;
         let centred = Mat::from_fn(n, n, |i, j| k[(i, j)] - row_mean[i] - row_mean[j] + mean);
         let norm = centred.norm_l2();
-        let mut ky = Mat::<f64>::zeros(n, self.target.ncols());
-        matmul(ky.as_mut(), Accum::Replace, &k, &self.target, 1.0, Par::Seq);
-        let inner: f64 = (0..self.target.ncols())
-            .map(|c| (0..n).map(|i| self.target[(i, c)] * ky[(i, c)]).sum::<f64>())
+        let inner: f64 = (0..n)
+            .map(|j| (0..n).map(|i| k[(i, j)] * self.target[(i, j)]).sum::<f64>())
             .sum();
         if norm.is_nan() || norm <= 0.0 {
             // Every kernel value equal (all widths 0, or all points one): no alignment.
             return (0.0, vec![0.0; d]);
         }
         let alignment = inner / (norm * self.target_norm);
-        let mut t = Mat::<f64>::zeros(n, n);
-        matmul(t.as_mut(), Accum::Replace, &self.target, self.target.transpose(), 1.0, Par::rayon(0));
+        let t = &self.target;
         let scale = 1.0 / self.target_norm;
         let w = Mat::from_fn(n, n, |i, j| {
             k[(i, j)] * (t[(i, j)] / norm - inner * centred[(i, j)] / norm.powi(3)) * scale

@@ -93,4 +93,8 @@ fn without_selection_the_model_is_the_svm_on_the_learned_widths() {
         o
     }, &train, Some(GridSettings::default()));
     assert!(e.unwrap_err().to_string().contains("ard-scale"));
+    let mut o = MethodOptions::default();
+    o.set("ard-sample", "2").unwrap();
+    let e = Method::build(kind, &o, &train, None).unwrap_err().to_string();
+    assert!(e.contains("ard-sample") && e.contains("too few"), "{e}");
 }
