@@ -9,6 +9,8 @@ same solver, grid search and methods as the ``kernlearn`` command line.
 
 import json
 
+import numpy as np
+
 from . import _core
 from .compare import compare
 from .exceptions import FallbackWarning
@@ -71,8 +73,7 @@ def methods():
 
 def load(path):
     """Reads a kernlearn model file (written by ``kernlearn fit --model-out`` or an
-    estimator's ``save``) as a low-level model with ``predict`` and
-    ``decision_function``.
+    estimator's ``save``), validated as the command line validates it.
 
     Parameters
     ----------
@@ -80,7 +81,87 @@ def load(path):
 
     Returns
     -------
-    kernlearn._core.Model
+    LoadedModel
+        ``predict``, ``decision_function`` and ``predict_proba`` laid out as the
+        estimators lay them out (classes sorted; two classes: one column, positive
+        meaning ``classes_[1]``); the low-level ``kernlearn._core.Model`` is ``model_``.
     """
-    with open(path, encoding="utf-8") as f:
-        return _core.Model.from_json(f.read())
+    return LoadedModel(_core.Model.from_json(_read_model_text(path)))
+
+
+def _read_model_text(path):
+    """The model file's text; only a regular file is read (a device or FIFO would block
+    or never end), and at most 4 GiB of it."""
+    import os
+    import stat
+
+    path = os.fspath(path)
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: not a regular file (a directory, device, FIFO or socket)")
+    limit = 4 << 30
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit} bytes, not a kernlearn model file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text, not a kernlearn model file") from e
+
+
+class LoadedModel:
+    """A model read by :func:`load`: predictions, decision values and probabilities with
+    the estimators' layout, so a loaded model agrees in sign and shape with the
+    estimator that saved it (its default ``decision_function_shape="ovr"``). Non-finite
+    outputs (a damaged file) raise ``ValueError`` in ``predict`` as in
+    ``decision_function``. Other attributes (``save``, ``to_json``, ``info``, ``gates``,
+    ``fused``) are the low-level model's."""
+
+    def __init__(self, model):
+        self.model_ = model
+        info = json.loads(model.info())
+        self.method = info["method"]
+        self.task = info["task"]
+        self.n_features_in_ = info["n_features"]
+        self._model_classes = [float(c) for c in info["classes"]]
+        self.classes_ = np.array(sorted(self._model_classes))
+        names = info.get("decision_names") or []
+        self._per_class = self.task == "classification" and not any("_vs_" in n for n in names)
+
+    def __getattr__(self, name):
+        if name == "model_":
+            raise AttributeError(name)
+        return getattr(self.model_, name)
+
+    def _X(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
+        return X
+
+    def _order(self):
+        return [self._model_classes.index(c) for c in self.classes_]
+
+    def predict(self, X):
+        """Predicted labels (targets for regression, ±1 for novelty detection)."""
+        return np.asarray(self.model_.predict(self._X(X)))
+
+    def decision_function(self, X):
+        """Decision values as the estimator that saved the model returns them."""
+        from ._base import PairLayout, classifier_scores
+
+        dec = np.asarray(self.model_.decision_function(self._X(X)), dtype=np.float64)
+        if self.task != "classification":
+            return dec[:, 0]
+        k = len(self.classes_)
+        if self._per_class:
+            p = dec[:, self._order()]
+            return p[:, 1] - p[:, 0] if k == 2 else p
+        ovo = PairLayout(self._model_classes, self.classes_).ovo(dec)
+        return classifier_scores(ovo, k, "ovr")
+
+    def predict_proba(self, X):
+        """Class probabilities, one column per class of ``classes_`` (sorted)."""
+        p = np.asarray(self.model_.predict_proba(self._X(X)), dtype=np.float64)
+        return p[:, self._order()]

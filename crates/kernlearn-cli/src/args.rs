@@ -80,7 +80,7 @@ pub fn read_for_prediction(
 }
 
 /// `f1, f2, …`: the names a file without a header gets.
-fn is_default_names(names: &[String]) -> bool {
+pub fn is_default_names(names: &[String]) -> bool {
     names
         .iter()
         .enumerate()
@@ -122,7 +122,7 @@ fn label_column(
 }
 
 /// `data` with its feature columns in the model's order `names`.
-fn reorder_columns(data: Dataset, names: &[String], path: &Path) -> Result<Dataset> {
+pub fn reorder_columns(data: Dataset, names: &[String], path: &Path) -> Result<Dataset> {
     let index: Vec<usize> = names
         .iter()
         .map(|n| {
@@ -167,10 +167,24 @@ fn reorder_columns(data: Dataset, names: &[String], path: &Path) -> Result<Datas
 
 /// The column names of a CSV's header line.
 fn csv_header(path: &Path) -> Result<Vec<String>> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
+    // Only a regular file is opened (opening a FIFO blocks), and the header line is
+    // read from its first MiB (`/dev/zero` has no line end); the full read that follows
+    // goes through the library's bounded reader.
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is not a regular file (a directory, device, FIFO or socket); kernlearn \
+                 reads only regular files",
+            ),
+        ));
+    }
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut header = String::new();
-    std::io::BufReader::new(file)
+    std::io::BufReader::new(file.take(1 << 20))
         .read_line(&mut header)
         .map_err(|e| Error::io(path, e))?;
     Ok(header

@@ -95,9 +95,12 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
     let mut reports: Vec<ExperimentReport> = Vec::new();
     let mut baselines: Vec<ExperimentReport> = Vec::new();
     for path in &a.data {
+        crate::refuse_gram_split(path, a.format, "experiment")?;
+    }
+    for path in &a.data {
         let data = read_dataset(path, a.format, a.target.as_deref())?;
         let search = match a.select {
-            SelectMode::None => None,
+            SelectMode::None => grid.when(false).map(|_| None)?,
             SelectMode::Grid => Some(grid.settings()?),
         };
         let exp = Experiment {

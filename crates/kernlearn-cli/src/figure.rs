@@ -289,6 +289,8 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
 
 /// Fewest sample points `figure` accepts.
 const MIN_POINTS: usize = 20;
+/// Most sample points `figure` accepts.
+const MAX_POINTS: usize = 20_000;
 
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
@@ -303,6 +305,25 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
                  sample; give --n {MIN_POINTS} or more, got {}",
                 args.n
             ),
+        ));
+    }
+    // The figures' fits (cross-validated SVMs, localized MKL) hold n × n kernel
+    // matrices: a sample larger than MAX_POINTS would run for hours or exhaust memory.
+    if args.n > MAX_POINTS {
+        return Err(Error::param(
+            "n",
+            format!(
+                "the figure's methods fit n × n kernel matrices; give --n {MAX_POINTS} or \
+                 fewer, got {}",
+                args.n
+            ),
+        ));
+    }
+    if args.gates.is_none() && args.kernels != GATES_KERNELS {
+        return Err(Error::param(
+            "kernels",
+            "only applies with --gates (the boundary figure's methods use their own \
+             kernels)",
         ));
     }
     Outputs::new(&[], args.force).plan(&args.out)?;

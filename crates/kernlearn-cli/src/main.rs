@@ -221,7 +221,13 @@ fn main() -> ExitCode {
                 train_score: !no_train_score,
                 force,
                 json,
-                grid: (select == experiment::SelectMode::Grid).then_some(&grid),
+                grid: match grid.when(select == experiment::SelectMode::Grid) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                },
             },
             quiet,
         ),
@@ -264,7 +270,13 @@ fn main() -> ExitCode {
             save,
             json,
         }) => {
-            let grid = (select == experiment::SelectMode::Grid).then_some(&grid);
+            let grid = match grid.when(select == experiment::SelectMode::Grid) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             let split = Holdout {
                 test: test.as_deref(),
                 test_fraction,
@@ -417,6 +429,17 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
             &train.y,
         )?;
     }
+    // Every check before the first write: a trace asked of a method that records none
+    // fails here, with nothing written.
+    let trace = match o.trace {
+        Some(path) => Some((path, fitted.trace.as_ref().ok_or_else(|| {
+            Error::param(
+                "trace",
+                "this method records no per-iteration trace (`kernlearn methods` says which do: their fits are traced); nothing was written",
+            )
+        })?)),
+        None => None,
+    };
     fitted.pipeline.save(o.model_out)?;
     if let Some(path) = o.relevance_plot {
         kernlearn::figure::relevance_plot(fitted.learned().0, path)?;
@@ -426,13 +449,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         "model_file".into(),
         json!(o.model_out.display().to_string()),
     );
-    if let Some(path) = o.trace {
-        let trace = fitted.trace.as_ref().ok_or_else(|| {
-            Error::param(
-                "trace",
-                "this method records no per-iteration trace (`kernlearn methods` says which do: their fits are traced)",
-            )
-        })?;
+    if let Some((path, trace)) = trace {
         write_atomic(path, trace.to_csv().as_bytes())?;
         out.insert("trace_file".into(), json!(path.display().to_string()));
         write_trace_plots(trace, path, &fitted.pipeline.model.method().to_uppercase())?;
@@ -483,7 +500,8 @@ fn predict(a: &PredictArgs) -> Result<()> {
     let start = Instant::now();
     let x = pipeline.transform(&test.x)?;
     let model = &pipeline.model;
-    let decision = model.decision_function(&x)?;
+    // Checked finite before anything is written.
+    let decision = pipeline.decision_function(&test.x)?;
     let pred: Vec<f64> = decision
         .iter()
         .map(|d| model.predict_from_decision(d))
@@ -540,27 +558,6 @@ fn predict(a: &PredictArgs) -> Result<()> {
     Ok(())
 }
 
-/// Names of the decision-value columns: one per class pair for one-vs-one
-/// classification (`decision_1_vs_-1`, LIBSVM's pair order), else `decision`.
-fn decision_columns(model: &AnyModel, width: usize) -> Vec<String> {
-    let classes = model.classes();
-    if model.task() != Task::Classification || classes.len() < 2 {
-        return (0..width)
-            .map(|k| match width {
-                1 => "decision".to_string(),
-                _ => format!("decision_{k}"),
-            })
-            .collect();
-    }
-    let mut names = Vec::new();
-    for i in 0..classes.len() {
-        for j in i + 1..classes.len() {
-            names.push(format!("decision_{}_vs_{}", classes[i], classes[j]));
-        }
-    }
-    names
-}
-
 /// The predictions as CSV with a header: `prediction`, then the decision values and
 /// class probabilities when asked for.
 fn predictions_csv(
@@ -571,7 +568,7 @@ fn predictions_csv(
 ) -> String {
     let mut head = vec!["prediction".to_string()];
     if let Some(d) = dec {
-        head.extend(decision_columns(model, d.first().map_or(0, Vec::len)));
+        head.extend(model.decision_names(d.first().map_or(0, Vec::len)));
     }
     if proba.is_some() {
         head.extend(model.classes().iter().map(|c| format!("p_{c}")));
@@ -669,6 +666,9 @@ fn evaluate(
         .chain(test_path)
         .collect();
     save.plan(&inputs, args)?;
+    if test_path.is_none() {
+        refuse_gram_split(&data.data, data.format, "evaluate without --test")?;
+    }
     let all = data.read()?;
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(&all, settings)?;
@@ -701,6 +701,12 @@ fn read_test_like(path: &Path, data: &DataArgs, train: &Dataset) -> Result<Datas
         Format::Libsvm => kernlearn::data::read_libsvm(path, Some(train.x.n_cols()))?,
         f => kernlearn::data::read_dataset(path, Some(f), data.target.as_deref())?,
     };
+    // Columns by name, as `predict` matches them, when both files name their columns:
+    // a test file with other columns is refused, reordered ones are put in order.
+    let named = |d: &Dataset| !args::is_default_names(&d.feature_names);
+    if format == Format::Csv && named(train) && test.feature_names != train.feature_names {
+        return args::reorder_columns(test, &train.feature_names, path);
+    }
     if test.x.n_cols() != train.x.n_cols() {
         return Err(Error::data(format!(
             "{} has {} features, the training data has {}",
@@ -710,4 +716,27 @@ fn read_test_like(path: &Path, data: &DataArgs, train: &Dataset) -> Result<Datas
         )));
     }
     Ok(test)
+}
+
+/// A Gram set cannot be split by rows: a test row needs its kernel values against the
+/// training rows only, and the training part must stay square. The error says what to
+/// pass instead.
+pub fn refuse_gram_split(path: &Path, format: Option<Format>, command: &str) -> Result<()> {
+    let gram = match format {
+        Some(f) => f == Format::Gram,
+        None => Format::from_path(path).is_ok_and(|f| f == Format::Gram),
+    };
+    if gram {
+        return Err(Error::param(
+            "data",
+            format!(
+                "{}: {command} splits rows, but a Gram set's rows are kernel values against \
+                 all samples (splitting rows would leave a non-square training matrix); \
+                 write a training and a test manifest (test rows against the training \
+                 samples) and use `evaluate --test TEST.json`, or `fit` and `predict`",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -21,9 +21,9 @@ pub struct SelectArgs {
     /// SVR tube widths ε to try. Default {0.01, 0.1, 0.5} × std of the targets.
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub epsilons: Option<Vec<f64>>,
-    /// Number of cross-validation folds (stratified for classification).
-    #[arg(long, default_value_t = 5)]
-    pub folds: usize,
+    /// Number of cross-validation folds (stratified for classification; default 5).
+    #[arg(long)]
+    pub folds: Option<usize>,
     /// Largest Gram matrix held in memory, MiB (above it: cached solver per fold); for
     /// MKL methods, the largest table of all base kernels' Gram matrices (above it:
     /// kernel values recomputed per fit).
@@ -32,6 +32,28 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
+    /// The grid when `searched`; otherwise an error naming the first grid option given,
+    /// which nothing would read (`--sigmas` without `--select grid`).
+    pub fn when(&self, searched: bool) -> Result<Option<&Self>> {
+        if searched {
+            return Ok(Some(self));
+        }
+        let given = [
+            ("sigmas", self.sigmas.is_some()),
+            ("cs", self.cs.is_some()),
+            ("epsilons", self.epsilons.is_some()),
+            ("folds", self.folds.is_some()),
+        ];
+        match given.iter().find(|(_, g)| *g) {
+            Some((name, _)) => Err(Error::param(
+                *name,
+                "only applies when a grid is searched (--select grid); without it the \
+                 method's own defaults or options are used and this value would be ignored",
+            )),
+            None => Ok(None),
+        }
+    }
+
     /// The grid search settings.
     pub fn settings(&self) -> Result<GridSettings> {
         if !(self.gram_mb >= 0.0 && self.gram_mb.is_finite()) {
@@ -47,7 +69,7 @@ impl SelectArgs {
                 cs: self.cs.clone().unwrap_or(defaults.cs),
                 epsilons: self.epsilons.clone().unwrap_or_default(),
             },
-            folds: self.folds,
+            folds: self.folds.unwrap_or(5),
             gram_budget_bytes: (self.gram_mb.max(0.0) * (1u64 << 20) as f64) as usize,
         })
     }
@@ -121,7 +143,7 @@ pub fn run(
             1.0 / (b.sigma * b.sigma),
             b.c,
             b.epsilon.map_or(String::new(), |e| format!(", ε = {e}")),
-            sel.folds,
+            sel.folds.unwrap_or(5),
             selection.metric,
             b.score,
             selection.n_tied,

@@ -217,6 +217,13 @@ impl PyModel {
             "params": m.params_json(),
             "warnings": m.warnings(),
             "feature_relevance": m.feature_relevance(),
+            "decision_names": m.decision_names(match m.task() {
+                kernlearn::Task::Classification => {
+                    let k = m.classes().len();
+                    k * k.saturating_sub(1) / 2
+                }
+                _ => 1,
+            }),
         })
         .to_string()
     }

@@ -99,6 +99,28 @@ pub trait Estimator {
             }
         }
     }
+    /// Names of the `width` decision values of one row, for output tables: one per
+    /// class pair for one-vs-one classification (`decision_1_vs_-1`, LIBSVM's pair
+    /// order), else `decision` (or `decision_<k>`). Models whose decision values mean
+    /// something else name them themselves.
+    fn decision_names(&self, width: usize) -> Vec<String> {
+        let classes = self.classes();
+        if self.task() != Task::Classification || classes.len() < 2 {
+            return (0..width)
+                .map(|k| match width {
+                    1 => "decision".to_string(),
+                    _ => format!("decision_{k}"),
+                })
+                .collect();
+        }
+        let mut names = Vec::new();
+        for i in 0..classes.len() {
+            for j in i + 1..classes.len() {
+                names.push(format!("decision_{}_vs_{}", classes[i], classes[j]));
+            }
+        }
+        names
+    }
     /// What a user should know about the fit (a solver stopped at its iteration cap,
     /// …), one sentence each; empty when the fit went as intended.
     fn warnings(&self) -> Vec<String> {

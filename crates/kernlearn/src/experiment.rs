@@ -463,10 +463,16 @@ pub fn paired_table(reports: &[ExperimentReport]) -> String {
             num(p.baseline_mean),
             method_mean,
             signed(p.mean_difference),
-            num(p.standard_error),
+            if p.splits < 2 {
+                "– (one split)".to_string()
+            } else {
+                num(p.standard_error)
+            },
             p.win_tie_loss(),
             p.wilcoxon.p_value,
-            if p.worse_by_more_than(1.0) {
+            if p.splits < 2 {
+                "– (one split: repeat to compare)"
+            } else if p.worse_by_more_than(1.0) {
                 "**yes**"
             } else {
                 "no"

@@ -24,18 +24,34 @@ pub struct Outputs {
 impl Outputs {
     /// A command that reads `inputs`; `force` allows replacing existing files (never an
     /// input).
+    /// An input that is a Gram-set manifest brings the kernel and label files it names
+    /// along: they are inputs too.
     pub fn new(inputs: &[&Path], force: bool) -> Self {
-        Self {
-            inputs: inputs.iter().map(|p| p.to_path_buf()).collect(),
+        let mut outputs = Self {
+            inputs: Vec::new(),
             planned: Vec::new(),
             force,
+        };
+        for p in inputs {
+            outputs.push_input(p);
         }
+        outputs
     }
 
     /// Adds an input (e.g. a kernel-family file named by an option) when it is a file.
     pub fn add_input(&mut self, path: &Path) {
         if path.is_file() {
-            self.inputs.push(path.to_path_buf());
+            self.push_input(path);
+        }
+    }
+
+    fn push_input(&mut self, path: &Path) {
+        self.inputs.push(path.to_path_buf());
+        let manifest = path.extension().is_some_and(|e| e == "json") && path.is_file();
+        if manifest {
+            if let Ok(files) = crate::data::gram_set_files(path) {
+                self.inputs.extend(files);
+            }
         }
     }
 
@@ -51,6 +67,7 @@ impl Outputs {
             ));
         }
         check_target(path)?;
+        check_writable(path)?;
         if path.exists() && !self.force {
             return Err(refusal(
                 path,
@@ -101,6 +118,29 @@ fn check_target(path: &Path) -> Result<()> {
             path,
             std::io::ErrorKind::NotFound,
             format!("directory `{}` does not exist", dir.display()),
+        )),
+    }
+}
+
+/// The directory of `path` accepts a new file: a probe file is created there and
+/// removed, so an unwritable folder is refused before any work instead of after the
+/// first of several outputs has been written.
+fn check_writable(path: &Path) -> Result<()> {
+    let probe = parent(path).join(format!(".kernlearn-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(io_error(
+            path,
+            e.kind(),
+            format!("cannot write in `{}`: {e}", parent(path).display()),
         )),
     }
 }

@@ -54,9 +54,15 @@ impl Pipeline {
         self.scaler.transform(x)
     }
 
-    /// Predictions for raw (unscaled) features.
+    /// Predictions for raw (unscaled) features, read from the decision values once they
+    /// are checked finite: a damaged model (a weight edited to 1e308) whose outputs
+    /// overflow is an error, never a label picked from NaN scores.
     pub fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        let pred = self.model.predict(&self.transform(x)?)?;
+        let dec = self.decision_function(x)?;
+        let pred: Vec<f64> = dec
+            .iter()
+            .map(|d| self.model.predict_from_decision(d))
+            .collect();
         finite_outputs(pred.iter().map(std::slice::from_ref), "prediction")?;
         Ok(pred)
     }
@@ -98,7 +104,7 @@ impl Pipeline {
     /// lengths, counts, classes, parameters: see [`Pipeline::validate`]) a
     /// `malformed model file: …` error naming the field.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::data::read_text_bounded(path)?;
         Self::from_json(&text, &path.display().to_string())
     }
 
@@ -212,7 +218,7 @@ fn finite_outputs<'a>(rows: impl Iterator<Item = &'a [f64]>, what: &str) -> Resu
         if let Some(v) = row.iter().find(|v| !v.is_finite()) {
             return Err(Error::numerical(format!(
                 "the {what} of row {} is {v}: the input is beyond what f64 arithmetic can \
-                 carry (features near ±1e308?)",
+                 carry (features near ±1e308, or a model file with extreme values)",
                 i + 1
             )));
         }

@@ -483,31 +483,52 @@ fn mutations(t: &Target) -> Vec<Mutation> {
             })
             .collect(),
         Target::List(p) => {
-            let p2 = p.clone();
-            vec![(
-                format!("{p}: last element removed"),
-                Box::new(move |v: &mut Value| {
-                    v.pointer_mut(&p2).unwrap().as_array_mut().unwrap().pop();
-                }),
-            )]
+            let (p2, p3) = (p.clone(), p.clone());
+            vec![
+                (
+                    format!("{p}: last element removed"),
+                    Box::new(move |v: &mut Value| {
+                        v.pointer_mut(&p2).unwrap().as_array_mut().unwrap().pop();
+                    }),
+                ),
+                (
+                    format!("{p}: emptied"),
+                    Box::new(move |v: &mut Value| {
+                        v.pointer_mut(&p3).unwrap().as_array_mut().unwrap().clear();
+                    }),
+                ),
+            ]
         }
     }
 }
 
 /// Loads `v` and, when it loads, predicts on `x` as `kernlearn predict` does (decision
 /// values, the prediction from them, probabilities) and through `predict`.
-fn load_and_predict(v: &Value, x: &Features) {
-    let Ok(p) = load(v) else { return };
-    let _ = p.predict(x);
+/// Returns what was not finite, when an output that came back `Ok` was not.
+fn load_and_predict(v: &Value, x: &Features) -> Option<String> {
+    let Ok(p) = load(v) else { return None };
+    if let Ok(pred) = p.predict(x) {
+        if pred.iter().any(|v| !v.is_finite()) {
+            return Some(format!("predict returned {pred:?}"));
+        }
+    }
     let Ok(dec) = p.decision_function(x) else {
-        return;
+        return None;
     };
+    if dec.iter().flatten().any(|v| !v.is_finite()) {
+        return Some(format!("decision_function returned {dec:?}"));
+    }
     let m = &p.model;
     for d in &dec {
         let _ = m.predict_from_decision(d);
-        let _ = m.probabilities_from_decision(d);
+        if let Ok(proba) = m.probabilities_from_decision(d) {
+            if proba.iter().any(|v| !v.is_finite()) {
+                return Some(format!("probabilities {proba:?}"));
+            }
+        }
     }
     let _ = (m.classes(), m.summary(), m.warnings(), m.params_json());
+    None
 }
 
 /// Mutations per fixture at most (evenly spread when a fixture has more; every
@@ -515,7 +536,8 @@ fn load_and_predict(v: &Value, x: &Features) {
 const MAX_MUTATIONS: usize = 700;
 
 /// Applies at most `max` mutations of `base` (evenly spread), loading and predicting on
-/// `x` after each; returns how many ran and adds a line to `panics` for each panic.
+/// `x` after each; returns how many ran and adds a line to `panics` for each panic or
+/// non-finite output.
 fn mutate(name: &str, base: &Value, x: &Features, max: usize, panics: &mut Vec<String>) -> usize {
     let mut found = Vec::new();
     targets(base, String::new(), &mut found);
@@ -526,7 +548,11 @@ fn mutate(name: &str, base: &Value, x: &Features, max: usize, panics: &mut Vec<S
         let mut v = base.clone();
         edit(&mut v);
         total += 1;
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| load_and_predict(&v, x))) {
+        let outcome = catch_unwind(AssertUnwindSafe(|| load_and_predict(&v, x)));
+        if let Ok(Some(non_finite)) = &outcome {
+            panics.push(format!("{name}: {what}: non-finite output: {non_finite}"));
+        }
+        if let Err(payload) = outcome {
             let msg = payload
                 .downcast_ref::<String>()
                 .cloned()

@@ -64,7 +64,7 @@ pub struct CklLearner {
 pub(crate) fn build(
     name: &str,
     o: &MethodOptions,
-    _data: &Dataset,
+    data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     let mut p = CklParams {
@@ -84,6 +84,7 @@ pub(crate) fn build(
     p.norm_cap = o.number(&NORM_CAP)?.or(p.norm_cap);
     apply_training(o, &mut p.train)?;
     p.validate()?;
+    p.check_memory(data.len(), data.n_features())?;
     let search = match search {
         Some(cv) => {
             let configs = o.count(&CONFIGS)?.unwrap_or(100);

@@ -73,6 +73,20 @@ impl CklParams {
         }
         self.train.validate()
     }
+
+    /// Refuses a width `D` whose feature map cannot fit in memory for `n` rows of `d`
+    /// features, before anything is allocated: the frequencies (`D·d`) and the features
+    /// of every row (`n·D`), in doubles, four times over (values, gradients and the
+    /// optimiser's two moments).
+    pub(crate) fn check_memory(&self, n: usize, d: usize) -> Result<()> {
+        let width = self.width as f64;
+        let bytes = 4.0 * 8.0 * width * (d.max(1) as f64 + n as f64 + 1.0);
+        crate::check::memory_fits(
+            "fourier-features",
+            &format!("D = {} features on {n} rows of {d} columns", self.width),
+            bytes,
+        )
+    }
 }
 
 /// A fitted CKL network or fixed-feature linear model: logits `z(x) W_o + b_o`.
@@ -106,6 +120,7 @@ impl CklModel {
         on_epoch: &dyn Fn(&EpochRecord),
     ) -> Result<Self> {
         params.validate()?;
+        params.check_memory(x.n_rows(), x.n_cols())?;
         x.check_finite("features")?;
         let (classes, _) = crate::multiclass::class_groups(y);
         if classes.len() < 2 {

@@ -44,8 +44,58 @@ struct KernelFile {
     values: Vec<f64>,
 }
 
-/// Reads a Gram-set manifest and its files into a [`Dataset`] (see the module docs).
-pub fn read_gram_set(manifest: &Path) -> Result<Dataset> {
+/// The files a Gram-set manifest names (kernels, then labels), each resolved against
+/// the manifest's folder and confined to it (see [`read_gram_set`]). A command that
+/// reads the set counts every one of them as an input, so no output replaces one.
+pub fn gram_set_files(manifest: &Path) -> Result<Vec<PathBuf>> {
+    let m = read_manifest(manifest)?;
+    let dir = manifest_dir(manifest);
+    m.kernels
+        .iter()
+        .chain(m.labels.as_ref())
+        .map(|p| confined(manifest, dir, p))
+        .collect()
+}
+
+fn manifest_dir(manifest: &Path) -> &Path {
+    match manifest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// `name` joined to the manifest's folder, refused when it would leave that folder: an
+/// absolute path, a `..` component, or a link resolving outside it. A manifest from
+/// elsewhere cannot make kernlearn read (and quote in an error) an unrelated file; the
+/// refusal names the manifest and the entry's position, never the file it points at.
+fn confined(manifest: &Path, dir: &Path, name: &Path) -> Result<PathBuf> {
+    use std::path::Component;
+    let refuse = |why: &str| {
+        Error::data(format!(
+            "{}: a path in the manifest {why}; kernel and label files must be inside the \
+             manifest's folder (copy them there and name them relative to it)",
+            manifest.display()
+        ))
+    };
+    if name.as_os_str().is_empty() {
+        return Err(refuse("is empty"));
+    }
+    if name
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(refuse("is absolute or climbs out with `..`"));
+    }
+    let path = dir.join(name);
+    if let (Ok(real), Ok(root)) = (path.canonicalize(), dir.canonicalize()) {
+        if !real.starts_with(&root) {
+            return Err(refuse("is a link that leads outside the folder"));
+        }
+    }
+    Ok(path)
+}
+
+fn read_manifest(manifest: &Path) -> Result<Manifest> {
     let text = read_text(manifest)?;
     let m: Manifest = serde_json::from_str(&text).map_err(|e| {
         Error::parse(
@@ -64,16 +114,31 @@ pub fn read_gram_set(manifest: &Path) -> Result<Dataset> {
             manifest.display()
         )));
     }
-    let dir = manifest.parent().unwrap_or(Path::new("."));
-    let kernels = m
+    Ok(m)
+}
+
+/// Reads a Gram-set manifest and its files into a [`Dataset`] (see the module docs).
+/// Every path the manifest names must lie inside the manifest's folder.
+pub fn read_gram_set(manifest: &Path) -> Result<Dataset> {
+    let m = read_manifest(manifest)?;
+    let dir = manifest_dir(manifest);
+    let paths = m
         .kernels
         .iter()
-        .map(|p| read_kernel_file(&dir.join(p)))
+        .map(|p| confined(manifest, dir, p))
         .collect::<Result<Vec<_>>>()?;
-    let paths: Vec<PathBuf> = m.kernels.iter().map(|p| dir.join(p)).collect();
+    let labels = m
+        .labels
+        .as_ref()
+        .map(|p| confined(manifest, dir, p))
+        .transpose()?;
+    let kernels = paths
+        .iter()
+        .map(|p| read_kernel_file(p))
+        .collect::<Result<Vec<_>>>()?;
     check_same_shape(&kernels, &paths)?;
-    let y = match &m.labels {
-        Some(p) => read_labels(&dir.join(p), kernels[0].rows)?,
+    let y = match &labels {
+        Some(p) => read_labels(p, kernels[0].rows)?,
         None => Vec::new(),
     };
     Ok(stack(&kernels, y))

@@ -12,12 +12,13 @@ pub mod scale;
 pub mod split;
 pub mod synthetic;
 mod text;
+pub(crate) use text::read_text as read_text_bounded;
 
 pub use csv::{
     parse_csv, parse_csv_unlabeled, read_csv, read_csv_unlabeled, to_csv_string, write_csv,
 };
 pub use format::{ensure_not_same_file, read_dataset, write_dataset, Format};
-pub use gram::read_gram_set;
+pub use gram::{gram_set_files, read_gram_set};
 pub use keel::{parse_keel, parse_keel_with_target, read_keel, to_keel_string, write_keel};
 pub use libsvm::{parse_libsvm, read_libsvm, to_libsvm_string, write_libsvm};
 pub use scale::{ScaleMode, Scaler};

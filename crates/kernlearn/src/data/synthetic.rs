@@ -68,6 +68,9 @@ pub const CLOWNS_NOISE: f64 = 1.0;
 /// alias `mixture`) with `n` points and its default noise. Fails on an unknown name or
 /// `n = 0`.
 pub fn generate(name: &str, n: usize, seed: u64) -> Result<Dataset> {
+    // Rows of at most a few columns, a label and a shuffle index: refused before the
+    // allocation when they cannot fit.
+    crate::check::memory_fits("n", &format!("{n} synthetic points"), n as f64 * 64.0)?;
     match name.to_ascii_lowercase().as_str() {
         "clowns" => clowns(n, CLOWNS_NOISE, seed),
         "sandwich" | "mixture" => sandwich(n, SANDWICH_NOISE, seed),

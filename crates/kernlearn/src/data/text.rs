@@ -5,9 +5,59 @@ use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Reads `path` as UTF-8 text; invalid UTF-8 is reported with its line number.
+/// Reads `path` whole, through the one bounded reader every input goes through: only a
+/// regular file is opened (a directory, a device such as `/dev/zero`, a FIFO or a socket
+/// is refused before `open`, which would block on a FIFO), and at most the smaller of
+/// half the available memory and [`MAX_INPUT_BYTES`] is read, so an endless or growing
+/// stream ends in an error naming the file instead of a hang or an abort.
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let refuse = |why: String| {
+        Error::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+        )
+    };
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(refuse("it is a directory, not a file".into()));
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            "it is not a regular file (a device, FIFO or socket); kernlearn reads only \
+             regular files"
+                .into(),
+        ));
+    }
+    let limit = (crate::check::available_memory() / 2).min(MAX_INPUT_BYTES);
+    if meta.len() > limit {
+        return Err(refuse(format!(
+            "the file has {} bytes, more than the {limit} bytes kernlearn reads from one input",
+            meta.len()
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(refuse(format!(
+            "the file grew past {limit} bytes while it was read; kernlearn reads at most \
+             that from one input"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The largest input file read (16 GiB): far above any dataset a dense in-memory
+/// reader can hold, low enough that a runaway stream stops in seconds of disk reads.
+pub(crate) const MAX_INPUT_BYTES: u64 = 16 << 30;
+
+/// Reads `path` as UTF-8 text through [`read_bounded`]; invalid UTF-8 is reported with
+/// its line number.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = read_bounded(path)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

@@ -11,6 +11,7 @@ use crate::nn::{
     TrainingData,
 };
 use crate::trace::Trace;
+use crate::check::memory_fits;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -105,6 +106,46 @@ impl DkmoParams {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses settings whose embeddings or networks cannot fit in memory on the `n`
+    /// rows of `x`, before anything is allocated (an abort otherwise): the embeddings
+    /// hold `M·P·n·r` doubles (`r ≤ min(s, n)` the rank), each of the `M·P` branch
+    /// networks `r·h₁ + Σ hᵢhᵢ₊₁` f32 weights, kept four times over by Adam (weights,
+    /// gradients, two moments), and a batch of `n` rows through every layer.
+    fn check_memory(&self, x: &Features) -> Result<()> {
+        let n = x.n_rows() as f64;
+        let kernels = match (&self.kernels, self.precomputed) {
+            (_, true) if x.n_rows() > 0 => (x.n_cols() / x.n_rows()).max(1) as f64,
+            (Some(k), _) => k.len().max(1) as f64,
+            _ => 1.0,
+        };
+        let per_kernel = match self.scheme {
+            Some(EmbeddingScheme::Clustered) => 5.0,
+            Some(EmbeddingScheme::Nystrom) => self.embeddings as f64,
+            None if self.precomputed => self.embeddings as f64,
+            None => 5.0,
+        };
+        let branches = kernels * per_kernel;
+        let rank = (self.landmarks as f64).min(n);
+        let embeddings = branches * n * rank * 8.0;
+        memory_fits(
+            "dkmo-embeddings",
+            &format!("{branches} embeddings of {n} rows × rank {rank}"),
+            embeddings,
+        )?;
+        let h = &self.hidden;
+        let weights = rank * h[0] as f64
+            + h.windows(2)
+                .map(|w| w[0] as f64 * w[1] as f64)
+                .sum::<f64>();
+        let units: f64 = h.iter().map(|&u| u as f64).sum();
+        let network = branches * (4.0 * 4.0 * weights + 3.0 * 4.0 * n * units);
+        memory_fits(
+            "dkmo-hidden",
+            &format!("{branches} branch networks of layers {h:?}"),
+            network,
+        )
     }
 }
 
@@ -209,6 +250,7 @@ impl DkmoModel {
         if classes.len() < 2 {
             return Err(Error::data("DKMO needs at least two classes"));
         }
+        params.check_memory(x)?;
         let input = kernel_input(params, x)?;
         let mut grams = input.rows(x)?;
         if params.precomputed {
@@ -557,6 +599,7 @@ impl Estimator for DkmoModel {
                 || "cosine_diag must hold a positive diagonal per kernel".to_string(),
             )?;
         }
+        self.architecture.validate()?;
         // Every layer of width w stores at least w values (its bias), so no width can
         // exceed the stored values: checked before the network is built from them.
         let stored: usize = self.weights.0.iter().map(|(_, v)| v.len()).sum();
@@ -572,7 +615,22 @@ impl Estimator for DkmoModel {
         ensure(widest <= stored, || {
             format!("a layer of {widest} units, but the model stores {stored} weights")
         })?;
+        // Nor can the layers' weight matrices need more values than are stored: the
+        // network is allocated from the architecture before the weights are copied in.
+        let needed = self.architecture.min_weights();
+        ensure(needed.is_some_and(|w| w <= stored), || {
+            format!(
+                "the architecture needs {} weights, but the model stores {stored}",
+                needed.map_or_else(|| "more than can be counted".into(), |w| w.to_string())
+            )
+        })?;
         self.network().map(|_| ())
+    }
+
+    /// The softmax output of each class: `decision_<class>`, one column per class (not
+    /// one per class pair).
+    fn decision_names(&self, _width: usize) -> Vec<String> {
+        self.classes.iter().map(|c| format!("decision_{c}")).collect()
     }
 
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {

@@ -68,6 +68,57 @@ pub struct Architecture {
 }
 
 impl Architecture {
+    /// Checks the shape read from a model file before any network is built from it: at
+    /// least one hidden layer, no layer of width 0, at least one kernel and one branch
+    /// per kernel, at least two classes, dropout rates in `[0, 1)`.
+    pub(crate) fn validate(&self) -> Result<()> {
+        let fail = |why: &str| Err(Error::data(format!("architecture: {why}")));
+        if self.hidden.is_empty() {
+            return fail("`hidden` is empty; a branch needs at least one hidden layer");
+        }
+        if self.hidden.contains(&0) || self.groups.iter().flatten().any(|&w| w == 0) {
+            return fail("a layer of width 0");
+        }
+        if self.groups.is_empty() || self.groups.iter().any(Vec::is_empty) {
+            return fail("`groups` needs at least one kernel, each with at least one branch");
+        }
+        if self.classes < 2 {
+            return fail("`classes` must be at least 2");
+        }
+        if !(0.0..1.0).contains(&self.dropout) || !(0.0..1.0).contains(&self.kernel_dropout) {
+            return fail("a dropout rate outside [0, 1)");
+        }
+        Ok(())
+    }
+
+    /// The weights of every linear layer (`in · out`), counted with checked arithmetic:
+    /// a lower bound on what a model file must store; `None` past `usize::MAX`.
+    pub(crate) fn min_weights(&self) -> Option<usize> {
+        let mut total = 0usize;
+        for group in &self.groups {
+            for &w in group {
+                let mut prev = w;
+                for &h in &self.hidden {
+                    total = total.checked_add(prev.checked_mul(h)?)?;
+                    prev = h;
+                }
+            }
+        }
+        let last = *self.hidden.last()?;
+        let mut fused = 0usize;
+        for group in &self.groups {
+            let per = match self.fusion {
+                Fusion::Sum => last,
+                Fusion::Concat => last.checked_mul(group.len())?,
+            };
+            fused = match self.fusion {
+                Fusion::Sum => per,
+                Fusion::Concat => fused.checked_add(per)?,
+            };
+        }
+        total.checked_add(fused.checked_mul(self.classes)?)
+    }
+
     /// Width of a branch's output.
     fn branch_out(&self) -> usize {
         *self

@@ -267,7 +267,11 @@ impl PairedComparison {
     /// lost out of `n` (all others tied) gives `mean = −d/n` and `SE = |d|/n` identically,
     /// so the comparison allows a relative 1e-9 for rounding rather than let the last
     /// bit of two equal numbers decide.
+    /// One split has no spread, so no standard error and no verdict: `false`.
     pub(crate) fn worse_by_more_than(&self, k: f64) -> bool {
+        if self.splits < 2 {
+            return false;
+        }
         let bound = k * self.standard_error;
         -self.mean_difference - bound > 1e-9 * (self.mean_difference.abs() + bound)
     }

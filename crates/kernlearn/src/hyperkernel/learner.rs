@@ -1,7 +1,9 @@
 //! The hyperkernel method as a [`Learner`]: the untuned defaults of section 7, no
 //! selection.
 
+use super::kernels::HyperkernelKind;
 use super::model::{HyperkernelModel, HyperkernelParams};
+use super::program::Problem;
 use super::catalogue::{
     HK_DELTA, HK_RANK, HK_WIDTH_FACTOR, HYPERKERNEL, LAMBDA_H, LAMBDA_Q, PROBLEM,
 };
@@ -66,6 +68,40 @@ pub(crate) fn build(
         p.max_rank = v;
     }
     p.validate()?;
+    // An option the chosen problem or hyperkernel does not read is an error, never
+    // silently ignored: C enters the C-SVM, LSVM, ν-regression programs and KTA's
+    // C-SVM hypothesis; ν the ν-SVM, single-class and ν-regression programs; λ_h the
+    // harmonic and ARD hyperkernels (12), (14) only.
+    let reads_c = matches!(
+        p.problem,
+        Problem::CSvm | Problem::Lsvm | Problem::NuSvr | Problem::Kta
+    );
+    let reads_nu = matches!(
+        p.problem,
+        Problem::NuSvm | Problem::OneClass | Problem::NuSvr
+    );
+    let reads_lambda_h = matches!(p.hyperkernel, HyperkernelKind::Harmonic | HyperkernelKind::Ard);
+    for (given, reads, option, reader) in [
+        (options.is_given(&C), reads_c, "c", "--problem c-svm, lsvm, nu-svr or kta"),
+        (options.is_given(&NU), reads_nu, "nu", "--problem nu-svm, one-class or nu-svr"),
+        (
+            options.is_given(&LAMBDA_H),
+            reads_lambda_h,
+            "lambda-h",
+            "--hyperkernel harmonic or ard",
+        ),
+    ] {
+        if given && !reads {
+            return Err(Error::param(
+                option,
+                format!(
+                    "is not read by hyperkernel with --problem {} --hyperkernel {}; it \
+                     applies with {reader}",
+                    p.problem, p.hyperkernel
+                ),
+            ));
+        }
+    }
     let _ = data;
     Ok(Method::new(HyperkernelLearner { params: p }))
 }

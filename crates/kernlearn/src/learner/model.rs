@@ -146,6 +146,9 @@ impl Estimator for AnyModel {
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
         self.inner().predict_from_decision(dec)
     }
+    fn decision_names(&self, width: usize) -> Vec<String> {
+        self.inner().decision_names(width)
+    }
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
         self.inner().probabilities_from_decision(dec)
     }

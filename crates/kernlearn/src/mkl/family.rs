@@ -397,7 +397,7 @@ impl KernelFamily {
 
     /// Reads the JSON form from a file.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::data::read_text_bounded(path)?;
         Self::from_json(&text, &path.display().to_string())
     }
 

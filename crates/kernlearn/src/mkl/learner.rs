@@ -16,6 +16,7 @@ use crate::learner::{
     FELL_BACK,
 };
 use crate::options::MethodOptions;
+use crate::Error;
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -77,6 +78,33 @@ pub(crate) fn family_of(
     Ok(family)
 }
 
+/// Most kernel-value updates an SPG-GMKL fit may plan: every iteration touches every
+/// base kernel's `n × n` Gram matrix (plus a fixed cost per kernel), so a family of a
+/// million single-feature kernels runs for hours where UNIFORM takes seconds.
+const MAX_SPG_WORK: f64 = 1e11;
+
+/// Refuses an SPG-GMKL fit whose kernels × (n² + per-kernel cost) × iterations exceed
+/// [`MAX_SPG_WORK`], before any work, naming the kernel count and what would fit.
+fn spg_work_fits(family: &KernelFamily, data: &Dataset, max_iter: usize) -> Result<()> {
+    let kernels = family.len(data.x.n_cols()) as f64;
+    let n = data.len() as f64;
+    let per_kernel = (n * n + 1000.0) * max_iter as f64;
+    if kernels * per_kernel <= MAX_SPG_WORK {
+        return Ok(());
+    }
+    Err(Error::param(
+        "kernels",
+        format!(
+            "SPG-GMKL would update {kernels} kernels on {n} points in each of up to \
+             {max_iter} iterations (about {:.1e} kernel-value updates, hours of work); at \
+             most {:.0} kernels fit on these rows: choose a smaller family (e.g. kernels \
+             on all features instead of one per feature) or use uniform",
+            kernels * per_kernel,
+            (MAX_SPG_WORK / per_kernel).floor()
+        ),
+    ))
+}
+
 /// Most MWUMKL rounds a fit may take (`⌈4ρ ln n / ε⌉`): beyond it a tiny ε would run
 /// for days; the error says which ε is the smallest that fits.
 const MAX_MWU_ROUNDS: usize = 1_000_000;
@@ -123,7 +151,11 @@ pub(crate) fn build(
             }
             MklMethod::Mwumkl(params)
         }
-        "spg-gmkl" => MklMethod::SpgGmkl(spg_params(options, base.c, base.solver)?),
+        "spg-gmkl" => {
+            let params = spg_params(options, base.c, base.solver)?;
+            spg_work_fits(&family, data, params.max_iter)?;
+            MklMethod::SpgGmkl(params)
+        }
         "easymkl" => {
             let defaults = EasyMklParams::default();
             MklMethod::EasyMkl(EasyMklParams {

@@ -5,6 +5,7 @@
 use super::optim::OPTIMIZER_NAMES;
 use super::TrainSettings;
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::Error;
 use crate::Result;
 
 /// `--optimizer`.
@@ -68,6 +69,18 @@ pub(crate) fn apply_training(o: &MethodOptions, t: &mut TrainSettings) -> Result
     }
     if let Some(v) = o.number(&VALIDATION_FRACTION)? {
         t.validation_fraction = v;
+    }
+    // Without a validation split nothing stops training early, so every epoch runs: a
+    // long default (CKL's 10,000) would look like a hang. The user says how many.
+    if t.validation_fraction == 0.0 && !o.is_given(&EPOCHS) && t.max_epochs > 1000 {
+        return Err(Error::param(
+            "validation-fraction",
+            format!(
+                "0 turns early stopping off, so all {} default epochs would run; pass \
+                 --epochs N as well (or keep a validation split)",
+                t.max_epochs
+            ),
+        ));
     }
     Ok(())
 }
