@@ -24,10 +24,45 @@ pub fn add_scores(
             }
         }
         Task::Classification | Task::Novelty => {
-            out.insert(format!("{prefix}_accuracy"), json!(accuracy(pred, truth)?));
+            let acc = accuracy(pred, truth)?;
+            out.insert(format!("{prefix}_accuracy"), json!(acc));
+            if prefix == "train" && task == Task::Classification {
+                warn_below_majority(out, acc, truth);
+            }
         }
     }
     Ok(())
+}
+
+/// A classifier whose training accuracy is below the share of the most frequent class
+/// does worse than always predicting that class: the fit failed (too few epochs, a
+/// diverged network, unsuited kernels). Said on standard error and in `warnings`.
+fn warn_below_majority(out: &mut Map<String, Value>, acc: f64, truth: &[f64]) {
+    let mut counts: Vec<(f64, usize)> = Vec::new();
+    for &t in truth {
+        match counts.iter_mut().find(|(c, _)| *c == t) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t, 1)),
+        }
+    }
+    let majority = counts.iter().map(|&(_, n)| n).max().unwrap_or(0) as f64 / truth.len().max(1) as f64;
+    if acc + 1e-12 >= majority {
+        return;
+    }
+    let w = format!(
+        "training accuracy {:.1} % is below the majority-class rate {:.1} %: the fit did \
+         worse than always predicting the most frequent class (check the method's options: \
+         epochs, learning rate, kernels, scaling)",
+        100.0 * acc,
+        100.0 * majority
+    );
+    eprintln!("warning: {w}");
+    match out.get_mut("warnings").and_then(Value::as_array_mut) {
+        Some(list) => list.push(json!(w)),
+        None => {
+            out.insert("warnings".into(), json!([w]));
+        }
+    }
 }
 
 /// Method, parameters and fit summary of a model.

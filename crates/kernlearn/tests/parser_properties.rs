@@ -1312,3 +1312,80 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Gram-set manifests and kernel matrices
+// ---------------------------------------------------------------------------------------
+
+/// Entries a hostile manifest may name: files in its folder, paths leaving it, devices.
+const GRAM_ENTRIES: [&str; 9] = [
+    "K.csv",
+    "./K.csv",
+    "y.csv",
+    "../K.csv",
+    "/etc/passwd",
+    "/dev/zero",
+    "",
+    "sub/../K.csv",
+    "missing.csv",
+];
+
+/// A scratch folder per case (inside the process's temporary folder).
+fn gram_dir() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "kernlearn-gram-prop-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// Any manifest (valid JSON naming any entries, or arbitrary text) over any kernel
+    /// and label text: `read_gram_set` returns `Ok` or `Err`, never panics, never reads
+    /// outside the manifest's folder (an entry with `..`, an absolute path or a device
+    /// is an error), and what it reads is well-formed.
+    #[test]
+    fn gram_sets_never_panic(
+        kernels in proptest::collection::vec(0..GRAM_ENTRIES.len(), 0..3),
+        labels in proptest::option::of(0..GRAM_ENTRIES.len()),
+        raw in proptest::option::of("[{}\\[\\]\":,a-z0-9 ]{0,40}"),
+        matrix in "[0-9.,eE+ \\-\n]{0,60}",
+        y in "[0-9.\\-\n]{0,20}",
+    ) {
+        let dir = gram_dir();
+        std::fs::write(dir.join("K.csv"), &matrix).unwrap();
+        std::fs::write(dir.join("y.csv"), &y).unwrap();
+        let names: Vec<&str> = kernels.iter().map(|&k| GRAM_ENTRIES[k]).collect();
+        let manifest = match &raw {
+            Some(text) => text.clone(),
+            None => serde_json::json!({
+                "kernels": names,
+                "labels": labels.map(|l| GRAM_ENTRIES[l]),
+            })
+            .to_string(),
+        };
+        let path = dir.join("set.json");
+        std::fs::write(&path, &manifest).unwrap();
+        let result = kernlearn::data::read_gram_set(&path);
+        let escapes = raw.is_none()
+            && names
+                .iter()
+                .chain(labels.map(|l| GRAM_ENTRIES[l]).as_ref())
+                .any(|n| n.starts_with('/') || n.contains(".."));
+        if escapes {
+            prop_assert!(result.is_err(), "{manifest}");
+        }
+        if let Ok(d) = &result {
+            d.check_shape().unwrap();
+            prop_assert!(d.y.is_empty() || d.y.len() == d.len());
+            prop_assert!(d.x.find_non_finite().is_none());
+        }
+        let _ = kernlearn::data::gram_set_files(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -41,6 +41,12 @@ impl Learner for SvmLearner {
         self.search.as_ref().map_or(0, GridSettings::steps)
     }
 
+    /// A precomputed kernel's "features" are kernel values: scaling them column by
+    /// column would make a symmetric Gram matrix asymmetric.
+    fn reads_kernel_values(&self) -> bool {
+        self.params.kernel.is_precomputed()
+    }
+
     fn fit(
         &self,
         x: &Features,
