@@ -45,7 +45,8 @@ fn warn_below_majority(out: &mut Map<String, Value>, acc: f64, truth: &[f64]) {
             None => counts.push((t, 1)),
         }
     }
-    let majority = counts.iter().map(|&(_, n)| n).max().unwrap_or(0) as f64 / truth.len().max(1) as f64;
+    let majority =
+        counts.iter().map(|&(_, n)| n).max().unwrap_or(0) as f64 / truth.len().max(1) as f64;
     if acc + 1e-12 >= majority {
         return;
     }

@@ -979,11 +979,9 @@ fn dkmo_models_predict_consistent_tables_and_damaged_files_are_refused() {
     // Damaged files: no hidden layer, a weight of 1e308, an embedding value of 1e308.
     let text = std::fs::read_to_string(dir.join("dkmo.json")).unwrap();
     let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let edits: Vec<Box<dyn Fn(&mut serde_json::Value)>> = vec![
-        Box::new(|m| m["model"]["fitted"]["architecture"]["hidden"] = serde_json::json!([])),
-        Box::new(|m| {
-            m["model"]["fitted"]["architecture"]["hidden"] = serde_json::json!([100000, 100000])
-        }),
+    let edits = [
+        serde_json::json!([]),
+        serde_json::json!([100000, 100000]),
     ];
     let inner = if model.get("model").is_some() {
         "model"
@@ -991,9 +989,9 @@ fn dkmo_models_predict_consistent_tables_and_damaged_files_are_refused() {
         ""
     };
     assert_eq!(inner, "model", "model files keep the model under `model`");
-    for (i, edit) in edits.iter().enumerate() {
+    for (i, hidden) in edits.iter().enumerate() {
         let mut m = model.clone();
-        edit(&mut m);
+        m["model"]["fitted"]["architecture"]["hidden"] = hidden.clone();
         let name = format!("bad{i}.json");
         std::fs::write(dir.join(&name), m.to_string()).unwrap();
         let path = format!("{{d}}/{name}");
