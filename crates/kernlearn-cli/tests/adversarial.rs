@@ -979,10 +979,7 @@ fn dkmo_models_predict_consistent_tables_and_damaged_files_are_refused() {
     // Damaged files: no hidden layer, a weight of 1e308, an embedding value of 1e308.
     let text = std::fs::read_to_string(dir.join("dkmo.json")).unwrap();
     let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let edits = [
-        serde_json::json!([]),
-        serde_json::json!([100000, 100000]),
-    ];
+    let edits = [serde_json::json!([]), serde_json::json!([100000, 100000])];
     let inner = if model.get("model").is_some() {
         "model"
     } else {

@@ -269,11 +269,18 @@ fn bad_input_is_a_clear_error() {
         let e = build("ckl".parse::<MethodKind>().unwrap(), &set, None).unwrap_err().to_string();
         assert!(e.contains(name), "{set:?}: {e}");
     }
-    let no_split = [("validation-fraction", "0")];
+    let no_split = [("validation-fraction", "0"), ("epochs", "50")];
     let e = build("ckl".parse::<MethodKind>().unwrap(), &no_split, Some(GridSettings::default()))
         .unwrap_err()
         .to_string();
     assert!(e.contains("ckl-search"), "{e}");
+    // Without a validation split nothing stops the default 10,000 epochs early: the
+    // user must say how many.
+    let endless = [("validation-fraction", "0")];
+    let e = build("ckl".parse::<MethodKind>().unwrap(), &endless, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("validation-fraction") && e.contains("--epochs"), "{e}");
     assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("norm-cap", "1")], None).is_err());
     assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("feature-map", "nystrom")], None).is_ok());
     let (x, y) = stripes(40, 1);
