@@ -202,14 +202,28 @@ fn restore(vars: &[Var], values: &[Tensor]) -> Result<()> {
 }
 
 /// The error of a diverged run: the loss is no longer finite.
+/// The loss scales with the learning rate, the weight decay and the initial weights
+/// (CKL: `--init-variance`), so the message names the one that is out of proportion
+/// when one is, and every suspect otherwise, instead of always blaming the learning rate.
 fn diverged(epoch: usize, loss: f64, settings: &TrainSettings) -> Error {
+    let (option, blame) = if settings.weight_decay >= 1e3 {
+        (
+            "weight-decay",
+            format!("the weight decay {} is too large", settings.weight_decay),
+        )
+    } else {
+        (
+            "learning-rate",
+            format!(
+                "the learning rate {} ({}) may be too large, or the initial weights (CKL: \
+                 --init-variance) or the weight decay {}",
+                settings.learning_rate, settings.optimizer, settings.weight_decay
+            ),
+        )
+    };
     Error::param(
-        "learning-rate",
-        format!(
-            "training diverged in epoch {epoch}: the loss became {loss}; the learning rate {} \
-             ({}) is too large for this problem, try a smaller one",
-            settings.learning_rate, settings.optimizer
-        ),
+        option,
+        format!("training diverged in epoch {epoch}: the loss became {loss}; {blame}; try a smaller value"),
     )
 }
 
