@@ -112,10 +112,11 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
     def _params_json(self, X, class_weights=()):
         max_iter = None if self.max_iter == -1 else int(self.max_iter)
         kernel = self._kernel_name()
+        gamma = 0.0 if kernel == "precomputed" else self._gamma_value(X)
         return json.dumps(
             {
                 "svm_type": self._svm_type,
-                "kernel": _kernel_json(kernel, self._gamma, self.degree, self.coef0),
+                "kernel": _kernel_json(kernel, gamma, self.degree, self.coef0),
                 "c": self._c_value(),
                 "nu": float(getattr(self, "nu", 0.5)),
                 "epsilon": float(getattr(self, "epsilon", 0.1)),
@@ -522,8 +523,10 @@ class SVC(_BaseSVC):
         Independent term of the polynomial and sigmoid kernels.
     shrinking : bool, default=True
         Use the shrinking heuristic.
-    probability : bool, default=False
-        Fit Platt probabilities (5-fold CV per class pair).
+    probability : bool, default="deprecated"
+        Fit Platt probabilities (5-fold CV per class pair). As in scikit-learn 1.9,
+        setting it (True or False) is deprecated (a ``FutureWarning``); the default
+        means False.
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation.
     cache_size : float, default=200

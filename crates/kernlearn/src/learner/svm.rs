@@ -67,7 +67,7 @@ impl Learner for SvmLearner {
 
 impl SvmLearner {
     /// The fit, with per-sample weights when given: they weight every fold of the
-    /// search (fold scores unweighted) and the final fit.
+    /// search (training and scoring) and the final fit.
     fn fit_with(
         &self,
         x: &Features,

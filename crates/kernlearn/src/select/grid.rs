@@ -175,8 +175,9 @@ pub struct GridSearch {
     pub gram_budget_bytes: usize,
     /// Per-sample weights of the training points (`None`: all 1). Each fold trains with
     /// the weights of its training points (points of zero or negative weight left out,
-    /// as [`SvmModel::fit_weighted`]); fold scores stay unweighted, as scikit-learn's
-    /// `GridSearchCV` scores with `sample_weight` passed to `fit`.
+    /// as [`SvmModel::fit_weighted`]) and scores its test points weighted by theirs
+    /// (weighted accuracy or MSE), as scikit-learn's `GridSearchCV` does with
+    /// `sample_weight` passed to `fit`.
     pub sample_weights: Option<Vec<f64>>,
 }
 
@@ -399,6 +400,11 @@ impl GridSearch {
                     format!("need {n} finite weights (one per row), got {}", w.len()),
                 ));
             }
+            if w.iter().all(|&v| v <= 0.0) {
+                return Err(Error::data(
+                    "Invalid input - all samples have zero or negative weights.",
+                ));
+            }
         }
         Ok(())
     }
@@ -454,6 +460,31 @@ fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
     (best, n_tied)
 }
 
+/// Accuracy (or MSE for regression) with each test point counted by its weight, as
+/// scikit-learn's scorers given `sample_weight`.
+fn weighted_score(pred: &[f64], truth: &[f64], w: &[f64], regression: bool) -> Result<f64> {
+    let total: f64 = w.iter().sum();
+    if !(total > 0.0) {
+        return Err(Error::data(
+            "a fold's test points all have zero weight; use fewer folds or other weights",
+        ));
+    }
+    let loss = |p: f64, t: f64| {
+        if regression {
+            (p - t) * (p - t)
+        } else {
+            f64::from(u8::from(p == t))
+        }
+    };
+    let sum: f64 = pred
+        .iter()
+        .zip(truth)
+        .zip(w)
+        .map(|((&p, &t), &wi)| wi * loss(p, t))
+        .sum();
+    Ok(sum / total)
+}
+
 /// The work of one fold for one σ: every ε and every C (ascending, warm-started).
 struct FoldJob<'a> {
     search: &'a GridSearch,
@@ -472,6 +503,7 @@ impl FoldJob<'_> {
         let weights = self.search.sample_weights.as_ref();
         let train_w: Option<Vec<f64>> = weights.map(|w| self.train.iter().map(|&i| w[i]).collect());
         let train_w = train_w.as_deref();
+        let test_w: Option<Vec<f64>> = weights.map(|w| self.test.iter().map(|&i| w[i]).collect());
         let test_y: Vec<f64> = self.test.iter().map(|&i| self.y[i]).collect();
         let train_x;
         let owned;
@@ -518,10 +550,10 @@ impl FoldJob<'_> {
                         .collect(),
                     None => self.predict(&model),
                 };
-                row[ci] = if eps.is_some() {
-                    mse(&pred, &test_y)?
-                } else {
-                    accuracy(&pred, &test_y)?
+                row[ci] = match &test_w {
+                    Some(w) => weighted_score(&pred, &test_y, w, eps.is_some())?,
+                    None if eps.is_some() => mse(&pred, &test_y)?,
+                    None => accuracy(&pred, &test_y)?,
                 };
                 previous = Some(model);
             }

@@ -956,6 +956,52 @@ mod tests {
         assert!(err.contains("30 finite values, got 3"), "{err}");
     }
 
+    /// Uniform weights are a rescaled C (C-SVC, ε-SVR: the same boxes, the same
+    /// iterates) or change nothing (ν-SVC, one-class: the scaled duals' solution scales
+    /// with the weight and the decision function does not).
+    #[test]
+    fn uniform_weights_rescale_c_or_change_nothing() {
+        use super::{
+            solve_c_svc, solve_c_svc_weighted, solve_epsilon_svr, solve_epsilon_svr_weighted,
+            solve_nu_svc, solve_nu_svc_weighted, solve_one_class, solve_one_class_weighted,
+            SolverSettings,
+        };
+        use crate::kernel::PrecomputedKernel;
+        let n = 24;
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).sin() * 2.0).collect();
+        let y: Vec<f64> = x
+            .iter()
+            .map(|v| if (v * 3.0).sin() > 0.0 { 1.0 } else { -1.0 })
+            .collect();
+        let k: Vec<f64> = (0..n * n)
+            .map(|ij| (-(x[ij / n] - x[ij % n]).powi(2)).exp())
+            .collect();
+        let source = PrecomputedKernel::from_row_major(n, n, k).unwrap();
+        let s = SolverSettings {
+            tol: 1e-10,
+            ..SolverSettings::default()
+        };
+        let two = vec![2.0; n];
+        let a = solve_c_svc(&source, &y, 3.0, 3.0, &s, None).unwrap();
+        let b = solve_c_svc_weighted(&source, &y, Some(&two), 1.5, 1.5, &s, None).unwrap();
+        assert_eq!((a.coef, a.rho, a.iterations), (b.coef, b.rho, b.iterations));
+        let a = solve_epsilon_svr(&source, &x, 3.0, 0.1, &s, None).unwrap();
+        let b = solve_epsilon_svr_weighted(&source, &x, Some(&two), 1.5, 0.1, &s, None).unwrap();
+        assert_eq!((a.coef, a.rho), (b.coef, b.rho));
+        let close = |u: &[f64], v: &[f64]| u.iter().zip(v).all(|(p, q)| (p - q).abs() < 1e-6);
+        let a = solve_nu_svc(&source, &y, 0.4, &s).unwrap();
+        let b = solve_nu_svc_weighted(&source, &y, Some(&two), 0.4, &s).unwrap();
+        assert!(close(&a.coef, &b.coef) && (a.rho - b.rho).abs() < 1e-6);
+        let a = solve_one_class(&source, 0.3, &s).unwrap();
+        let b = solve_one_class_weighted(&source, Some(&two), 0.3, &s).unwrap();
+        let halved: Vec<f64> = b.coef.iter().map(|c| c / 2.0).collect();
+        assert!(close(&a.coef, &halved) && (a.rho - b.rho / 2.0).abs() < 1e-6);
+        let err = solve_c_svc_weighted(&source, &y, Some(&[1.0; 3]), 1.0, 1.0, &s, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("3 weights for 24 points"), "{err}");
+    }
+
     /// Box only, diagonal Q: the solution is `clip(−p_i/Q_ii, 0, C)` coordinate-wise.
     #[test]
     fn signed_qp_without_bias_is_the_clipped_box_solution() {
