@@ -8,7 +8,12 @@ import os
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from . import _core
 
@@ -18,16 +23,23 @@ def as_features(X):
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
-def check_fit_data(estimator, X, y, classifier, supervised=True):
+def check_fit_data(estimator, X, y, classifier, supervised=True, validate_X=True):
     """Validates ``X, y`` for ``fit`` (sets ``n_features_in_``); for classifiers also sets
     ``classes_`` and returns the labels as the numbers kernlearn trains on
-    (:func:`label_values`). Unsupervised estimators pass ``supervised=False``."""
+    (:func:`label_values`). Unsupervised estimators pass ``supervised=False``;
+    ``validate_X=False`` (a callable kernel, which reads ``X`` itself) only checks that
+    ``X`` and ``y`` have the same length."""
     if not supervised:
-        X = validate_data(estimator, X, dtype=np.float64, order="C")
+        if validate_X:
+            X = validate_data(estimator, X, dtype=np.float64, order="C")
         return X, None
-    X, y = validate_data(
-        estimator, X, y, dtype=np.float64, order="C", y_numeric=not classifier
-    )
+    if validate_X:
+        X, y = validate_data(
+            estimator, X, y, dtype=np.float64, order="C", y_numeric=not classifier
+        )
+    else:
+        check_consistent_length(X, y)
+        y = column_or_1d(y)
     if not classifier:
         return X, np.ascontiguousarray(y, dtype=np.float64)
     check_classification_targets(y)
@@ -191,6 +203,14 @@ class FittedModelMixin:
         check_is_fitted(self)
         self.model_.save(os.fspath(path), force)
 
+    def _check_predict(self, X):
+        """``X`` validated for prediction."""
+        return check_predict_data(self, X)
+
+    def _features(self, X):
+        """What the fitted model reads for validated ``X`` (the features)."""
+        return as_features(X)
+
     def _model_info(self):
         return json.loads(self.model_.info())
 
@@ -210,8 +230,8 @@ class NoveltyMixin:
         -------
         ndarray of shape (n_samples,)
         """
-        X = check_predict_data(self, X)
-        return self.model_.decision_function(as_features(X))[:, 0]
+        X = self._check_predict(X)
+        return self.model_.decision_function(self._features(X))[:, 0]
 
     def score_samples(self, X):
         """Raw scores, ``decision_function(X) + offset_``.
@@ -237,8 +257,8 @@ class NoveltyMixin:
         -------
         ndarray of shape (n_samples,)
         """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X)).astype(np.int64)
+        X = self._check_predict(X)
+        return self.model_.predict(self._features(X)).astype(np.int64)
 
 
 class RegressorPredictMixin:
@@ -255,5 +275,5 @@ class RegressorPredictMixin:
         -------
         ndarray of shape (n_samples,)
         """
-        X = check_predict_data(self, X)
-        return self.model_.predict(as_features(X))
+        X = self._check_predict(X)
+        return self.model_.predict(self._features(X))

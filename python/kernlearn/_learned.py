@@ -208,7 +208,18 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         check_is_fitted(self)
         info = json.loads(self._learned_model().info())
         extra = info["summary"].get("extra") or {}
-        return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in extra.items()}
+        return {k: _numeric(v) for k, v in extra.items()}
+
+
+def _numeric(value):
+    """A list as a numpy array; a ragged one (e.g. one entry per class pair of a
+    multiclass fit, of different lengths) as a list of arrays."""
+    if not isinstance(value, list):
+        return value
+    try:
+        return np.asarray(value)
+    except ValueError:
+        return [_numeric(v) for v in value]
 
 
 def _require_binary(y, why):

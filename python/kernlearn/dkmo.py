@@ -24,7 +24,9 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     sigma : float, default=None
         Gaussian width σ (γ = 1/σ²) instead of the rule.
     kernels : str, Kernel or list of them, default=None
-        M-DKMO's kernels on features (``--kernels`` spec).
+        M-DKMO's kernels on features (``--kernels`` spec); for ``"m-dkmo"`` on features
+        by default a linear, a quadratic and a Gaussian kernel on all features
+        (``M_DKMO_KERNELS``).
     embedding : {"clustered", "nystrom"}, default=None
         Dense embeddings (default: clustered with features, nystrom on kernel values).
     embeddings : int, default=None
@@ -59,6 +61,18 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     """
 
     _methods = ("dkmo", "m-dkmo")
+
+    #: M-DKMO's kernels on features when none are given: three kernels of different
+    #: character on all features (the Gaussian of width σ = 1,
+    #: suited to features in [0, 1]: scale="minmax").
+    M_DKMO_KERNELS = "linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(sigma=1)@all"
+
+    def _options(self):
+        options = super()._options()
+        names = {name for name, _ in options}
+        if self.method == "m-dkmo" and "kernels" not in names and self.kernel != "precomputed":
+            options.append(("kernels", self.M_DKMO_KERNELS))
+        return options
 
     def __init__(self, method="dkmo", *, kernel=None, sigma=None, kernels=None, embedding=None,
                  embeddings=None, landmarks=None, hidden=None, dropout=None, kernel_dropout=None,

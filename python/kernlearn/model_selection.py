@@ -95,21 +95,25 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
             "epsilons": [float(e) for e in grid.get("epsilon", [])],
         }, "gamma" in grid
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Cross-validates every grid point and refits the best.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: each fold trains with its rows' weights and scores its
+            test rows weighted by theirs, as ``GridSearchCV(...).fit(X, y,
+            sample_weight=w)``; the refit uses them all.
 
         Returns
         -------
         self : object
         """
-        return self._fit_with(_core.grid_search, X, y)
+        return self._fit_with(_core.grid_search, X, y, sample_weight)
 
-    def _fit_with(self, search, X, y):
+    def _fit_with(self, search, X, y, sample_weight=None):
         """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib)`` giving
         the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
         base = self._base()
@@ -119,10 +123,16 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
         classifier = is_classifier(base)
         X, y_lib = check_fit_data(self, X, y, classifier=classifier)
         params = base._params_json(X)
-        selection = json.loads(search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib))
+        weights = {}
+        if sample_weight is not None:
+            weights["sample_weight"] = base._sample_weight(sample_weight, X.shape[0])
+        selection = json.loads(
+            search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib, **weights)
+        )
         self._record(selection, by_gamma, classifier)
         if self.refit:
-            self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
+            best = clone(base).set_params(**self.best_params_)
+            self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
         return self
 
     def _record(self, selection, by_gamma, classifier):

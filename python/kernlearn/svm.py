@@ -10,11 +10,18 @@ binary problems the signs scikit-learn uses (positive decision values mean
 
 import json
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils import deprecated
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from sklearn.svm._base import _one_vs_one_coef
 
 from . import _core
 from ._base import (
@@ -29,6 +36,10 @@ from ._base import (
     label_values,
     seed_of,
 )
+
+#: The bound that stands for C = inf: no α reaches it on separable data (so the solution
+#: is the hard-margin one), with room for class and sample weights up to 1e8 in f64.
+_HARD_MARGIN_C = 1e300
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "laplacian", "chi2", "precomputed")
 
@@ -52,6 +63,10 @@ def _kernel_json(kernel, gamma, degree, coef0):
     raise ValueError(f"kernel={kernel!r} is not one of {', '.join(_KERNELS)}")
 
 
+def _numeric(X):
+    return isinstance(X, np.ndarray) and np.issubdtype(X.dtype, np.number)
+
+
 class _BaseSVM(FittedModelMixin, BaseEstimator):
     """Parameters and fitting shared by the five formulations."""
 
@@ -59,7 +74,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
     _classifier = False
 
     _parameter_constraints = {
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(_KERNELS)), callable],
         "degree": [Interval(numbers.Integral, 0, None, closed="left")],
         "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0.0, None, closed="neither")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
@@ -72,22 +87,41 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
     def _gamma_value(self, X):
         if self.gamma == "scale":
             var = X.var()
+            if not np.isfinite(var):
+                raise ValueError(
+                    "The dual coefficients or intercepts are not finite: the features are "
+                    "too large for float64 arithmetic (their variance overflows); scale "
+                    "them first, e.g. with StandardScaler or MinMaxScaler"
+                )
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         return float(self.gamma)
 
+    def _kernel_name(self):
+        """The library's kernel name: a callable kernel is evaluated here and handed over
+        as a precomputed Gram matrix."""
+        return "precomputed" if callable(self.kernel) else self.kernel
+
+    def _c_value(self):
+        # C = inf (the hard margin): the largest finite bound, which no α reaches on
+        # separable data, so the solution is the hard-margin one.
+        c = float(getattr(self, "C", 1.0))
+        return _HARD_MARGIN_C if np.isinf(c) else c
+
     def _params_json(self, X, class_weights=()):
         max_iter = None if self.max_iter == -1 else int(self.max_iter)
+        kernel = self._kernel_name()
+        gamma = 0.0 if kernel == "precomputed" else self._gamma_value(X)
         return json.dumps(
             {
                 "svm_type": self._svm_type,
-                "kernel": _kernel_json(self.kernel, self._gamma_value(X), self.degree, self.coef0),
-                "c": float(getattr(self, "C", 1.0)),
+                "kernel": _kernel_json(kernel, gamma, self.degree, self.coef0),
+                "c": self._c_value(),
                 "nu": float(getattr(self, "nu", 0.5)),
                 "epsilon": float(getattr(self, "epsilon", 0.1)),
                 "class_weights": [list(w) for w in class_weights],
-                "probability": bool(getattr(self, "probability", False)),
+                "probability": self._effective_probability(),
                 "seed": seed_of(getattr(self, "random_state", None), 1),
                 "class_order": "sorted",
                 "solver": {
@@ -99,23 +133,117 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             }
         )
 
-    def _fit_model(self, X, y, class_weights=()):
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+    def _effective_probability(self):
+        return False
+
+    def _sample_weight(self, sample_weight, n_samples):
+        """scikit-learn's checks of ``sample_weight``: None, or one value per sample."""
+        if sample_weight is None:
+            return None
+        sample_weight = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        if sample_weight.shape[0] == 0:
+            return None
+        if sample_weight.shape[0] != n_samples:
+            raise ValueError(
+                f"sample_weight and X have incompatible shapes: {sample_weight.shape} vs "
+                f"({n_samples}, ...): one weight per sample"
+            )
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight must be finite (no NaN or infinity)")
+        return np.ascontiguousarray(sample_weight)
+
+    def _gram(self, X, Y):
+        """A callable kernel's values ``kernel(X, Y)`` as the float64 matrix the
+        precomputed path reads."""
+        K = np.asarray(self.kernel(X, Y), dtype=np.float64)
+        shape = (_num_samples(X), _num_samples(Y))
+        if K.shape != shape:
+            raise ValueError(
+                f"the kernel callable returned shape {K.shape}, expected {shape} (one "
+                f"row per sample of its first argument, one column per sample of its "
+                f"second)"
+            )
+        return np.ascontiguousarray(K)
+
+    def _fit_model(self, X, y, class_weights=(), sample_weight=None):
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:  # validated array
             raise ValueError(
                 f"Precomputed matrix must be a square matrix. Input is a "
                 f"{X.shape[0]}x{X.shape[1]} matrix."
             )
-        labels = np.zeros(X.shape[0]) if y is None else y
-        self.model_ = _core.fit_svm(self._params_json(X, class_weights), X, labels)
+        sample_weight = self._sample_weight(sample_weight, _num_samples(X))
+        if callable(self.kernel):
+            self._gamma = 0.0
+            self._X_fit = X
+            data = self._gram(X, X)
+        else:
+            self._gamma = 0.0 if self.kernel == "precomputed" else self._gamma_value(X)
+            data = X
+        labels = np.zeros(len(data)) if y is None else y
+        params = self._params_json(data, class_weights)
+        self.model_ = _core.fit_svm(params, data, labels, sample_weight)
         self._set_layout(X)
+        self._probability_fitted = self._effective_probability()
+        if not (np.all(np.isfinite(self.dual_coef_)) and np.all(np.isfinite(self.intercept_))):
+            raise ValueError(
+                "The dual coefficients or intercepts are not finite. The input data may "
+                "contain large values and need to be preprocessed."
+            )
+        if self.fit_status_ == 1:
+            warnings.warn(
+                f"Solver terminated early (max_iter={self.max_iter}).  Consider "
+                f"pre-processing your data with StandardScaler or MinMaxScaler.",
+                ConvergenceWarning,
+            )
         return self
+
+    def _check_predict(self, X):
+        """Validated ``X`` for prediction (a callable kernel's input is passed to it as
+        given), after checking that the fitted attributes still agree with each other."""
+        check_is_fitted(self)
+        sv = self.support_vectors_
+        if sv.size > 0 and self._n_support.sum() != sv.shape[0]:
+            raise ValueError(
+                f"The internal representation of {type(self).__name__} was altered: "
+                f"n_support_ sums to {self._n_support.sum()} for {sv.shape[0]} support vectors"
+            )
+        if callable(self.kernel):
+            return X
+        return check_predict_data(self, X)
+
+    def _features(self, X):
+        """What the fitted model reads for ``X``: the features, or a callable kernel's
+        values against the training samples."""
+        if callable(self.kernel):
+            return self._gram(X, self._X_fit)
+        return as_features(X)
+
+    @property
+    def coef_(self):
+        """Weights of the features, ``dual_coef_ @ support_vectors_`` (per class pair
+        for more than two classes, as scikit-learn); linear kernel only.
+
+        Returns
+        -------
+        ndarray of shape (n_classes * (n_classes - 1) / 2, n_features)
+        """
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        coef = self._get_coef()
+        coef.flags.writeable = False
+        return coef
+
+    def _get_coef(self):
+        return self._dual_coef_ @ self.support_vectors_
 
     def _set_layout(self, X):
         fitted = json.loads(self.model_.to_json())["model"]["fitted"]
         info = fitted["info"]
-        self.n_iter_ = np.asarray([info["iterations"]], dtype=np.int32)
+        self._num_iter = np.asarray(
+            info.get("subproblem_iterations") or [info["iterations"]], dtype=np.int32
+        )
         self.fit_status_ = 1 if info.get("hit_max_iter") else 0
-        self.shape_fit_ = X.shape
+        self.shape_fit_ = X.shape if hasattr(X, "shape") else (_num_samples(X),)
         sv_indices = np.asarray(fitted["sv_indices"], dtype=np.int32)
         sv_coef = np.asarray(fitted["sv_coef"], dtype=np.float64).reshape(
             len(fitted["sv_coef"]), len(sv_indices)
@@ -125,14 +253,29 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             self.support_ = sv_indices
             self.dual_coef_ = sv_coef
             self.intercept_ = -rho
-            self.n_support_ = np.asarray([len(sv_indices)], dtype=np.int32)
+            self._n_support = np.asarray([len(sv_indices), 0], dtype=np.int32)
+            self.n_iter_ = int(self._num_iter.sum())
         else:
             self._layout = PairLayout(fitted["classes"], self.classes_)
             self._classifier_layout(fitted, sv_indices, sv_coef, rho)
-        if self.kernel == "precomputed":
+            self.n_iter_ = self._num_iter[self._layout.columns]
+        if self.kernel == "precomputed" or (callable(self.kernel) and not _numeric(X)):
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
-            self.support_vectors_ = X[self.support_]
+            self.support_vectors_ = np.asarray(X)[self.support_]
+        # scikit-learn's internal (binary: unflipped) coefficients, which its tests read.
+        flip = -1.0 if self._classifier and len(self.classes_) == 2 else 1.0
+        self._dual_coef_ = flip * self.dual_coef_
+        self._intercept_ = flip * self.intercept_
+
+    @property
+    def n_support_(self):
+        """Number of support vectors per class (one count for SVR / one-class)."""
+        if not hasattr(self, "_n_support"):
+            raise AttributeError("n_support_: the estimator is not fitted yet")
+        if self._classifier:
+            return self._n_support
+        return np.array([self._n_support[0]], dtype=np.int32)
 
     def _classifier_layout(self, fitted, sv_indices, sv_coef, rho):
         layout = self._layout
@@ -161,10 +304,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         self.support_ = sv_indices[order]
         self.dual_coef_ = dual
         self.intercept_ = intercept
-        self.n_support_ = np.asarray([counts[layout.position[c]] for c in range(k)], dtype=np.int32)
+        self._n_support = np.asarray([counts[layout.position[c]] for c in range(k)], dtype=np.int32)
 
     def _model_decision(self, X):
-        return self.model_.decision_function(as_features(X))
+        return self.model_.decision_function(self._features(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -177,14 +320,14 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
 
     _parameter_constraints = {
         **_BaseSVM._parameter_constraints,
-        "probability": ["boolean"],
+        "probability": ["boolean", Hidden(StrOptions({"deprecated"}))],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "break_ties": ["boolean"],
         "random_state": ["random_state"],
     }
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fits the classifier.
 
         Parameters
@@ -194,6 +337,10 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             Gram matrix.
         y : array-like of shape (n_samples,)
             Class labels (any hashable values; at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: sample ``i`` gets ``C_i = C * sample_weight[i] *
+            class_weight_[y_i]`` (ν-SVC: its box scaled by the weight), as LIBSVM's
+            weighted variant; samples of zero or negative weight are left out.
 
         Returns
         -------
@@ -201,25 +348,38 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             The fitted estimator.
         """
         self._validate_params()
-        X, y = check_fit_data(self, X, y, classifier=True)
-        return self._fit_model(X, y, self._class_weights(y))
+        self._warn_probability()
+        X, y = check_fit_data(self, X, y, classifier=True, validate_X=not callable(self.kernel))
+        self.class_weight_ = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=self.classes_[self._codes(y)]
+        )
+        return self._fit_model(X, y, self._class_weights(y), sample_weight)
+
+    def _codes(self, y):
+        return np.searchsorted(label_values(self.classes_), y)
+
+    def _warn_probability(self):
+        if self.probability != "deprecated":
+            name = type(self).__name__
+            warnings.warn(
+                f"The `probability` parameter was deprecated in 1.9 and will be removed "
+                f"in version 1.11. Use `CalibratedClassifierCV({name}(), ensemble=False)` "
+                f"instead of `{name}(probability=True)`",
+                FutureWarning,
+            )
+
+    def _effective_probability(self):
+        return self.probability is True or (
+            self.probability != "deprecated" and bool(self.probability)
+        )
 
     def _class_weights(self, y):
         if self.class_weight is None or self._svm_type != "c_svc":
             return []
-        values, counts = np.unique(y, return_counts=True)
-        if isinstance(self.class_weight, str):  # "balanced"
-            return [(v, len(y) / (len(values) * n)) for v, n in zip(values, counts)]
-        lookup = dict(zip(self.classes_, label_values(self.classes_)))
-        weights = []
-        for label, w in self.class_weight.items():
-            if label not in lookup:
-                raise ValueError(f"class_weight names class {label!r}, not among the classes {list(self.classes_)}")
-            weights.append((lookup[label], float(w)))
-        return weights
+        return [(v, float(w)) for v, w in zip(label_values(self.classes_), self.class_weight_)]
 
     def _ovo(self, X):
-        X = check_predict_data(self, X)
+        X = self._check_predict(X)
         return self._layout.ovo(self._model_decision(X))
 
     def decision_function(self, X):
@@ -252,18 +412,55 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         -------
         ndarray of shape (n_samples,)
         """
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         dec = self._ovo(X)
         k = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovr" and k > 2:
             return self.classes_[np.argmax(classifier_scores(dec, k), axis=1)]
-        if self.break_ties and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         return self.classes_[self._layout.vote(dec)]
 
     def _check_proba(self):
-        if not self.probability:
+        if self.probability == "deprecated" or not self.probability:
             raise AttributeError("predict_proba is not available when probability=False")
         return True
+
+    def _platt(self, key):
+        values = np.asarray(json.loads(self.model_.to_json())["model"]["fitted"][key])
+        return values[self._layout.columns] if values.size else np.empty(0)
+
+    @property
+    def _probA(self):
+        return self._platt("prob_a")
+
+    @property
+    def _probB(self):
+        return self._platt("prob_b")
+
+    @deprecated(
+        "Attribute `probA_` was deprecated in version 1.9 and will be removed in 1.11 as "
+        "the `probability=True` option for SVC and NuSVC was deprecated and will be "
+        "removed in 1.11."
+    )
+    @property
+    def probA_(self):
+        """Platt's ``A`` per class pair (``probability=True``)."""
+        return self._probA
+
+    @deprecated(
+        "Attribute `probB_` was deprecated in version 1.9 and will be removed in 1.11 as "
+        "the `probability=True` option for SVC and NuSVC was deprecated and will be "
+        "removed in 1.11."
+    )
+    @property
+    def probB_(self):
+        """Platt's ``B`` per class pair (``probability=True``)."""
+        return self._probB
+
+    def _get_coef(self):
+        if self.dual_coef_.shape[0] == 1:
+            return self.dual_coef_ @ self.support_vectors_
+        return np.vstack(_one_vs_one_coef(self.dual_coef_, self._n_support, self.support_vectors_))
 
     @available_if(_check_proba)
     def predict_proba(self, X):
@@ -280,8 +477,13 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        X = check_predict_data(self, X)
-        proba = self.model_.predict_proba(as_features(X))
+        X = self._check_predict(X)
+        if not self._probability_fitted:
+            raise NotFittedError(
+                "predict_proba is not available when fitted with probability=False; "
+                "fit again with probability=True"
+            )
+        proba = self.model_.predict_proba(self._features(X))
         return proba[:, self._layout.proba_columns()]
 
     @available_if(_check_proba)
@@ -321,8 +523,10 @@ class SVC(_BaseSVC):
         Independent term of the polynomial and sigmoid kernels.
     shrinking : bool, default=True
         Use the shrinking heuristic.
-    probability : bool, default=False
-        Fit Platt probabilities (5-fold CV per class pair).
+    probability : bool, default="deprecated"
+        Fit Platt probabilities (5-fold CV per class pair). As in scikit-learn 1.9,
+        setting it (True or False) is deprecated (a ``FutureWarning``); the default
+        means False.
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation.
     cache_size : float, default=200
@@ -355,10 +559,10 @@ class SVC(_BaseSVC):
     """
 
     _svm_type = "c_svc"
-    _parameter_constraints = {**_BaseSVC._parameter_constraints, "C": [Interval(numbers.Real, 0.0, None, closed="neither")]}
+    _parameter_constraints = {**_BaseSVC._parameter_constraints, "C": [Interval(numbers.Real, 0.0, None, closed="right")]}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability="deprecated", tol=1e-3, cache_size=200,
                  class_weight=None, max_iter=-1, decision_function_shape="ovr",
                  break_ties=False, random_state=None):
         self.C = C
@@ -402,7 +606,7 @@ class NuSVC(_BaseSVC):
     _parameter_constraints = {**_BaseSVC._parameter_constraints, "nu": [Interval(numbers.Real, 0.0, 1.0, closed="right")]}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability="deprecated", tol=1e-3, cache_size=200,
                  class_weight=None, max_iter=-1, decision_function_shape="ovr",
                  break_ties=False, random_state=None):
         self.nu = nu
@@ -422,7 +626,7 @@ class NuSVC(_BaseSVC):
 
 
 class _BaseSVR(RegressorPredictMixin, RegressorMixin, _BaseSVM):
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fits the regressor.
 
         Parameters
@@ -431,14 +635,18 @@ class _BaseSVR(RegressorPredictMixin, RegressorMixin, _BaseSVM):
             Training vectors (the Gram matrix for ``kernel="precomputed"``).
         y : array-like of shape (n_samples,)
             Real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: both dual variables of sample ``i`` are bounded by
+            ``C * sample_weight[i]``; samples of zero or negative weight are left out.
 
         Returns
         -------
         self : object
         """
         self._validate_params()
-        X, y = check_fit_data(self, X, y, classifier=False)
-        return self._fit_model(X, y)
+        X, y = check_fit_data(self, X, y, classifier=False, validate_X=not callable(self.kernel))
+        self.class_weight_ = np.empty(0)
+        return self._fit_model(X, y, sample_weight=sample_weight)
 
 
 class SVR(_BaseSVR):
@@ -464,7 +672,7 @@ class SVR(_BaseSVR):
     _svm_type = "epsilon_svr"
     _parameter_constraints = {
         **_BaseSVM._parameter_constraints,
-        "C": [Interval(numbers.Real, 0.0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0.0, None, closed="right")],
         "epsilon": [Interval(numbers.Real, 0.0, None, closed="left")],
     }
 
@@ -505,7 +713,7 @@ class NuSVR(_BaseSVR):
     _svm_type = "nu_svr"
     _parameter_constraints = {
         **_BaseSVM._parameter_constraints,
-        "C": [Interval(numbers.Real, 0.0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0.0, None, closed="right")],
         "nu": [Interval(numbers.Real, 0.0, 1.0, closed="right")],
     }
 
@@ -561,7 +769,7 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
         self.cache_size = cache_size
         self.max_iter = max_iter
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fits the support of the training distribution.
 
         Parameters
@@ -569,13 +777,20 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
         X : array-like of shape (n_samples, n_features)
             Training vectors.
         y : ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights: sample ``i`` has the box ``[0, sample_weight[i]]`` and
+            the budget is ``nu * sum(sample_weight)``; samples of zero or negative
+            weight are left out.
 
         Returns
         -------
         self : object
         """
         self._validate_params()
-        X, _ = check_fit_data(self, X, None, classifier=False, supervised=False)
-        self._fit_model(X, None)
+        X, _ = check_fit_data(
+            self, X, None, classifier=False, supervised=False, validate_X=not callable(self.kernel)
+        )
+        self.class_weight_ = np.empty(0)
+        self._fit_model(X, None, sample_weight=sample_weight)
         self.offset_ = -self.intercept_[0]
         return self

@@ -269,3 +269,21 @@ def test_pickles_of_the_estimators_in_kernlearn_learned_still_load():
     restored = pickle.loads(data.replace(here, b"ckernlearn.learned\nMKLClassifier\n"))
     assert type(restored) is kernlearn.MKLClassifier
     np.testing.assert_array_equal(restored.predict(X_test), fitted.predict(X_test))
+
+
+def test_learned_kernel_of_a_multiclass_fit():
+    """Per-pair statistics of different lengths come back as lists of arrays."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    learned = kernlearn.KNPLClassifier().fit(X[::2], y[::2]).learned_kernel()
+    assert len(learned["classes"]) == 3
+    assert all(np.ndim(v) >= 1 for v in learned["admm_iterations"])
+
+
+def test_m_dkmo_with_default_arguments_fits():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    model = kernlearn.DKMOClassifier("m-dkmo", epochs=3, random_state=0).fit(X, y)
+    assert model.predict(X).shape == y.shape

@@ -35,11 +35,28 @@ ESTIMATORS = [
     kernlearn.DKMOClassifier(hidden=[16], landmarks=5, epochs=30, learning_rate=0.01, validation_fraction=0),
 ]
 
+# The SMO solver stops at tol=1e-3, so a weighted fit and the fit on repeated samples
+# agree to that tolerance, not to the check's 1e-7 (scikit-learn's own SVMs are
+# expected to fail this check for the same reason).
+SOLVER_TOLERANCE = (
+    "the solver stops at tol=1e-3: weighted and repeated-sample fits agree to the "
+    "solver's tolerance, not to 1e-7 (scikit-learn's SVMs fail this check too)"
+)
+
 # Checks each estimator is expected to fail, with the reason.
 EXPECTED_FAILED = {
+    **{
+        name: {"check_sample_weight_equivalence_on_dense_data": SOLVER_TOLERANCE}
+        for name in ("SVC", "SVR", "NuSVR", "OneClassSVM")
+    },
     "NuSVC": {
         "check_class_weight_classifiers": "ν-SVC has no per-class C (LIBSVM's formulation); "
         "class_weight is accepted for compatibility and has no effect",
+        "check_sample_weight_equivalence_on_dense_data": SOLVER_TOLERANCE,
+    },
+    "GridSearch": {
+        "check_sample_weight_equivalence_on_dense_data": "GridSearch takes a number of "
+        "folds (its own seeded stratified split), not the explicit splits the check passes",
     },
 }
 

@@ -30,6 +30,94 @@ impl DataArgs {
     }
 }
 
+/// Per-sample weights of the training rows (`fit`): each row's bound in the SVM dual is
+/// `C · weight` (LIBSVM's weighted variant, scikit-learn's `sample_weight`); rows of zero
+/// weight are left out. Methods that cannot honour weights refuse them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WeightArgs {
+    /// Column of the data file (CSV or KEEL with a header) holding each row's weight; it
+    /// is taken out of the features.
+    #[arg(long, value_name = "NAME", conflicts_with = "weight_file")]
+    pub weight_column: Option<String>,
+    /// File with one weight per training row (one number a line, in the data's row
+    /// order; a first line that is not a number is read as a header).
+    #[arg(long, value_name = "FILE")]
+    pub weight_file: Option<PathBuf>,
+}
+
+impl WeightArgs {
+    /// The training set without the weight column (if one was named) and the weights.
+    pub fn apply(&self, data: Dataset, path: &Path) -> Result<(Dataset, Option<Vec<f64>>)> {
+        if let Some(name) = &self.weight_column {
+            let Some(j) = data.feature_names.iter().position(|f| f == name) else {
+                return Err(Error::param(
+                    "--weight-column",
+                    format!(
+                        "{}: no feature column `{name}` (columns: {}); the weight column \
+                         must be a named column other than the target",
+                        path.display(),
+                        data.feature_names.join(", ")
+                    ),
+                ));
+            };
+            let weights: Vec<f64> = data.x.rows().map(|r| r[j]).collect();
+            let keep: Vec<usize> = (0..data.n_features()).filter(|&c| c != j).collect();
+            let names = keep
+                .iter()
+                .map(|&c| data.feature_names[c].clone())
+                .collect();
+            let rows: Vec<Vec<f64>> = (data.x.rows())
+                .map(|r| keep.iter().map(|&c| r[c]).collect())
+                .collect();
+            let x = kernlearn::data::Features::from_rows(&rows)?;
+            let data = Dataset {
+                x,
+                feature_names: names,
+                ..data
+            };
+            return Ok((data, Some(weights)));
+        }
+        let Some(file) = &self.weight_file else {
+            return Ok((data, None));
+        };
+        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+        let mut weights = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            match line.parse::<f64>() {
+                Ok(v) if v.is_finite() => weights.push(v),
+                _ if i == 0 => {} // a header
+                _ => {
+                    return Err(Error::param(
+                        "--weight-file",
+                        format!(
+                            "{} line {}: `{line}` is not a finite number",
+                            file.display(),
+                            i + 1
+                        ),
+                    ))
+                }
+            }
+        }
+        if weights.len() != data.len() {
+            return Err(Error::param(
+                "--weight-file",
+                format!(
+                    "{} has {} weights, {} has {} rows (one weight per row)",
+                    file.display(),
+                    weights.len(),
+                    path.display(),
+                    data.len()
+                ),
+            ));
+        }
+        Ok((data, Some(weights)))
+    }
+}
+
 /// Reads a file to predict on with `pipeline`. When the model stores the names of its
 /// feature columns (a CSV header at fit time), a CSV's columns are matched by name: any
 /// order is fine, a missing column is an error, and the label is the one column left

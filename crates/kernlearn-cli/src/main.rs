@@ -72,6 +72,8 @@ enum Command {
         select: experiment::SelectMode,
         #[command(flatten)]
         grid: select::SelectArgs,
+        #[command(flatten)]
+        weights: args::WeightArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -210,11 +212,13 @@ fn main() -> ExitCode {
             relevance_plot,
             select,
             grid,
+            weights,
             json,
         }) => fit(
             &data,
             &model,
             &FitOutputs {
+                weights: &weights,
                 model_out: &model_out,
                 trace: trace.as_deref(),
                 relevance_plot: relevance_plot.as_deref(),
@@ -306,13 +310,26 @@ pub fn fit_method(
     seed: u64,
     quiet: bool,
 ) -> Result<FittedPipeline> {
+    fit_method_weighted(train, method, scale, None, seed, quiet)
+}
+
+/// [`fit_method`] with per-sample weights of the training rows (methods that cannot
+/// honour them refuse).
+fn fit_method_weighted(
+    train: &Dataset,
+    method: &Method,
+    scale: ScaleMode,
+    weights: Option<&[f64]>,
+    seed: u64,
+    quiet: bool,
+) -> Result<FittedPipeline> {
     let msg = format!("fitting {} on {} rows", method.name(), train.len());
     let pb = match method.steps() {
         0 => progress::spinner(quiet, &msg),
         n => progress::bar(quiet, n, &msg),
     };
     let tick = |p: Progress| progress::show(&pb, &msg, p);
-    let fitted = Pipeline::fit(scale, method, train, seed, &tick)?;
+    let fitted = Pipeline::fit_weighted(scale, method, train, weights, seed, &tick)?;
     pb.finish_and_clear();
     Ok(fitted)
 }
@@ -325,9 +342,20 @@ pub fn fit_pipeline(
     grid: Option<&select::SelectArgs>,
     quiet: bool,
 ) -> Result<FittedPipeline> {
+    fit_pipeline_weighted(train, args, grid, None, quiet)
+}
+
+/// [`fit_pipeline`] with per-sample weights of the training rows.
+fn fit_pipeline_weighted(
+    train: &Dataset,
+    args: &ModelArgs,
+    grid: Option<&select::SelectArgs>,
+    weights: Option<&[f64]>,
+    quiet: bool,
+) -> Result<FittedPipeline> {
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(train, settings)?;
-    fit_method(train, &method, args.scale, args.seed, quiet)
+    fit_method_weighted(train, &method, args.scale, weights, args.seed, quiet)
 }
 
 /// Where `fit` writes, what it prints, and the grid search when tuning.
@@ -339,6 +367,7 @@ struct FitOutputs<'a> {
     force: bool,
     json: bool,
     grid: Option<&'a select::SelectArgs>,
+    weights: &'a args::WeightArgs,
 }
 
 /// `--model-out` / `--force` of the commands that may save the model they fit.
@@ -396,8 +425,12 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     if let Some(p) = o.relevance_plot {
         outputs.plan(p)?;
     }
+    if let Some(w) = &o.weights.weight_file {
+        outputs.add_input(w);
+    }
     let train = data.read()?;
-    let fitted = fit_pipeline(&train, args, o.grid, quiet)?;
+    let (train, weights) = o.weights.apply(train, &data.data)?;
+    let fitted = fit_pipeline_weighted(&train, args, o.grid, weights.as_deref(), quiet)?;
     // The model's own figures (a learned spectrum) go beside the trace: checked before
     // anything is written.
     if let Some(t) = o.trace {

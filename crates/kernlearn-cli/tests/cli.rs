@@ -941,3 +941,91 @@ fn dkmo_draws_its_fused_representation_and_other_models_refuse() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Per-sample weights from a column or a file give the same model; weights of 1 give the
+/// unweighted model; a learned-kernel method refuses weights with a clear error.
+#[test]
+fn fit_takes_sample_weights_from_a_column_or_a_file() {
+    let dir = scratch("weights");
+    let text = std::fs::read_to_string(fixture("wine.train.csv")).unwrap();
+    let (mut with_column, mut weights, mut ones) = (String::new(), String::new(), String::new());
+    for (i, line) in text.lines().enumerate() {
+        let w = if i == 0 {
+            "w".to_string()
+        } else {
+            format!("{}", 0.5 + (i % 4) as f64)
+        };
+        with_column.push_str(&format!("{w},{line}\n"));
+        if i > 0 {
+            weights.push_str(&format!("{w}\n"));
+            ones.push_str("1\n");
+        }
+    }
+    let column_csv = dir.join("wine_w.csv");
+    let (weight_file, ones_file) = (dir.join("w.txt"), dir.join("ones.txt"));
+    std::fs::write(&column_csv, with_column).unwrap();
+    std::fs::write(&weight_file, weights).unwrap();
+    std::fs::write(&ones_file, ones).unwrap();
+    let fit = |extra: &[&str]| {
+        let model = dir.join("m.json").display().to_string();
+        let mut args = vec!["fit", "--json", "--force", "--scale", "none", "-o", &model];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let v = json_of(&out);
+        (v["n_support"].clone(), v["objective"].clone())
+    };
+    let wine = fixture("wine.train.csv");
+    let column = column_csv.display().to_string();
+    let (wf, of) = (
+        weight_file.display().to_string(),
+        ones_file.display().to_string(),
+    );
+    let by_column = fit(&["--data", &column, "--weight-column", "w"]);
+    let by_file = fit(&["--data", &wine, "--weight-file", &wf]);
+    assert_eq!(by_column, by_file);
+    assert_eq!(
+        fit(&["--data", &wine, "--weight-file", &of]),
+        fit(&["--data", &wine])
+    );
+    assert_ne!(by_file, fit(&["--data", &wine]));
+    let model = dir.join("k.json").display().to_string();
+    let out = run(&[
+        "fit",
+        "--data",
+        &wine,
+        "--method",
+        "knpl",
+        "--weight-file",
+        &wf,
+        "-o",
+        &model,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_of(&out).contains("cannot honour per-sample weights"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = run(&[
+        "fit",
+        "--data",
+        &wine,
+        "--weight-column",
+        "nope",
+        "-o",
+        &model,
+    ]);
+    assert!(
+        stderr_of(&out).contains("no feature column `nope`"),
+        "{}",
+        stderr_of(&out)
+    );
+    std::fs::write(&ones_file, "1\n2\n").unwrap();
+    let out = run(&["fit", "--data", &wine, "--weight-file", &of, "-o", &model]);
+    assert!(
+        stderr_of(&out).contains("has 2 weights"),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -245,19 +245,23 @@ fn catalogue() -> String {
 }
 
 /// Fits one kernel machine (C-SVC, ν-SVC, one-class, ε-SVR, ν-SVR) with the parameters
-/// of `params_json` (`SvmParams` as serialised in model files), on unscaled features.
+/// of `params_json` (`SvmParams` as serialised in model files), on unscaled features,
+/// with per-sample weights `sample_weight` when given (`SvmModel::fit_weighted`).
 #[pyfunction]
+#[pyo3(signature = (params_json, x, y, sample_weight=None))]
 fn fit_svm(
     py: Python<'_>,
     params_json: &str,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<PyModel> {
     let params: SvmParams =
         serde_json::from_str(params_json).map_err(|e| json_err("SVM parameters", e))?;
     let data = dataset(features(&x)?, labels(&y)?, params.svm_type.is_regressor());
+    let weights = sample_weight.as_ref().map(labels).transpose()?;
     let model = py
-        .detach(|| SvmModel::fit(&params, &data.x, &data.y))
+        .detach(|| SvmModel::fit_weighted(&params, &data.x, &data.y, weights.as_deref()))
         .map_err(py_err)?;
     let scaler = Scaler::identity(data.n_features());
     let pipeline = Pipeline::new(scaler, model.into(), data.feature_names);
@@ -326,8 +330,10 @@ impl MethodSpec {
 /// (`GridSettings`) when given, and seed `seed`. Returns the model, the chosen
 /// hyper-parameters as JSON, and, when the selection fell back to the SVM on the base
 /// kernel, the declined learned kernel's model (`FittedPipeline::declined`; else `None`).
+/// `sample_weight` weights the training rows (`Pipeline::fit_weighted`; methods that
+/// cannot honour weights refuse).
 #[pyfunction]
-#[pyo3(signature = (method, options, scale, grid_json, seed, x, y, regression=false))]
+#[pyo3(signature = (method, options, scale, grid_json, seed, x, y, regression=false, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_method(
     py: Python<'_>,
@@ -339,13 +345,16 @@ fn fit_method(
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
     regression: bool,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<(PyModel, String, Option<PyModel>)> {
     let spec = MethodSpec::parse(method, &options, scale, grid_json, seed)?;
     let data = dataset(features(&x)?, labels(&y)?, regression);
+    let weights = sample_weight.as_ref().map(labels).transpose()?;
     let fitted = py
         .detach(|| {
             let method = spec.build(&data)?;
-            Pipeline::fit(spec.scale, &method, &data, seed, &|_| {})
+            let w = weights.as_deref();
+            Pipeline::fit_weighted(spec.scale, &method, &data, w, seed, &|_| {})
         })
         .map_err(py_err)?;
     let chosen = serde_json::json!({
@@ -383,8 +392,11 @@ fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
 
 /// Grid search with k-fold cross-validation over σ, C (and ε for regression) for an RBF
 /// kernel machine (`select::GridSearch`: one Gram matrix per σ shared by folds and C,
-/// warm starts along C). Returns the `Selection` as JSON.
+/// warm starts along C), each fold trained with its rows' `sample_weight` when given.
+/// Returns the `Selection` as JSON.
 #[pyfunction]
+#[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None))]
+#[allow(clippy::too_many_arguments)]
 fn grid_search(
     py: Python<'_>,
     params_json: &str,
@@ -393,8 +405,10 @@ fn grid_search(
     seed: u64,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<String> {
-    let search = search(params_json, grid_json, folds, seed)?;
+    let mut search = search(params_json, grid_json, folds, seed)?;
+    search.sample_weights = sample_weight.as_ref().map(labels).transpose()?;
     let (x, y) = (features(&x)?, labels(&y)?);
     let selection = py.detach(|| search.run(&x, &y, &|| {})).map_err(py_err)?;
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))

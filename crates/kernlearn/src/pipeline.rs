@@ -269,6 +269,20 @@ impl Pipeline {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedPipeline> {
+        Self::fit_weighted(scale, method, train, None, seed, progress)
+    }
+
+    /// [`Pipeline::fit`] with per-sample weights (one per training row, see
+    /// [`Learner::fit_weighted`]); methods that cannot honour them refuse. The scaler
+    /// is fitted unweighted.
+    pub fn fit_weighted(
+        scale: ScaleMode,
+        method: &Method,
+        train: &Dataset,
+        weights: Option<&[f64]>,
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedPipeline> {
         match method.task() {
             Task::Classification => {
                 train.validate_classification()?;
@@ -284,7 +298,18 @@ impl Pipeline {
         };
         let scaler = Scaler::fit(scale, &train.x);
         let x = scaler.transform(&train.x)?;
-        let fitted = method.fit(&x, &train.y, seed, progress)?;
+        let fitted = match weights {
+            None => method.fit(&x, &train.y, seed, progress)?,
+            Some(w) => {
+                if w.len() != train.len() {
+                    return Err(Error::param(
+                        "sample weights",
+                        format!("{} weights for {} training rows", w.len(), train.len()),
+                    ));
+                }
+                method.fit_weighted(&x, &train.y, w, seed, progress)?
+            }
+        };
         if let Some(objective) = fitted.model.summary().objective {
             if !objective.is_finite() {
                 return Err(Error::numerical(format!(

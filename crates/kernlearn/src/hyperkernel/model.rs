@@ -697,7 +697,9 @@ impl Estimator for HyperkernelModel {
                 "terms": self.info.terms,
                 "regulariser": self.info.regulariser,
                 "status": self.info.status,
-                "recovery_error": self.info.recovery_error,
+                // KTA's program has no hypothesis to recover (its SVM is always refitted).
+                "recovery_error": (self.params.problem != Problem::Kta)
+                    .then_some(self.info.recovery_error),
                 "hypothesis": self.info.hypothesis,
                 "seconds_factor": self.info.seconds_factor,
                 "seconds_solve": self.info.seconds_solve,
@@ -708,6 +710,29 @@ impl Estimator for HyperkernelModel {
 
     fn classes(&self) -> Vec<f64> {
         self.classes.clone()
+    }
+
+    /// The conic solver's reduced-accuracy stop, and a hypothesis that did not survive
+    /// recovery (the SVM then refitted on the learned kernel), are reported, not hidden.
+    fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.info.status.starts_with("Almost") {
+            out.push(format!(
+                "the conic solver (Clarabel) stopped at reduced accuracy ({}) after {} \
+                 iterations: the learned kernel's coefficients meet its tolerances only \
+                 loosely",
+                self.info.status, self.info.iterations
+            ));
+        }
+        let recovered = self.info.recovery_error <= RECOVERY_TOL;
+        if self.params.problem != Problem::Kta && !recovered {
+            out.push(format!(
+                "the conic program's hypothesis differs from the recovered learned kernel's \
+                 by {:.2e} (relative): the SVM was refitted on the learned kernel by SMO",
+                self.info.recovery_error
+            ));
+        }
+        out
     }
 
     fn validate(&self) -> Result<()> {

@@ -199,6 +199,29 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     /// training data. `seed` seeds the method's own randomness (CV folds, probabilities).
     fn fit(&self, x: &Features, y: &[f64], seed: u64, progress: ProgressFn)
         -> Result<FittedMethod>;
+    /// [`Learner::fit`] with per-sample weights `weights` (one per row; each point's
+    /// bound `C_t = C · w_t` in the SVM dual, as LIBSVM's weighted variant and
+    /// scikit-learn's `sample_weight`). A learner that cannot honour them refuses,
+    /// rather than fitting as if all weights were 1.
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        let _ = (x, y, weights, seed, progress);
+        Err(crate::Error::param(
+            "sample weights",
+            format!(
+                "{} cannot honour per-sample weights (its kernel learning has no weighted \
+                 form); fit it without weights, or use a kernel machine (svm, svr, \
+                 one-class, ...), whose solver takes them",
+                self.name()
+            ),
+        ))
+    }
     /// Predictions of `fitted` (a fit of this learner) on rows held out of the data it
     /// was fitted from: a selection's validation fold. By default the model's own; a
     /// learner that holds kernel values for those rows (an MKL candidate with its
@@ -274,6 +297,16 @@ impl Learner for Method {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         self.learner().fit(x, y, seed, progress)
+    }
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.learner().fit_weighted(x, y, weights, seed, progress)
     }
     fn reads_kernel_values(&self) -> bool {
         self.learner().reads_kernel_values()

@@ -2,10 +2,12 @@
 //! the papers' SVM-CV / SVR-CV grid search. It is the `fixed` family's learner and the
 //! baseline every learned-kernel selection compares with ([`super::selection`]).
 
-use super::selection::svm_cv;
+use super::selection::{svm_cv, Selected};
+use super::Progress;
 use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
 use crate::data::Features;
 use crate::estimator::Task;
+use crate::select::Selection;
 use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -54,17 +56,68 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        self.fit_with(x, y, None, seed, progress)
+    }
+
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.fit_with(x, y, Some(weights), seed, progress)
+    }
+}
+
+impl SvmLearner {
+    /// The fit, with per-sample weights when given: they weight every fold of the
+    /// search (training and scoring) and the final fit.
+    fn fit_with(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
         let mut params = self.params.clone();
         params.seed = seed;
         let selected = (self.search.as_ref())
-            .map(|s| svm_cv(s, &params, x, y, seed, progress))
+            .map(|s| match weights {
+                None => svm_cv(s, &params, x, y, seed, progress),
+                Some(w) => weighted_svm_cv(s, &params, x, y, w, seed, progress),
+            })
             .transpose()?;
         if let Some(s) = &selected {
             params = s.chosen.params.clone();
         }
         let mut chosen = ChosenParams::of_svm(&params);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
-        let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
+        let (model, secs) = timed(|| SvmModel::fit_weighted(&params, x, y, weights))?;
         Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected_by(selected))
     }
+}
+
+/// SVM-CV with per-sample weights: [`svm_cv`]'s search with the weights set.
+fn weighted_svm_cv(
+    settings: &GridSettings,
+    base: &SvmParams,
+    x: &Features,
+    y: &[f64],
+    weights: &[f64],
+    seed: u64,
+    progress: ProgressFn,
+) -> Result<Selected<Selection>> {
+    let start = std::time::Instant::now();
+    let mut search = settings.search(base, seed);
+    search.sample_weights = Some(weights.to_vec());
+    let selection = search.run(x, y, &|| progress(Progress::Step))?;
+    Ok(Selected {
+        score: selection.best.score,
+        fold_scores: selection.best.fold_scores.clone(),
+        chosen: selection,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }

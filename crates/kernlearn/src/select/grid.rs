@@ -173,6 +173,12 @@ pub struct GridSearch {
     /// Largest Gram matrix (in bytes, f32) held in memory; above it folds use the
     /// cached solver on their own points.
     pub gram_budget_bytes: usize,
+    /// Per-sample weights of the training points (`None`: all 1). Each fold trains with
+    /// the weights of its training points (points of zero or negative weight left out,
+    /// as [`SvmModel::fit_weighted`]) and scores its test points weighted by theirs
+    /// (weighted accuracy or MSE), as scikit-learn's `GridSearchCV` does with
+    /// `sample_weight` passed to `fit`.
+    pub sample_weights: Option<Vec<f64>>,
 }
 
 impl GridSearch {
@@ -184,6 +190,7 @@ impl GridSearch {
             folds: 5,
             seed: 0,
             gram_budget_bytes: 1 << 30,
+            sample_weights: None,
         }
     }
 
@@ -219,6 +226,15 @@ impl GridSearch {
         self.grid.validate()?;
         if n != y.len() {
             return Err(Error::data(format!("{} labels for {n} rows", y.len())));
+        }
+        self.check_weights(n)?;
+        if let Some(w) = &self.sample_weights {
+            if w.len() != n || w.iter().any(|v| !v.is_finite()) {
+                return Err(Error::param(
+                    "sample weights",
+                    format!("need {n} finite weights (one per row), got {}", w.len()),
+                ));
+            }
         }
         if self.folds < 2 {
             return Err(Error::param(
@@ -258,6 +274,7 @@ impl GridSearch {
     ) -> Result<Vec<Vec<FoldScores>>> {
         let n = x.n_rows();
         plan.check(n, y)?;
+        self.check_weights(n)?;
         let mut c_order: Vec<usize> = (0..self.grid.cs.len()).collect();
         c_order.sort_by(|&a, &b| self.grid.cs[a].total_cmp(&self.grid.cs[b]));
         let folds = &plan.folds;
@@ -284,7 +301,7 @@ impl GridSearch {
                 gram: grams[s].as_ref(),
                 x,
                 y,
-                train: complement(n, test),
+                train: self.fold_train(complement(n, test)),
                 test,
             };
             let r = job.scores(&plan.epsilons, &c_order);
@@ -370,8 +387,34 @@ impl GridSearch {
         progress: &(dyn Fn() + Sync),
     ) -> Result<(Selection, SvmModel)> {
         let sel = self.run(x, y, progress)?;
-        let model = SvmModel::fit(&sel.params, x, y)?;
+        let model = SvmModel::fit_weighted(&sel.params, x, y, self.sample_weights.as_deref())?;
         Ok((sel, model))
+    }
+
+    /// One finite weight per row, when weights are given.
+    fn check_weights(&self, n: usize) -> Result<()> {
+        if let Some(w) = &self.sample_weights {
+            if w.len() != n || w.iter().any(|v| !v.is_finite()) {
+                return Err(Error::param(
+                    "sample weights",
+                    format!("need {n} finite weights (one per row), got {}", w.len()),
+                ));
+            }
+            if w.iter().all(|&v| v <= 0.0) {
+                return Err(Error::data(
+                    "Invalid input - all samples have zero or negative weights.",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A fold's training points: all of `train`, or with weights those of positive weight.
+    fn fold_train(&self, train: Vec<usize>) -> Vec<usize> {
+        match &self.sample_weights {
+            None => train,
+            Some(w) => train.into_iter().filter(|&i| w[i] > 0.0).collect(),
+        }
     }
 }
 
@@ -417,6 +460,31 @@ fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
     (best, n_tied)
 }
 
+/// Accuracy (or MSE for regression) with each test point counted by its weight, as
+/// scikit-learn's scorers given `sample_weight`.
+fn weighted_score(pred: &[f64], truth: &[f64], w: &[f64], regression: bool) -> Result<f64> {
+    let total: f64 = w.iter().sum();
+    if !(total > 0.0) {
+        return Err(Error::data(
+            "a fold's test points all have zero weight; use fewer folds or other weights",
+        ));
+    }
+    let loss = |p: f64, t: f64| {
+        if regression {
+            (p - t) * (p - t)
+        } else {
+            f64::from(u8::from(p == t))
+        }
+    };
+    let sum: f64 = pred
+        .iter()
+        .zip(truth)
+        .zip(w)
+        .map(|((&p, &t), &wi)| wi * loss(p, t))
+        .sum();
+    Ok(sum / total)
+}
+
 /// The work of one fold for one σ: every ε and every C (ascending, warm-started).
 struct FoldJob<'a> {
     search: &'a GridSearch,
@@ -432,6 +500,10 @@ impl FoldJob<'_> {
     /// Scores indexed `[ε][C]` in the grid's C order.
     fn scores(&self, epsilons: &[Option<f64>], c_order: &[usize]) -> Result<Vec<Vec<f64>>> {
         let train_y: Vec<f64> = self.train.iter().map(|&i| self.y[i]).collect();
+        let weights = self.search.sample_weights.as_ref();
+        let train_w: Option<Vec<f64>> = weights.map(|w| self.train.iter().map(|&i| w[i]).collect());
+        let train_w = train_w.as_deref();
+        let test_w: Option<Vec<f64>> = weights.map(|w| self.test.iter().map(|&i| w[i]).collect());
         let test_y: Vec<f64> = self.test.iter().map(|&i| self.y[i]).collect();
         let train_x;
         let owned;
@@ -463,9 +535,12 @@ impl FoldJob<'_> {
                     params.epsilon = e;
                 }
                 let model = if along_path {
-                    SvmModel::fit_source_path(&params, source, &train_y, &mut paths)?
+                    SvmModel::fit_source_path_weighted(
+                        &params, source, &train_y, train_w, &mut paths,
+                    )?
                 } else {
-                    SvmModel::fit_source_warm(&params, source, &train_y, previous.as_ref())?
+                    let previous = previous.as_ref();
+                    SvmModel::fit_source_warm(&params, source, &train_y, train_w, previous)?
                 };
                 let pred = match &test_kernel {
                     Some(k) => model
@@ -475,10 +550,10 @@ impl FoldJob<'_> {
                         .collect(),
                     None => self.predict(&model),
                 };
-                row[ci] = if eps.is_some() {
-                    mse(&pred, &test_y)?
-                } else {
-                    accuracy(&pred, &test_y)?
+                row[ci] = match &test_w {
+                    Some(w) => weighted_score(&pred, &test_y, w, eps.is_some())?,
+                    None if eps.is_some() => mse(&pred, &test_y)?,
+                    None => accuracy(&pred, &test_y)?,
                 };
                 previous = Some(model);
             }

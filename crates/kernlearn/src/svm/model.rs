@@ -5,8 +5,8 @@
 
 use super::probability::{couple_pairwise, sigmoid_predict, sigmoid_train};
 use super::problem::{
-    seed_alpha, solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class,
-    CSvcPath, DualSolution, SolverSettings,
+    seed_alpha, solve_c_svc_weighted, solve_epsilon_svr_weighted, solve_nu_svc_weighted,
+    solve_nu_svr_weighted, solve_one_class_weighted, CSvcPath, DualSolution, SolverSettings,
 };
 use super::subset::SubsetSource;
 use super::vector::weighted_sum;
@@ -179,6 +179,10 @@ pub struct SvmFitInfo {
     pub objectives: Vec<f64>,
     /// SMO iterations summed over subproblems.
     pub iterations: usize,
+    /// SMO iterations of each subproblem (class pairs in the model's order; one entry
+    /// for SVR / one-class), as scikit-learn's `n_iter_`.
+    #[serde(default)]
+    pub subproblem_iterations: Vec<usize>,
     /// Bounded support vectors summed over subproblems.
     pub n_bounded: usize,
     /// ν-SVC: C of each pair; ν-SVR: the ε found.
@@ -252,21 +256,93 @@ enum PairSolver<'p, 'a> {
     Path(&'p mut SvmPaths<'a>),
 }
 
+/// The points of positive weight (LIBSVM's weighted variant and scikit-learn drop the
+/// others), after checking that `weights` has one finite value per point, that some
+/// are positive and, for classifiers, that every class keeps a point of positive weight
+/// (at least two classes).
+fn positive_weight_points(
+    svm_type: SvmType,
+    y: &[f64],
+    weights: &[f64],
+    n: usize,
+) -> Result<Vec<usize>> {
+    if weights.len() != n {
+        return Err(Error::param(
+            "sample weights",
+            format!("{} weights for {n} training points", weights.len()),
+        ));
+    }
+    if let Some((i, v)) = weights.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::param(
+            "sample weights",
+            format!("weight {i} is {v}; weights must be finite"),
+        ));
+    }
+    let kept: Vec<usize> = (0..n).filter(|&i| weights[i] > 0.0).collect();
+    if kept.is_empty() {
+        return Err(Error::data(
+            "Invalid input - all samples have zero or negative weights.",
+        ));
+    }
+    if svm_type.is_classifier() {
+        let mut classes: Vec<f64> = y.to_vec();
+        classes.sort_by(f64::total_cmp);
+        classes.dedup();
+        let mut weighted: Vec<f64> = kept.iter().map(|&i| y[i]).collect();
+        weighted.sort_by(f64::total_cmp);
+        weighted.dedup();
+        if weighted.len() < 2 {
+            let what = if svm_type == SvmType::NuSvc {
+                "specified nu is infeasible: "
+            } else {
+                ""
+            };
+            return Err(Error::data(format!(
+                "{what}Invalid input - all samples with positive weights belong to the same \
+                 class ({})",
+                weighted[0]
+            )));
+        }
+        if let Some(c) = classes.iter().find(|c| !weighted.contains(c)) {
+            return Err(Error::data(format!(
+                "class {c} has no sample of positive weight; remove its samples or weight \
+                 some of them"
+            )));
+        }
+    }
+    Ok(kept)
+}
+
 impl SvmModel {
     /// Trains on features `x` with labels (classification) or targets (regression) `y`;
     /// `y` is ignored for one-class. With [`Kernel::Precomputed`], `x` is the `n × n`
     /// training Gram matrix.
     pub fn fit(params: &SvmParams, x: &Features, y: &[f64]) -> Result<Self> {
+        Self::fit_weighted(params, x, y, None)
+    }
+
+    /// [`SvmModel::fit`] with per-sample weights `weights` (one per row of `x`), as
+    /// LIBSVM's weighted variant and scikit-learn's `sample_weight`: point `t` of class
+    /// `y_t` gets the bound `C_t = C · w_t · class_weight(y_t)` (ν-SVC and one-class: the
+    /// box `[0, w_t]` of their scaled duals). Points of zero or negative weight are left
+    /// out of the fit (as LIBSVM's `remove_zero_weight`); `sv_indices` still index the
+    /// rows of `x`.
+    pub fn fit_weighted(
+        params: &SvmParams,
+        x: &Features,
+        y: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
         params.validate(x.n_cols())?;
         x.check_training(y, params.svm_type != SvmType::OneClass)?;
         let mut model = match &params.kernel {
             Kernel::Precomputed => {
                 let source = PrecomputedKernel::from_features(x)?;
-                Self::fit_source(params, &source, y)?
+                Self::fit_source_warm(params, &source, y, weights, None)?
             }
             k => {
                 let source = FeatureKernel::new(k, x)?;
-                Self::fit_source(params, &source, y)?
+                Self::fit_source_warm(params, &source, y, weights, None)?
             }
         };
         model.n_features = x.n_cols();
@@ -280,19 +356,36 @@ impl SvmModel {
     /// `sv_indices` but no support-vector features: predict with
     /// [`SvmModel::decision_from_kernel`].
     pub fn fit_source(params: &SvmParams, source: &dyn KernelSource, y: &[f64]) -> Result<Self> {
-        Self::fit_source_warm(params, source, y, None)
+        Self::fit_source_warm(params, source, y, None, None)
     }
 
     /// [`SvmModel::fit_source`] warm-started from `previous`, a model fitted on the same
     /// points and labels with a smaller (or equal) C and otherwise equal parameters, so
     /// that its dual solution is feasible. Used along increasing C in grid search.
-    /// C-SVC and ε-SVR start from it; the other formulations ignore it.
+    /// C-SVC and ε-SVR start from it; the other formulations ignore it. `weights` are
+    /// per-sample weights as in [`SvmModel::fit_weighted`].
     pub(crate) fn fit_source_warm(
         params: &SvmParams,
         source: &dyn KernelSource,
         y: &[f64],
+        weights: Option<&[f64]>,
         previous: Option<&SvmModel>,
     ) -> Result<Self> {
+        if let Some(w) = weights {
+            let kept = positive_weight_points(params.svm_type, y, w, source.len())?;
+            if kept.len() < w.len() {
+                // Solve on the points that carry weight, then index the training rows.
+                let sub = SubsetSource::new(source, kept.clone());
+                let sub_y: Vec<f64> = kept.iter().filter_map(|&i| y.get(i).copied()).collect();
+                let sub_w: Vec<f64> = kept.iter().map(|&i| w[i]).collect();
+                let mut model =
+                    Self::fit_source_warm(params, &sub, &sub_y, Some(&sub_w), previous)?;
+                for i in &mut model.sv_indices {
+                    *i = kept[*i];
+                }
+                return Ok(model);
+            }
+        }
         let warm = |k: usize| {
             previous
                 .and_then(|m| m.subproblem_coef.get(k))
@@ -302,14 +395,16 @@ impl SvmModel {
         settings.validate()?;
         let mut model = Self::empty(params)?;
         if params.svm_type.is_classifier() {
-            model.fit_classifier(source, y, &settings, PairSolver::Fresh(previous))?;
+            model.fit_classifier(source, y, weights, &settings, PairSolver::Fresh(previous))?;
         } else {
+            let (c, w) = (params.c, weights);
             let sol = match params.svm_type {
-                SvmType::OneClass => solve_one_class(source, params.nu, &settings)?,
+                SvmType::OneClass => solve_one_class_weighted(source, w, params.nu, &settings)?,
                 SvmType::EpsilonSvr => {
-                    solve_epsilon_svr(source, y, params.c, params.epsilon, &settings, warm(0))?
+                    let eps = params.epsilon;
+                    solve_epsilon_svr_weighted(source, y, w, c, eps, &settings, warm(0))?
                 }
-                _ => solve_nu_svr(source, y, params.c, params.nu, &settings)?,
+                _ => solve_nu_svr_weighted(source, y, w, c, params.nu, &settings)?,
             };
             model.record(&sol);
             model.sv_indices = (0..sol.coef.len())
@@ -333,6 +428,18 @@ impl SvmModel {
         y: &[f64],
         paths: &mut SvmPaths<'a>,
     ) -> Result<Self> {
+        Self::fit_source_path_weighted(params, source, y, None, paths)
+    }
+
+    /// [`SvmModel::fit_source_path`] with positive per-sample weights (each point's
+    /// bound is its class bound times its weight).
+    pub(crate) fn fit_source_path_weighted<'a>(
+        params: &SvmParams,
+        source: &'a dyn KernelSource,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        paths: &mut SvmPaths<'a>,
+    ) -> Result<Self> {
         if params.svm_type != SvmType::CSvc {
             return Err(Error::param(
                 "svm_type",
@@ -342,7 +449,7 @@ impl SvmModel {
         let settings = params.solver;
         settings.validate()?;
         let mut model = Self::empty(params)?;
-        model.fit_classifier(source, y, &settings, PairSolver::Path(paths))?;
+        model.fit_classifier(source, y, weights, &settings, PairSolver::Path(paths))?;
         Ok(model)
     }
 
@@ -367,6 +474,7 @@ impl SvmModel {
     fn record(&mut self, sol: &DualSolution) {
         self.info.objectives.push(sol.objective);
         self.info.iterations += sol.iterations;
+        self.info.subproblem_iterations.push(sol.iterations);
         self.info.n_bounded += sol.n_bounded;
         self.info.hit_max_iter |= sol.hit_max_iter;
         if let Some(d) = sol.derived {
@@ -379,6 +487,7 @@ impl SvmModel {
         &mut self,
         source: &'a dyn KernelSource,
         y: &[f64],
+        weights: Option<&[f64]>,
         settings: &SolverSettings,
         mut pair_solver: PairSolver<'_, 'a>,
     ) -> Result<()> {
@@ -420,10 +529,12 @@ impl SvmModel {
                     .chain(std::iter::repeat_n(-1.0, members[j].len()))
                     .collect();
                 let sub = SubsetSource::new(source, idx.clone());
+                let sub_w: Option<Vec<f64>> = weights.map(|w| idx.iter().map(|&t| w[t]).collect());
+                let sub_w = sub_w.as_deref();
                 let (cp, cn) = (weighted_c[i], weighted_c[j]);
                 if self.params.probability {
                     let (a, b) =
-                        self.binary_probability(&sub, &sub_y, cp, cn, settings, &mut rng)?;
+                        self.binary_probability(&sub, &sub_y, sub_w, (cp, cn), settings, &mut rng)?;
                     self.prob_a.push(a);
                     self.prob_b.push(b);
                 }
@@ -433,14 +544,17 @@ impl SvmModel {
                         let warm = previous.and_then(|m| {
                             let coef = m.subproblem_coef.get(pair)?;
                             let ratio = self.params.c / m.params.c;
-                            Some(seed_alpha(coef, &sub_y, (cp / ratio, cn / ratio), (cp, cn)))
+                            let old = (cp / ratio, cn / ratio);
+                            Some(seed_alpha(coef, &sub_y, sub_w, old, (cp, cn)))
                         });
-                        self.solve_binary(&sub, &sub_y, cp, cn, settings, warm.as_deref())?
+                        let warm = warm.as_deref();
+                        self.solve_binary(&sub, &sub_y, sub_w, (cp, cn), settings, warm)?
                     }
                     PairSolver::Path(paths) => {
                         if paths.pairs.len() == pair {
                             let owned = SubsetSource::new(source, idx);
-                            paths.pairs.push(CSvcPath::new(owned, &sub_y, settings)?);
+                            let path = CSvcPath::new_weighted(owned, &sub_y, sub_w, settings)?;
+                            paths.pairs.push(path);
                         }
                         paths.pairs[pair].solve(cp, cn)?
                     }
@@ -470,14 +584,14 @@ impl SvmModel {
         &self,
         source: &dyn KernelSource,
         y: &[f64],
-        cp: f64,
-        cn: f64,
+        weights: Option<&[f64]>,
+        (cp, cn): (f64, f64),
         settings: &SolverSettings,
         warm_alpha: Option<&[f64]>,
     ) -> Result<DualSolution> {
         match self.params.svm_type {
-            SvmType::NuSvc => solve_nu_svc(source, y, self.params.nu, settings),
-            _ => solve_c_svc(source, y, cp, cn, settings, warm_alpha),
+            SvmType::NuSvc => solve_nu_svc_weighted(source, y, weights, self.params.nu, settings),
+            _ => solve_c_svc_weighted(source, y, weights, cp, cn, settings, warm_alpha),
         }
     }
 
@@ -533,8 +647,8 @@ impl SvmModel {
         &self,
         source: &dyn KernelSource,
         y: &[f64],
-        cp: f64,
-        cn: f64,
+        weights: Option<&[f64]>,
+        bounds: (f64, f64),
         settings: &SolverSettings,
         rng: &mut ChaCha8Rng,
     ) -> Result<(f64, f64)> {
@@ -561,7 +675,9 @@ impl SvmModel {
                 continue;
             }
             let sub = SubsetSource::new(source, train.clone());
-            let sol = self.solve_binary(&sub, &train_y, cp, cn, settings, None)?;
+            let train_w: Option<Vec<f64>> = weights.map(|w| train.iter().map(|&t| w[t]).collect());
+            let sol =
+                self.solve_binary(&sub, &train_y, train_w.as_deref(), bounds, settings, None)?;
             let sv: Vec<(usize, f64)> = train
                 .iter()
                 .zip(&sol.coef)

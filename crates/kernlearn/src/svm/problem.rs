@@ -102,14 +102,50 @@ fn check_nu(nu: f64) -> Result<()> {
     Ok(())
 }
 
-/// Counts support vectors and bounded ones as LIBSVM's `svm_train_one`.
-fn finish(sol: Solution, coef: Vec<f64>, y: &[i8], ub: (f64, f64)) -> DualSolution {
+/// The weight of point `i` (1 without weights).
+#[inline]
+fn weight_at(weights: Option<&[f64]>, i: usize) -> f64 {
+    weights.map_or(1.0, |w| w[i])
+}
+
+/// Per-sample weights must be one positive finite value per point (points of zero
+/// weight are dropped before the solver, see `SvmModel::fit_weighted`).
+fn check_weights(weights: Option<&[f64]>, n: usize) -> Result<()> {
+    let Some(w) = weights else { return Ok(()) };
+    if w.len() != n {
+        return Err(Error::param(
+            "sample weights",
+            format!("{} weights for {n} points", w.len()),
+        ));
+    }
+    if let Some((i, v)) = w
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(v.is_finite() && **v > 0.0))
+    {
+        return Err(Error::param(
+            "sample weights",
+            format!("weight {i} is {v}; the solver needs positive finite weights"),
+        ));
+    }
+    Ok(())
+}
+
+/// Counts support vectors and bounded ones as LIBSVM's `svm_train_one`; a point's bound
+/// is its class bound `ub` times its weight.
+fn finish(
+    sol: Solution,
+    coef: Vec<f64>,
+    y: &[i8],
+    ub: (f64, f64),
+    weights: Option<&[f64]>,
+) -> DualSolution {
     let mut n_support = 0;
     let mut n_bounded = 0;
-    for (c, &s) in coef.iter().zip(y) {
+    for (t, (c, &s)) in coef.iter().zip(y).enumerate() {
         if c.abs() > 0.0 {
             n_support += 1;
-            let bound = if s > 0 { ub.0 } else { ub.1 };
+            let bound = if s > 0 { ub.0 } else { ub.1 } * weight_at(weights, t);
             if c.abs() >= bound {
                 n_bounded += 1;
             }
@@ -141,10 +177,25 @@ pub fn solve_c_svc(
     settings: &SolverSettings,
     initial_alpha: Option<&[f64]>,
 ) -> Result<DualSolution> {
+    solve_c_svc_weighted(source, y, None, c_pos, c_neg, settings, initial_alpha)
+}
+
+/// [`solve_c_svc`] with per-sample weights `w` (LIBSVM's weighted variant, as
+/// scikit-learn's `sample_weight`): the box of point `t` is `0 ≤ α_t ≤ C_{y_t} w_t`.
+pub(crate) fn solve_c_svc_weighted(
+    source: &dyn KernelSource,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    c_pos: f64,
+    c_neg: f64,
+    settings: &SolverSettings,
+    initial_alpha: Option<&[f64]>,
+) -> Result<DualSolution> {
     check_len(source, y.len(), "labels")?;
     check_c_svc(c_pos, c_neg, settings)?;
+    check_weights(weights, y.len())?;
     let s = signs(y);
-    let upper = c_svc_upper(&s, c_pos, c_neg);
+    let upper = c_svc_upper(&s, weights, c_pos, c_neg);
     let alpha = match initial_alpha {
         None => vec![0.0; y.len()],
         Some(a) => check_warm_start(a, &s, &upper)?,
@@ -160,7 +211,7 @@ pub fn solve_c_svc(
         Variant::Standard,
         settings.options(y.len()),
     );
-    Ok(c_svc_solution(sol, &s, (c_pos, c_neg)))
+    Ok(c_svc_solution(sol, &s, (c_pos, c_neg), weights))
 }
 
 fn check_c_svc(c_pos: f64, c_neg: f64, settings: &SolverSettings) -> Result<()> {
@@ -169,22 +220,28 @@ fn check_c_svc(c_pos: f64, c_neg: f64, settings: &SolverSettings) -> Result<()> 
     settings.validate()
 }
 
-/// Upper bound of each C-SVC variable: `c_pos` or `c_neg` by its sign.
-fn c_svc_upper(s: &[i8], c_pos: f64, c_neg: f64) -> Vec<f64> {
+/// Upper bound of each C-SVC variable: `c_pos` or `c_neg` by its sign, times its weight.
+fn c_svc_upper(s: &[i8], weights: Option<&[f64]>, c_pos: f64, c_neg: f64) -> Vec<f64> {
     s.iter()
-        .map(|&v| if v > 0 { c_pos } else { c_neg })
+        .enumerate()
+        .map(|(t, &v)| if v > 0 { c_pos } else { c_neg } * weight_at(weights, t))
         .collect()
 }
 
 /// C-SVC coefficients `y α` and the counts of [`finish`].
-fn c_svc_solution(sol: Solution, s: &[i8], bounds: (f64, f64)) -> DualSolution {
+fn c_svc_solution(
+    sol: Solution,
+    s: &[i8],
+    bounds: (f64, f64),
+    weights: Option<&[f64]>,
+) -> DualSolution {
     let coef = sol
         .alpha
         .iter()
         .zip(s)
         .map(|(a, &v)| a * v as f64)
         .collect();
-    finish(sol, coef, s, bounds)
+    finish(sol, coef, s, bounds, weights)
 }
 
 /// C-SVC on fixed points for a sequence of growing bounds (grid search along C, the
@@ -201,6 +258,7 @@ pub struct CSvcPath<'a> {
     q: Box<dyn QMatrix + 'a>,
     signs: Vec<i8>,
     y: Vec<f64>,
+    weights: Option<Vec<f64>>,
     settings: SolverSettings,
     last: Option<PathPoint>,
 }
@@ -220,8 +278,20 @@ impl<'a> CSvcPath<'a> {
         y: &[f64],
         settings: &SolverSettings,
     ) -> Result<Self> {
+        Self::new_weighted(source, y, None, settings)
+    }
+
+    /// [`CSvcPath::new`] with per-sample weights (each point's box is its class bound
+    /// times its weight, as [`solve_c_svc_weighted`]).
+    pub(crate) fn new_weighted<S: KernelSource + 'a>(
+        source: S,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        settings: &SolverSettings,
+    ) -> Result<Self> {
         check_len(&source, y.len(), "labels")?;
         settings.validate()?;
+        check_weights(weights, y.len())?;
         let s = signs(y);
         let q: Box<dyn QMatrix + 'a> = if DenseQ::<S>::bytes(y.len()) <= settings.cache_bytes {
             Box::new(DenseQ::new(source, &s))
@@ -232,6 +302,7 @@ impl<'a> CSvcPath<'a> {
             q,
             signs: s,
             y: y.to_vec(),
+            weights: weights.map(<[f64]>::to_vec),
             settings: *settings,
             last: None,
         })
@@ -256,7 +327,8 @@ impl<'a> CSvcPath<'a> {
                 ));
             }
         }
-        let upper = c_svc_upper(&self.signs, c_pos, c_neg);
+        let weights = self.weights.as_deref();
+        let upper = c_svc_upper(&self.signs, weights, c_pos, c_neg);
         let q = self.q.as_mut();
         let mut solver = match self.last.take() {
             None => {
@@ -265,14 +337,15 @@ impl<'a> CSvcPath<'a> {
                 Solver::new(q, &p, &self.signs, alpha, upper, Variant::Standard, eps)
             }
             Some(last) => {
-                let alpha = seed_alpha(&last.coef, &self.y, last.bounds, (c_pos, c_neg));
+                let (old, new) = (last.bounds, (c_pos, c_neg));
+                let alpha = seed_alpha(&last.coef, &self.y, weights, old, new);
                 let mut solver = last.solver;
                 solver.restart(q, &alpha, &upper);
                 solver
             }
         };
         let sol = solver.run(q, self.settings.options(self.y.len()));
-        let out = c_svc_solution(sol, &self.signs, (c_pos, c_neg));
+        let out = c_svc_solution(sol, &self.signs, (c_pos, c_neg), weights);
         self.last = Some(PathPoint {
             solver,
             coef: out.coef.clone(),
@@ -290,22 +363,30 @@ impl<'a> CSvcPath<'a> {
 /// ones keep their value. The imbalance this leaves in `yᵀα = 0` is absorbed first by
 /// free variables that can move in the right direction (within `[0, new]`), then by
 /// moving some bounded ones back towards their old bound, which always suffices since
-/// the old solution was balanced.
-pub(crate) fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f64)) -> Vec<f64> {
-    let bound = |pos: bool, b: (f64, f64)| if pos { b.0 } else { b.1 };
+/// the old solution was balanced. With per-sample weights each point's bounds are its
+/// class bounds times its weight.
+pub(crate) fn seed_alpha(
+    coef: &[f64],
+    y: &[f64],
+    weights: Option<&[f64]>,
+    old: (f64, f64),
+    new: (f64, f64),
+) -> Vec<f64> {
+    let bound =
+        |t: usize, pos: bool, b: (f64, f64)| (if pos { b.0 } else { b.1 }) * weight_at(weights, t);
     let mut alpha: Vec<f64> = coef.iter().map(|c| c.abs()).collect();
     let mut moved = vec![false; alpha.len()];
     let mut balance = 0.0;
-    for ((a, m), &yi) in alpha.iter_mut().zip(&mut moved).zip(y) {
+    for (t, ((a, m), &yi)) in alpha.iter_mut().zip(&mut moved).zip(y).enumerate() {
         let pos = yi > 0.0;
-        if *a >= bound(pos, old) {
-            *a = bound(pos, new);
+        if *a >= bound(t, pos, old) {
+            *a = bound(t, pos, new);
             *m = true;
         }
         balance += if pos { *a } else { -*a };
     }
     for absorb_with_moved in [false, true] {
-        for ((a, &m), &yi) in alpha.iter_mut().zip(&moved).zip(y) {
+        for (t, ((a, &m), &yi)) in alpha.iter_mut().zip(&moved).zip(y).enumerate() {
             if balance == 0.0 {
                 return alpha;
             }
@@ -314,12 +395,12 @@ pub(crate) fn seed_alpha(coef: &[f64], y: &[f64], old: (f64, f64), new: (f64, f6
             if !(free || (absorb_with_moved && m)) {
                 continue;
             }
-            let floor = if m { bound(pos, old) } else { 0.0 };
+            let floor = if m { bound(t, pos, old) } else { 0.0 };
             // balance > 0: lower positive α or raise negative α (and vice versa).
             let step = if pos == (balance > 0.0) {
                 -(*a - floor).min(balance.abs())
             } else {
-                (bound(pos, new) - *a).min(balance.abs())
+                (bound(t, pos, new) - *a).min(balance.abs())
             };
             *a += step;
             balance += if pos { step } else { -step };
@@ -365,29 +446,54 @@ pub fn solve_nu_svc(
     nu: f64,
     settings: &SolverSettings,
 ) -> Result<DualSolution> {
+    solve_nu_svc_weighted(source, y, None, nu, settings)
+}
+
+/// [`solve_nu_svc`] with per-sample weights (LIBSVM's weighted variant): in the scaled
+/// form point `t` has the box `[0, w_t]` and the equalities become
+/// `Σ_{y_t=±1} α_t = ν Σ_t w_t / 2`; feasibility needs `ν (W₊ + W₋)/2 ≤ min(W₊, W₋)`
+/// with `W±` the weight sums of the two classes.
+pub(crate) fn solve_nu_svc_weighted(
+    source: &dyn KernelSource,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    nu: f64,
+    settings: &SolverSettings,
+) -> Result<DualSolution> {
     check_len(source, y.len(), "labels")?;
     check_nu(nu)?;
     settings.validate()?;
+    check_weights(weights, y.len())?;
     let s = signs(y);
     let l = y.len();
-    let n_pos = s.iter().filter(|&&v| v > 0).count();
-    let n_neg = l - n_pos;
-    if nu * l as f64 / 2.0 > n_pos.min(n_neg) as f64 {
+    let (mut w_pos, mut w_neg) = (0.0, 0.0);
+    for (t, &v) in s.iter().enumerate() {
+        *if v > 0 { &mut w_pos } else { &mut w_neg } += weight_at(weights, t);
+    }
+    let total = w_pos + w_neg;
+    if nu * total / 2.0 > f64::min(w_pos, w_neg) {
         return Err(Error::param(
             "nu",
             format!(
-                "nu = {nu} is infeasible for {n_pos} positive and {n_neg} negative points \
-                 (needs nu ≤ 2·min/total = {:.4})",
-                2.0 * n_pos.min(n_neg) as f64 / l as f64
+                "specified nu is infeasible: nu = {nu} for positive and negative classes                  of weight {w_pos} and {w_neg} (needs nu ≤ 2·min/total = {:.4})",
+                2.0 * w_pos.min(w_neg) / total
             ),
         ));
     }
-    let (mut sum_pos, mut sum_neg) = (nu * l as f64 / 2.0, nu * l as f64 / 2.0);
+    // LIBSVM's start: the budget ν·W/2 of each class spread greedily over its points
+    // (without weights ν·l/2, as LIBSVM computes it).
+    let nu_l = match weights {
+        None => nu * l as f64,
+        Some(w) => w.iter().map(|&v| nu * v).sum(),
+    };
+    let (mut sum_pos, mut sum_neg) = (nu_l / 2.0, nu_l / 2.0);
+    let upper: Vec<f64> = (0..l).map(|t| weight_at(weights, t)).collect();
     let alpha: Vec<f64> = s
         .iter()
-        .map(|&v| {
+        .zip(&upper)
+        .map(|(&v, &c)| {
             let budget = if v > 0 { &mut sum_pos } else { &mut sum_neg };
-            let a = budget.min(1.0);
+            let a = budget.min(c);
             *budget -= a;
             a
         })
@@ -399,7 +505,7 @@ pub fn solve_nu_svc(
         &p,
         &s,
         alpha,
-        vec![1.0; l],
+        upper,
         Variant::Nu,
         settings.options(l),
     );
@@ -415,7 +521,7 @@ pub fn solve_nu_svc(
         obj: sol.obj / (r * r),
         ..sol
     };
-    let mut out = finish(scaled, coef, &s, (1.0 / r, 1.0 / r));
+    let mut out = finish(scaled, coef, &s, (1.0 / r, 1.0 / r), weights);
     out.derived = Some(1.0 / r);
     Ok(out)
 }
@@ -426,17 +532,45 @@ pub fn solve_one_class(
     nu: f64,
     settings: &SolverSettings,
 ) -> Result<DualSolution> {
+    solve_one_class_weighted(source, None, nu, settings)
+}
+
+/// [`solve_one_class`] with per-sample weights (LIBSVM's weighted variant):
+/// `0 ≤ α_t ≤ w_t`, `1ᵀα = ν Σ_t w_t`.
+pub(crate) fn solve_one_class_weighted(
+    source: &dyn KernelSource,
+    weights: Option<&[f64]>,
+    nu: f64,
+    settings: &SolverSettings,
+) -> Result<DualSolution> {
     let l = source.len();
     check_len(source, l, "points")?;
     check_nu(nu)?;
     settings.validate()?;
-    let n = (nu * l as f64) as usize;
+    check_weights(weights, l)?;
     let mut alpha = vec![0.0; l];
-    for a in alpha.iter_mut().take(n) {
-        *a = 1.0;
-    }
-    if n < l {
-        alpha[n] = nu * l as f64 - n as f64;
+    let upper: Vec<f64> = (0..l).map(|t| weight_at(weights, t)).collect();
+    match weights {
+        None => {
+            let n = (nu * l as f64) as usize;
+            for a in alpha.iter_mut().take(n) {
+                *a = 1.0;
+            }
+            if n < l {
+                alpha[n] = nu * l as f64 - n as f64;
+            }
+        }
+        Some(w) => {
+            // LIBSVM's weighted start: ν·W spread greedily over the points in order.
+            let mut budget: f64 = w.iter().map(|&v| v * nu).sum();
+            for (a, &c) in alpha.iter_mut().zip(&upper) {
+                if budget <= 0.0 {
+                    break;
+                }
+                *a = c.min(budget);
+                budget -= *a;
+            }
+        }
     }
     let ones = vec![1i8; l];
     let mut q = SignedKernelQ::new(source, &ones, settings.cache_bytes);
@@ -445,12 +579,12 @@ pub fn solve_one_class(
         &vec![0.0; l],
         &ones,
         alpha,
-        vec![1.0; l],
+        upper,
         Variant::Standard,
         settings.options(l),
     );
     let coef = sol.alpha.clone();
-    Ok(finish(sol, coef, &ones, (1.0, 1.0)))
+    Ok(finish(sol, coef, &ones, (1.0, 1.0), weights))
 }
 
 /// Solves an SVR dual over the `2l` variables `(α, α*)` and folds them into `α − α*`.
@@ -458,7 +592,7 @@ fn solve_svr_dual(
     source: &dyn KernelSource,
     p: Vec<f64>,
     alpha2: Vec<f64>,
-    c: f64,
+    upper: Vec<f64>,
     variant: Variant,
     settings: &SolverSettings,
 ) -> (Solution, Vec<f64>) {
@@ -466,15 +600,7 @@ fn solve_svr_dual(
     let y2 = svr_signs(l);
     let mut q = SvrQ::new(source, settings.cache_bytes);
     let q: &mut dyn QMatrix = &mut q;
-    let sol = solve(
-        q,
-        &p,
-        &y2,
-        alpha2,
-        vec![c; 2 * l],
-        variant,
-        settings.options(2 * l),
-    );
+    let sol = solve(q, &p, &y2, alpha2, upper, variant, settings.options(2 * l));
     let coef = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
     (sol, coef)
 }
@@ -492,16 +618,36 @@ pub fn solve_epsilon_svr(
     settings: &SolverSettings,
     initial_coef: Option<&[f64]>,
 ) -> Result<DualSolution> {
+    solve_epsilon_svr_weighted(source, targets, None, c, epsilon, settings, initial_coef)
+}
+
+/// Per-sample box `C w_t` of both variables `α_t`, `α*_t` of the SVR duals.
+fn svr_upper(weights: Option<&[f64]>, c: f64, l: usize) -> Vec<f64> {
+    (0..2 * l).map(|t| c * weight_at(weights, t % l)).collect()
+}
+
+/// [`solve_epsilon_svr`] with per-sample weights: `0 ≤ α_t, α*_t ≤ C w_t`.
+pub(crate) fn solve_epsilon_svr_weighted(
+    source: &dyn KernelSource,
+    targets: &[f64],
+    weights: Option<&[f64]>,
+    c: f64,
+    epsilon: f64,
+    settings: &SolverSettings,
+    initial_coef: Option<&[f64]>,
+) -> Result<DualSolution> {
     check_len(source, targets.len(), "targets")?;
     positive_finite("C", c)?;
     non_negative_finite("epsilon", epsilon)?;
     settings.validate()?;
+    check_weights(weights, targets.len())?;
     let p: Vec<f64> = targets
         .iter()
         .map(|&t| epsilon - t)
         .chain(targets.iter().map(|&t| epsilon + t))
         .collect();
     let l = targets.len();
+    let upper = svr_upper(weights, c, l);
     let alpha2 = match initial_coef {
         None => vec![0.0; 2 * l],
         Some(coef) => {
@@ -510,11 +656,11 @@ pub fn solve_epsilon_svr(
                 .map(|&v| v.max(0.0))
                 .chain(coef.iter().map(|&v| (-v).max(0.0)))
                 .collect();
-            check_warm_start(&split, &svr_signs(l), &vec![c; 2 * l])?
+            check_warm_start(&split, &svr_signs(l), &upper)?
         }
     };
-    let (sol, coef) = solve_svr_dual(source, p, alpha2, c, Variant::Standard, settings);
-    Ok(finish(sol, coef, &vec![1; l], (c, c)))
+    let (sol, coef) = solve_svr_dual(source, p, alpha2, upper, Variant::Standard, settings);
+    Ok(finish(sol, coef, &vec![1; l], (c, c), weights))
 }
 
 /// The shape of the dual solved by [`solve_signed_qp`].
@@ -654,15 +800,33 @@ pub fn solve_nu_svr(
     nu: f64,
     settings: &SolverSettings,
 ) -> Result<DualSolution> {
+    solve_nu_svr_weighted(source, targets, None, c, nu, settings)
+}
+
+/// [`solve_nu_svr`] with per-sample weights (LIBSVM's weighted variant):
+/// `0 ≤ α_t, α*_t ≤ C w_t`, `Σ(α + α*) = C ν Σ_t w_t`.
+pub(crate) fn solve_nu_svr_weighted(
+    source: &dyn KernelSource,
+    targets: &[f64],
+    weights: Option<&[f64]>,
+    c: f64,
+    nu: f64,
+    settings: &SolverSettings,
+) -> Result<DualSolution> {
     check_len(source, targets.len(), "targets")?;
     positive_finite("C", c)?;
     check_nu(nu)?;
     settings.validate()?;
+    check_weights(weights, targets.len())?;
     let l = targets.len();
-    let mut sum = c * nu * l as f64 / 2.0;
+    let upper = svr_upper(weights, c, l);
+    let mut sum = match weights {
+        None => c * nu * l as f64 / 2.0,
+        Some(w) => w.iter().map(|&v| c * v).sum::<f64>() * nu / 2.0,
+    };
     let mut alpha2 = vec![0.0; 2 * l];
     for i in 0..l {
-        let a = sum.min(c);
+        let a = sum.min(upper[i]);
         alpha2[i] = a;
         alpha2[i + l] = a;
         sum -= a;
@@ -672,9 +836,9 @@ pub fn solve_nu_svr(
         .map(|&t| -t)
         .chain(targets.iter().copied())
         .collect();
-    let (sol, coef) = solve_svr_dual(source, p, alpha2, c, Variant::Nu, settings);
+    let (sol, coef) = solve_svr_dual(source, p, alpha2, upper, Variant::Nu, settings);
     let epsilon = -sol.r;
-    let mut out = finish(sol, coef, &vec![1; l], (c, c));
+    let mut out = finish(sol, coef, &vec![1; l], (c, c), weights);
     out.derived = Some(epsilon);
     Ok(out)
 }
@@ -724,7 +888,7 @@ mod tests {
                 continue; // the negatives cannot balance this draw
             }
             let coef: Vec<f64> = alpha.iter().zip(&y).map(|(a, v)| a * v).collect();
-            let seed = seed_alpha(&coef, &y, old, new);
+            let seed = seed_alpha(&coef, &y, None, old, new);
             let balance: f64 = seed.iter().zip(&y).map(|(a, v)| a * v).sum();
             assert!(balance.abs() < 1e-9, "case {case}: yᵀα = {balance}");
             for (a, &v) in seed.iter().zip(&y) {
@@ -790,6 +954,52 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("30 finite values, got 3"), "{err}");
+    }
+
+    /// Uniform weights are a rescaled C (C-SVC, ε-SVR: the same boxes, the same
+    /// iterates) or change nothing (ν-SVC, one-class: the scaled duals' solution scales
+    /// with the weight and the decision function does not).
+    #[test]
+    fn uniform_weights_rescale_c_or_change_nothing() {
+        use super::{
+            solve_c_svc, solve_c_svc_weighted, solve_epsilon_svr, solve_epsilon_svr_weighted,
+            solve_nu_svc, solve_nu_svc_weighted, solve_one_class, solve_one_class_weighted,
+            SolverSettings,
+        };
+        use crate::kernel::PrecomputedKernel;
+        let n = 24;
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).sin() * 2.0).collect();
+        let y: Vec<f64> = x
+            .iter()
+            .map(|v| if (v * 3.0).sin() > 0.0 { 1.0 } else { -1.0 })
+            .collect();
+        let k: Vec<f64> = (0..n * n)
+            .map(|ij| (-(x[ij / n] - x[ij % n]).powi(2)).exp())
+            .collect();
+        let source = PrecomputedKernel::from_row_major(n, n, k).unwrap();
+        let s = SolverSettings {
+            tol: 1e-10,
+            ..SolverSettings::default()
+        };
+        let two = vec![2.0; n];
+        let a = solve_c_svc(&source, &y, 3.0, 3.0, &s, None).unwrap();
+        let b = solve_c_svc_weighted(&source, &y, Some(&two), 1.5, 1.5, &s, None).unwrap();
+        assert_eq!((a.coef, a.rho, a.iterations), (b.coef, b.rho, b.iterations));
+        let a = solve_epsilon_svr(&source, &x, 3.0, 0.1, &s, None).unwrap();
+        let b = solve_epsilon_svr_weighted(&source, &x, Some(&two), 1.5, 0.1, &s, None).unwrap();
+        assert_eq!((a.coef, a.rho), (b.coef, b.rho));
+        let close = |u: &[f64], v: &[f64]| u.iter().zip(v).all(|(p, q)| (p - q).abs() < 1e-6);
+        let a = solve_nu_svc(&source, &y, 0.4, &s).unwrap();
+        let b = solve_nu_svc_weighted(&source, &y, Some(&two), 0.4, &s).unwrap();
+        assert!(close(&a.coef, &b.coef) && (a.rho - b.rho).abs() < 1e-6);
+        let a = solve_one_class(&source, 0.3, &s).unwrap();
+        let b = solve_one_class_weighted(&source, Some(&two), 0.3, &s).unwrap();
+        let halved: Vec<f64> = b.coef.iter().map(|c| c / 2.0).collect();
+        assert!(close(&a.coef, &halved) && (a.rho - b.rho / 2.0).abs() < 1e-6);
+        let err = solve_c_svc_weighted(&source, &y, Some(&[1.0; 3]), 1.0, 1.0, &s, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("3 weights for 24 points"), "{err}");
     }
 
     /// Box only, diagonal Q: the solution is `clip(−p_i/Q_ii, 0, C)` coordinate-wise.

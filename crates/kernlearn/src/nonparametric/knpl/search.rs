@@ -124,6 +124,7 @@ impl KnplSearch {
             folds: self.folds,
             seed: self.seed,
             gram_budget_bytes: self.gram_budget_bytes,
+            sample_weights: None,
         }
     }
 
