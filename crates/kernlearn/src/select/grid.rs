@@ -464,7 +464,8 @@ fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
 /// scikit-learn's scorers given `sample_weight`.
 fn weighted_score(pred: &[f64], truth: &[f64], w: &[f64], regression: bool) -> Result<f64> {
     let total: f64 = w.iter().sum();
-    if !(total > 0.0) {
+    // NaN-safe: a NaN total is refused too.
+    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err(Error::data(
             "a fold's test points all have zero weight; use fewer folds or other weights",
         ));
