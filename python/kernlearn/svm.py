@@ -12,6 +12,7 @@ import json
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -26,7 +27,9 @@ from ._base import (
     check_fit_data,
     check_predict_data,
     classifier_scores,
+    csr_parts,
     label_values,
+    model_decision,
     seed_of,
 )
 
@@ -57,6 +60,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
 
     _svm_type = None  # the library's SvmType (serde name)
     _classifier = False
+    _accepts_sparse = True  # scipy.sparse X (CSR/CSC/COO) fits on the sparse kernels
 
     _parameter_constraints = {
         "kernel": [StrOptions(set(_KERNELS))],
@@ -71,7 +75,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
 
     def _gamma_value(self, X):
         if self.gamma == "scale":
-            var = X.var()
+            if sp.issparse(X):  # E[X²] − E[X]², as scikit-learn computes it for sparse X
+                var = X.multiply(X).mean() - X.mean() ** 2
+            else:
+                var = X.var()
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
@@ -106,7 +113,17 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 f"{X.shape[0]}x{X.shape[1]} matrix."
             )
         labels = np.zeros(X.shape[0]) if y is None else y
-        self.model_ = _core.fit_svm(self._params_json(X, class_weights), X, labels)
+        labels = np.ascontiguousarray(labels, dtype=np.float64)
+        if sp.issparse(X):
+            if self.kernel == "precomputed":
+                raise TypeError(
+                    f"{type(self).__name__} with kernel='precomputed' cannot take sparse "
+                    "input: the Gram matrix must be a dense array"
+                )
+            params = self._params_json(X, class_weights)
+            self.model_ = _core.fit_svm_sparse(params, *csr_parts(X), labels)
+        else:
+            self.model_ = _core.fit_svm(self._params_json(X, class_weights), X, labels)
         self._set_layout(X)
         return self
 
@@ -133,6 +150,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
             self.support_vectors_ = X[self.support_]
+        # scikit-learn's layout for a sparse fit: sparse support vectors and dual_coef_.
+        self._sparse = sp.issparse(X)
+        if self._sparse:
+            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
 
     def _classifier_layout(self, fitted, sv_indices, sv_coef, rho):
         layout = self._layout
@@ -163,8 +184,17 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         self.intercept_ = intercept
         self.n_support_ = np.asarray([counts[layout.position[c]] for c in range(k)], dtype=np.int32)
 
+    def _check_sparse_predict(self, X):
+        """scikit-learn refuses sparse input on a model fitted on dense data (its dense
+        LIBSVM path cannot read it); kernlearn could, but keeps the same contract."""
+        if sp.issparse(X) and not getattr(self, "_sparse", False):
+            raise ValueError(
+                f"cannot use sparse input in {type(self).__name__!r} trained on dense data"
+            )
+
     def _model_decision(self, X):
-        return self.model_.decision_function(as_features(X))
+        self._check_sparse_predict(X)
+        return model_decision(self.model_, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -281,7 +311,11 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             Columns in the order of ``classes_``.
         """
         X = check_predict_data(self, X)
-        proba = self.model_.predict_proba(as_features(X))
+        self._check_sparse_predict(X)
+        if sp.issparse(X):
+            proba = self.model_.predict_proba_sparse(*csr_parts(X))
+        else:
+            proba = self.model_.predict_proba(as_features(X))
         return proba[:, self._layout.proba_columns()]
 
     @available_if(_check_proba)
