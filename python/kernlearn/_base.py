@@ -6,6 +6,7 @@ import numbers
 import os
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -23,19 +24,42 @@ def as_features(X):
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
+def csr_parts(X):
+    """A validated CSR matrix as the extension's arguments: shape and the ``indptr``,
+    ``indices`` (int64) and ``data`` (float64) arrays, indices sorted and summed."""
+    X = X.copy() if not X.has_canonical_format else X
+    X.sum_duplicates()
+    X.sort_indices()
+    return (
+        (int(X.shape[0]), int(X.shape[1])),
+        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        np.ascontiguousarray(X.indices, dtype=np.int64),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+    )
+
+
+def _accept_sparse(estimator):
+    """``"csr"`` for estimators with sparse kernels (CSC and COO are converted), else
+    False: scikit-learn's validation then raises its ``TypeError`` for sparse input."""
+    return "csr" if getattr(estimator, "_accepts_sparse", False) else False
+
+
 def check_fit_data(estimator, X, y, classifier, supervised=True, validate_X=True):
     """Validates ``X, y`` for ``fit`` (sets ``n_features_in_``); for classifiers also sets
     ``classes_`` and returns the labels as the numbers kernlearn trains on
     (:func:`label_values`). Unsupervised estimators pass ``supervised=False``;
     ``validate_X=False`` (a callable kernel, which reads ``X`` itself) only checks that
-    ``X`` and ``y`` have the same length."""
+    ``X`` and ``y`` have the same length. Sparse ``X`` is accepted (as CSR) by the
+    estimators that set ``_accepts_sparse``."""
+    accept = _accept_sparse(estimator)
     if not supervised:
         if validate_X:
-            X = validate_data(estimator, X, dtype=np.float64, order="C")
+            X = validate_data(estimator, X, accept_sparse=accept, dtype=np.float64, order="C")
         return X, None
     if validate_X:
         X, y = validate_data(
-            estimator, X, y, dtype=np.float64, order="C", y_numeric=not classifier
+            estimator, X, y, accept_sparse=accept, dtype=np.float64, order="C",
+            y_numeric=not classifier,
         )
     else:
         check_consistent_length(X, y)
@@ -64,7 +88,31 @@ def label_values(classes):
 def check_predict_data(estimator, X):
     """Validates ``X`` for prediction against the fitted estimator."""
     check_is_fitted(estimator)
-    return validate_data(estimator, X, dtype=np.float64, order="C", reset=False)
+    return validate_data(
+        estimator, X, accept_sparse=_accept_sparse(estimator), dtype=np.float64, order="C",
+        reset=False,
+    )
+
+
+def model_decision(model, X, estimator=None):
+    """Decision values of the fitted ``kernlearn._core.Model`` on dense or CSR ``X``
+    (``estimator`` may refuse sparse input first, as scikit-learn's SVMs do after a
+    dense fit)."""
+    if estimator is not None and hasattr(estimator, "_check_sparse_predict"):
+        estimator._check_sparse_predict(X)
+    if sp.issparse(X):
+        return model.decision_function_sparse(*csr_parts(X))
+    return model.decision_function(as_features(X))
+
+
+def model_predict(model, X, estimator=None):
+    """Predictions of the fitted ``kernlearn._core.Model`` on dense or CSR ``X`` (see
+    :func:`model_decision` for ``estimator``)."""
+    if estimator is not None and hasattr(estimator, "_check_sparse_predict"):
+        estimator._check_sparse_predict(X)
+    if sp.issparse(X):
+        return model.predict_sparse(*csr_parts(X))
+    return model.predict(as_features(X))
 
 
 #: The papers' grid values for σ and C: 2^-5, ..., 2^5.
@@ -208,8 +256,9 @@ class FittedModelMixin:
         return check_predict_data(self, X)
 
     def _features(self, X):
-        """What the fitted model reads for validated ``X`` (the features)."""
-        return as_features(X)
+        """What the fitted model reads for validated ``X`` (the features; sparse ``X``
+        stays sparse)."""
+        return X if sp.issparse(X) else as_features(X)
 
     def _model_info(self):
         return json.loads(self.model_.info())
@@ -231,7 +280,7 @@ class NoveltyMixin:
         ndarray of shape (n_samples,)
         """
         X = self._check_predict(X)
-        return self.model_.decision_function(self._features(X))[:, 0]
+        return model_decision(self.model_, self._features(X), self)[:, 0]
 
     def score_samples(self, X):
         """Raw scores, ``decision_function(X) + offset_``.
@@ -258,7 +307,7 @@ class NoveltyMixin:
         ndarray of shape (n_samples,)
         """
         X = self._check_predict(X)
-        return self.model_.predict(self._features(X)).astype(np.int64)
+        return model_predict(self.model_, self._features(X), self).astype(np.int64)
 
 
 class RegressorPredictMixin:
@@ -276,4 +325,4 @@ class RegressorPredictMixin:
         ndarray of shape (n_samples,)
         """
         X = self._check_predict(X)
-        return self.model_.predict(self._features(X))
+        return model_predict(self.model_, self._features(X), self)

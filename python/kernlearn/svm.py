@@ -13,6 +13,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import deprecated
@@ -33,7 +34,9 @@ from ._base import (
     check_fit_data,
     check_predict_data,
     classifier_scores,
+    csr_parts,
     label_values,
+    model_decision,
     seed_of,
 )
 
@@ -72,6 +75,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
 
     _svm_type = None  # the library's SvmType (serde name)
     _classifier = False
+    _accepts_sparse = True  # scipy.sparse X (CSR/CSC/COO) fits on the sparse kernels
 
     _parameter_constraints = {
         "kernel": [StrOptions(set(_KERNELS)), callable],
@@ -86,7 +90,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
 
     def _gamma_value(self, X):
         if self.gamma == "scale":
-            var = X.var()
+            if sp.issparse(X):  # E[X²] − E[X]², as scikit-learn computes it for sparse X
+                var = X.multiply(X).mean() - X.mean() ** 2
+            else:
+                var = X.var()
             if not np.isfinite(var):
                 raise ValueError(
                     "The dual coefficients or intercepts are not finite: the features are "
@@ -179,12 +186,22 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         else:
             self._gamma = 0.0 if self.kernel == "precomputed" else self._gamma_value(X)
             data = X
-        labels = np.zeros(len(data)) if y is None else y
+        labels = np.zeros(_num_samples(data)) if y is None else y
+        labels = np.ascontiguousarray(labels, dtype=np.float64)
         params = self._params_json(data, class_weights)
-        self.model_ = _core.fit_svm(params, data, labels, sample_weight)
+        if sp.issparse(data):
+            if self.kernel == "precomputed":
+                raise TypeError(
+                    f"{type(self).__name__} with kernel='precomputed' cannot take sparse "
+                    "input: the Gram matrix must be a dense array"
+                )
+            self.model_ = _core.fit_svm_sparse(params, *csr_parts(data), labels, sample_weight)
+        else:
+            self.model_ = _core.fit_svm(params, data, labels, sample_weight)
         self._set_layout(X)
         self._probability_fitted = self._effective_probability()
-        if not (np.all(np.isfinite(self.dual_coef_)) and np.all(np.isfinite(self.intercept_))):
+        dual = self.dual_coef_.data if sp.issparse(self.dual_coef_) else self.dual_coef_
+        if not (np.all(np.isfinite(dual)) and np.all(np.isfinite(self.intercept_))):
             raise ValueError(
                 "The dual coefficients or intercepts are not finite. The input data may "
                 "contain large values and need to be preprocessed."
@@ -230,7 +247,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         coef = self._get_coef()
-        coef.flags.writeable = False
+        if sp.issparse(coef):  # a sparse fit's coef_ is sparse, as scikit-learn's
+            coef.data.flags.writeable = False
+        else:
+            coef.flags.writeable = False
         return coef
 
     def _get_coef(self):
@@ -262,11 +282,16 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         if self.kernel == "precomputed" or (callable(self.kernel) and not _numeric(X)):
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
-            self.support_vectors_ = np.asarray(X)[self.support_]
+            self.support_vectors_ = X[self.support_] if sp.issparse(X) else np.asarray(X)[self.support_]
         # scikit-learn's internal (binary: unflipped) coefficients, which its tests read.
         flip = -1.0 if self._classifier and len(self.classes_) == 2 else 1.0
         self._dual_coef_ = flip * self.dual_coef_
         self._intercept_ = flip * self.intercept_
+        # scikit-learn's layout for a sparse fit: sparse support vectors and dual_coef_.
+        self._sparse = sp.issparse(X)
+        if self._sparse:
+            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
+            self._dual_coef_ = sp.csr_matrix(self._dual_coef_)
 
     @property
     def n_support_(self):
@@ -306,12 +331,22 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         self.intercept_ = intercept
         self._n_support = np.asarray([counts[layout.position[c]] for c in range(k)], dtype=np.int32)
 
+    def _check_sparse_predict(self, X):
+        """scikit-learn refuses sparse input on a model fitted on dense data (its dense
+        LIBSVM path cannot read it); kernlearn could, but keeps the same contract."""
+        if sp.issparse(X) and not getattr(self, "_sparse", False):
+            raise ValueError(
+                f"cannot use sparse input in {type(self).__name__!r} trained on dense data"
+            )
+
     def _model_decision(self, X):
-        return self.model_.decision_function(self._features(X))
+        self._check_sparse_predict(X)
+        return model_decision(self.model_, self._features(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
 
 
@@ -478,12 +513,17 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             Columns in the order of ``classes_``.
         """
         X = self._check_predict(X)
+        self._check_sparse_predict(X)
         if not self._probability_fitted:
             raise NotFittedError(
                 "predict_proba is not available when fitted with probability=False; "
                 "fit again with probability=True"
             )
-        proba = self.model_.predict_proba(self._features(X))
+        features = self._features(X)
+        if sp.issparse(features):
+            proba = self.model_.predict_proba_sparse(*csr_parts(features))
+        else:
+            proba = self.model_.predict_proba(features)
         return proba[:, self._layout.proba_columns()]
 
     @available_if(_check_proba)

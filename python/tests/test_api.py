@@ -80,10 +80,15 @@ def test_bad_input_raises_what_sklearn_raises():
                 clone(ref).fit(Xb, yb)
             with pytest.raises(type(theirs.value)):
                 clone(ours).fit(Xb, yb)
-        # scikit-learn's SVMs take sparse input; kernlearn's do not, and say so the way
-        # scikit-learn's dense-only estimators do (TypeError naming sparse data).
-        with pytest.raises(TypeError, match="[Ss]parse"):
-            clone(ours).fit(scipy.sparse.csr_matrix(X), y)
+        # Both take sparse input, and predict alike from it.
+        Xs = scipy.sparse.csr_matrix(X)
+        np.testing.assert_allclose(
+            clone(ours).fit(Xs, y).predict(Xs), clone(ref).fit(Xs, y).predict(Xs),
+            rtol=1e-3, atol=1e-3,
+        )
+    # Estimators without sparse kernels refuse it as scikit-learn's dense-only ones do.
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        kernlearn.KNPLClassifier().fit(scipy.sparse.csr_matrix(X), y)
     with pytest.raises(ValueError, match="only one class"):
         kernlearn.SVC().fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="Unknown label type"):

@@ -4,7 +4,10 @@
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
-use kernlearn::data::{read_csv_unlabeled, read_dataset, read_libsvm, Dataset, Format, ScaleMode};
+use kernlearn::data::{
+    read_csv_unlabeled, read_dataset, read_libsvm, read_libsvm_sparse, Dataset, Format, ScaleMode,
+    SparseDataset,
+};
 use kernlearn::method::{GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue};
 use kernlearn::{Error, Estimator, Pipeline, Result};
 use std::path::{Path, PathBuf};
@@ -27,6 +30,26 @@ impl DataArgs {
     /// Reads the dataset.
     pub fn read(&self) -> Result<Dataset> {
         read_dataset(&self.data, self.format, self.target.as_deref())
+    }
+
+    /// Reads a LIBSVM/SVMlight file as CSR (`--sparse`), `n_features` columns at least;
+    /// other formats are refused: they are dense tables.
+    pub fn read_sparse(&self, n_features: Option<usize>) -> Result<SparseDataset> {
+        let format = match self.format {
+            Some(f) => f,
+            None => Format::from_path(&self.data)?,
+        };
+        if format != Format::Libsvm {
+            return Err(Error::param(
+                "sparse",
+                format!(
+                    "{}: --sparse reads LIBSVM/SVMlight files, this one is {format:?} (a dense \
+                     table; drop --sparse)",
+                    self.data.display()
+                ),
+            ));
+        }
+        read_libsvm_sparse(&self.data, n_features)
     }
 }
 
@@ -350,7 +373,10 @@ impl Args for ModelArgs {
                     .default_value("01")
                     .value_name("MODE")
                     .value_parser(clap::value_parser!(ScaleMode))
-                    .help("Feature scaling fitted on the training data: none, 01, pm1 or standard"),
+                    .help(
+                        "Feature scaling fitted on the training data: none, 01, pm1, standard \
+                         or maxabs (divides by the largest |value|; keeps sparse data sparse)",
+                    ),
             )
             .arg(
                 Arg::new("seed")

@@ -74,6 +74,11 @@ enum Command {
         grid: select::SelectArgs,
         #[command(flatten)]
         weights: args::WeightArgs,
+        /// Keep a LIBSVM/SVMlight file sparse (CSR, memory and model size proportional to
+        /// the non-zeros): for svm with fixed parameters, scaling `none`, `maxabs` (or `01`
+        /// on non-negative data); other methods refuse it.
+        #[arg(long)]
+        sparse: bool,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -104,6 +109,10 @@ enum Command {
         /// coloured by label (the DKMO paper's Fig. 7 idea), as PNG or SVG.
         #[arg(long, value_name = "IMAGE")]
         fused_plot: Option<PathBuf>,
+        /// Read a LIBSVM/SVMlight file sparse (CSR) and predict with the svm's sparse
+        /// kernels (any svm model; other methods refuse it).
+        #[arg(long)]
+        sparse: bool,
         /// Overwrite an existing output file.
         #[arg(long)]
         force: bool,
@@ -213,6 +222,7 @@ fn main() -> ExitCode {
             select,
             grid,
             weights,
+            sparse,
             json,
         }) => fit(
             &data,
@@ -232,6 +242,7 @@ fn main() -> ExitCode {
                         return ExitCode::FAILURE;
                     }
                 },
+                sparse,
             },
             quiet,
         ),
@@ -243,6 +254,7 @@ fn main() -> ExitCode {
             decision_values,
             probabilities,
             fused_plot,
+            sparse,
             force,
             json,
         }) => predict(&PredictArgs {
@@ -253,6 +265,7 @@ fn main() -> ExitCode {
             decision_values,
             probabilities,
             fused_plot: fused_plot.as_deref(),
+            sparse,
             force,
             json,
             quiet,
@@ -368,6 +381,7 @@ struct FitOutputs<'a> {
     json: bool,
     grid: Option<&'a select::SelectArgs>,
     weights: &'a args::WeightArgs,
+    sparse: bool,
 }
 
 /// `--model-out` / `--force` of the commands that may save the model they fit.
@@ -427,6 +441,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     }
     if let Some(w) = &o.weights.weight_file {
         outputs.add_input(w);
+    }
+    if o.sparse {
+        return fit_sparse(data, args, o, quiet);
     }
     let train = data.read()?;
     let (train, weights) = o.weights.apply(train, &data.data)?;
@@ -501,6 +518,56 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     Ok(())
 }
 
+/// `fit --sparse`: the LIBSVM file kept as CSR, fitted by the method's sparse path.
+fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
+    for (given, option) in [
+        (o.trace.is_some(), "trace"),
+        (o.relevance_plot.is_some(), "relevance-plot"),
+        (o.grid.is_some(), "select"),
+        (o.weights.weight_column.is_some(), "weight-column"),
+        (o.weights.weight_file.is_some(), "weight-file"),
+    ] {
+        if given {
+            return Err(Error::param(
+                option,
+                "not available with --sparse (sparse fits use fixed parameters, unweighted \
+                 from the command line, and record no trace or relevance)",
+            ));
+        }
+    }
+    let train = data.read_sparse(None)?;
+    // The method's options are resolved against the data's shape and target name only.
+    let shape = Dataset {
+        x: kernlearn::data::Features::new(0, train.x.n_cols(), Vec::new())?,
+        y: Vec::new(),
+        feature_names: Vec::new(),
+        target_name: "label".to_string(),
+    };
+    let method = args.method(&shape, None)?;
+    let msg = format!("fitting {} on {} sparse rows", method.name(), train.y.len());
+    let pb = progress::spinner(quiet, &msg);
+    let fitted = Pipeline::fit_sparse(args.scale, &method, &train.x, &train.y, args.seed)?;
+    pb.finish_and_clear();
+    let mut out = Map::new();
+    report::model_fields(&fitted.pipeline.model, &mut out);
+    out.insert("n_train".into(), json!(train.y.len()));
+    out.insert("n_features".into(), json!(train.x.n_cols()));
+    out.insert("nnz".into(), json!(train.x.nnz()));
+    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
+    if o.train_score {
+        let pred = fitted.pipeline.predict_sparse(&train.x)?;
+        let task = fitted.pipeline.model.task();
+        report::add_scores(&mut out, "train", task, &pred, &train.y)?;
+    }
+    fitted.pipeline.save(o.model_out)?;
+    out.insert(
+        "model_file".into(),
+        json!(o.model_out.display().to_string()),
+    );
+    report::print(&out, o.json);
+    Ok(())
+}
+
 struct PredictArgs<'a> {
     model: &'a Path,
     data: &'a DataArgs,
@@ -509,6 +576,7 @@ struct PredictArgs<'a> {
     decision_values: bool,
     probabilities: bool,
     fused_plot: Option<&'a Path>,
+    sparse: bool,
     force: bool,
     json: bool,
     quiet: bool,
@@ -523,18 +591,37 @@ fn predict(a: &PredictArgs) -> Result<()> {
         outputs.plan(out)?;
     }
     let pipeline = Pipeline::load(a.model)?;
-    let test = read_for_prediction(
-        &a.data.data,
-        a.data.format,
-        a.data.target.as_deref(),
-        &pipeline,
-        a.no_labels,
-    )?;
-    let start = Instant::now();
-    let x = pipeline.transform(&test.x)?;
+    if a.sparse && a.fused_plot.is_some() {
+        return Err(Error::param(
+            "fused-plot",
+            "not available with --sparse (the fused representation reads dense rows)",
+        ));
+    }
+    let (test, decision, start) = if a.sparse {
+        let sparse = a.data.read_sparse(Some(pipeline.model.n_features()))?;
+        let start = Instant::now();
+        let decision = pipeline.decision_function_sparse(&sparse.x)?;
+        let test = Dataset {
+            x: kernlearn::data::Features::new(0, 0, Vec::new())?,
+            y: sparse.y,
+            feature_names: Vec::new(),
+            target_name: String::new(),
+        };
+        (test, decision, start)
+    } else {
+        let test = read_for_prediction(
+            &a.data.data,
+            a.data.format,
+            a.data.target.as_deref(),
+            &pipeline,
+            a.no_labels,
+        )?;
+        let start = Instant::now();
+        // Checked finite before anything is written.
+        let decision = pipeline.decision_function(&test.x)?;
+        (test, decision, start)
+    };
     let model = &pipeline.model;
-    // Checked finite before anything is written.
-    let decision = pipeline.decision_function(&test.x)?;
     let pred: Vec<f64> = decision
         .iter()
         .map(|d| model.predict_from_decision(d))
@@ -552,7 +639,7 @@ fn predict(a: &PredictArgs) -> Result<()> {
     let predict_seconds = start.elapsed().as_secs_f64();
     let mut out = Map::new();
     out.insert("method".into(), json!(pipeline.model.method()));
-    out.insert("n_test".into(), json!(test.len()));
+    out.insert("n_test".into(), json!(pred.len()));
     out.insert("predict_seconds".into(), json!(predict_seconds));
     if !test.y.is_empty() {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
@@ -568,6 +655,7 @@ fn predict(a: &PredictArgs) -> Result<()> {
                 ),
             ));
         }
+        let x = pipeline.transform(&test.x)?;
         let explained = figure::write_fused_plot(model, &x, &test.y, path)?;
         out.insert("fused_plot".into(), json!(path.display().to_string()));
         out.insert("fused_explained_variance".into(), json!(explained));

@@ -7,7 +7,7 @@
 
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
-use kernlearn::data::{Dataset, Features, ScaleMode, Scaler};
+use kernlearn::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
 use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::method::{ChosenParams, FELL_BACK};
@@ -51,6 +51,37 @@ fn features(x: &PyReadonlyArray2<'_, f64>) -> PyResult<Features> {
         PyTypeError::new_err("X must be a C-contiguous float64 array (np.ascontiguousarray)")
     })?;
     Features::new(shape[0], shape[1], values.to_vec()).map_err(py_err)
+}
+
+/// CSR arrays (`indptr`, `indices` as int64, `data` as float64, from
+/// `scipy.sparse.csr_matrix` with sorted, summed indices) as [`SparseFeatures`]; the
+/// layout is checked by the library (a bad one is a `ValueError`).
+fn sparse_features(
+    shape: (usize, usize),
+    indptr: &PyReadonlyArray1<'_, i64>,
+    indices: &PyReadonlyArray1<'_, i64>,
+    data: &PyReadonlyArray1<'_, f64>,
+) -> PyResult<SparseFeatures> {
+    let to_usize = |v: i64, what: &str| {
+        usize::try_from(v)
+            .map_err(|_| PyValueError::new_err(format!("sparse X: negative {what} {v}")))
+    };
+    let indptr = indptr
+        .as_array()
+        .iter()
+        .map(|&v| to_usize(v, "indptr offset"))
+        .collect::<PyResult<Vec<usize>>>()?;
+    let indices = indices
+        .as_array()
+        .iter()
+        .map(|&v| {
+            u32::try_from(v).map_err(|_| {
+                PyValueError::new_err(format!("sparse X: column index {v} out of range"))
+            })
+        })
+        .collect::<PyResult<Vec<u32>>>()?;
+    let values = data.as_array().iter().copied().collect();
+    SparseFeatures::new(shape.0, shape.1, indptr, indices, values).map_err(py_err)
 }
 
 fn labels(y: &PyReadonlyArray1<'_, f64>) -> PyResult<Vec<f64>> {
@@ -183,6 +214,63 @@ impl PyModel {
         Ok(matrix(py, proba, model.classes().len()))
     }
 
+    /// Decision values of sparse rows (CSR arrays), as `decision_function` (svm models
+    /// only; other methods refuse sparse input with a `ValueError` naming them).
+    fn decision_function_sparse<'py>(
+        &self,
+        py: Python<'py>,
+        shape: (usize, usize),
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = sparse_features(shape, &indptr, &indices, &data)?;
+        let dec = py
+            .detach(|| self.pipeline.decision_function_sparse(&x))
+            .map_err(py_err)?;
+        let cols = dec.first().map_or(0, Vec::len);
+        Ok(matrix(py, dec, cols))
+    }
+
+    /// Predictions for sparse rows (CSR arrays), as `predict`.
+    fn predict_sparse<'py>(
+        &self,
+        py: Python<'py>,
+        shape: (usize, usize),
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = sparse_features(shape, &indptr, &indices, &data)?;
+        let pred = py
+            .detach(|| self.pipeline.predict_sparse(&x))
+            .map_err(py_err)?;
+        Ok(pred.into_pyarray(py))
+    }
+
+    /// Class probabilities for sparse rows (CSR arrays), as `predict_proba`.
+    fn predict_proba_sparse<'py>(
+        &self,
+        py: Python<'py>,
+        shape: (usize, usize),
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = sparse_features(shape, &indptr, &indices, &data)?;
+        let model = &self.pipeline.model;
+        let proba = py
+            .detach(|| {
+                self.pipeline
+                    .decision_function_sparse(&x)?
+                    .iter()
+                    .map(|d| model.probabilities_from_decision(d))
+                    .collect::<kernlearn::Result<Vec<_>>>()
+            })
+            .map_err(py_err)?;
+        Ok(matrix(py, proba, model.classes().len()))
+    }
+
     /// Per-kernel gates of a localized MKL model at each row, `n × m` (rows sum to one),
     /// for class pair `pair` (0 for a binary problem).
     fn gates<'py>(
@@ -265,6 +353,34 @@ fn fit_svm(
         .map_err(py_err)?;
     let scaler = Scaler::identity(data.n_features());
     let pipeline = Pipeline::new(scaler, model.into(), data.feature_names);
+    Ok(PyModel { pipeline })
+}
+
+/// [`fit_svm`] on sparse features given as CSR arrays (`scipy.sparse.csr_matrix`):
+/// kernel rows from the sparse kernels, support vectors kept sparse in the model, with
+/// per-sample weights `sample_weight` when given.
+#[pyfunction]
+#[pyo3(signature = (params_json, shape, indptr, indices, data, y, sample_weight=None))]
+fn fit_svm_sparse(
+    py: Python<'_>,
+    params_json: &str,
+    shape: (usize, usize),
+    indptr: PyReadonlyArray1<'_, i64>,
+    indices: PyReadonlyArray1<'_, i64>,
+    data: PyReadonlyArray1<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<PyModel> {
+    let params: SvmParams =
+        serde_json::from_str(params_json).map_err(|e| json_err("SVM parameters", e))?;
+    let x = sparse_features(shape, &indptr, &indices, &data)?;
+    let y = labels(&y)?;
+    let weights = sample_weight.as_ref().map(labels).transpose()?;
+    let model = py
+        .detach(|| SvmModel::fit_sparse_weighted(&params, &x, &y, weights.as_deref()))
+        .map_err(py_err)?;
+    let scaler = Scaler::fit_sparse(ScaleMode::None, &x).map_err(py_err)?;
+    let pipeline = Pipeline::new(scaler, model.into(), Vec::new());
     Ok(PyModel { pipeline })
 }
 
@@ -859,6 +975,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svm, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_svm_sparse, m)?)?;
     m.add_function(wrap_pyfunction!(fit_method, m)?)?;
     m.add_class::<PyMwumklShard>()?;
     m.add_function(wrap_pyfunction!(grid_search, m)?)?;

@@ -3,7 +3,7 @@
 //! [`crate::experiment::Experiment`]) and the model file ([`Pipeline::save`] /
 //! [`Pipeline::load`], the JSON format documented in `docs/DESIGN.md`, "Model files").
 
-use crate::data::{Dataset, Features, ScaleMode, Scaler};
+use crate::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
 use crate::estimator::{Estimator, Task};
 use crate::learner::AnyModel;
 use crate::method::{ChosenParams, Learner, Method, ProgressFn};
@@ -73,6 +73,45 @@ impl Pipeline {
         let dec = self.model.decision_function(&self.transform(x)?)?;
         finite_outputs(dec.iter().map(Vec::as_slice), "decision value")?;
         Ok(dec)
+    }
+
+    /// The SVM of this pipeline, for sparse input; other methods refuse it, naming the
+    /// method and why.
+    fn sparse_model(&self) -> Result<&crate::svm::SvmModel> {
+        self.model
+            .downcast_ref::<crate::svm::SvmModel>()
+            .ok_or_else(|| {
+                Error::param(
+                    "input",
+                    format!(
+                        "method {} cannot take sparse input: it reads dense feature rows \
+                         (only svm has sparse kernels); densify the data to use it",
+                        self.model.method()
+                    ),
+                )
+            })
+    }
+
+    /// Decision values for raw sparse (CSR) features: scaled as at fit time when the
+    /// scaling keeps zeros ([`Scaler::transform_sparse`]), then the SVM's sparse kernel;
+    /// other methods refuse sparse input with the reason.
+    pub fn decision_function_sparse(&self, x: &SparseFeatures) -> Result<Vec<Vec<f64>>> {
+        let model = self.sparse_model()?;
+        let dec = model.decision_function_sparse(&self.scaler.transform_sparse(x)?)?;
+        finite_outputs(dec.iter().map(Vec::as_slice), "decision value")?;
+        Ok(dec)
+    }
+
+    /// Predictions for raw sparse features (see [`Pipeline::decision_function_sparse`]).
+    pub fn predict_sparse(&self, x: &SparseFeatures) -> Result<Vec<f64>> {
+        let model = self.sparse_model()?;
+        let pred: Vec<f64> = self
+            .decision_function_sparse(x)?
+            .iter()
+            .map(|d| model.predict_from_decision(d))
+            .collect();
+        finite_outputs(pred.iter().map(std::slice::from_ref), "prediction")?;
+        Ok(pred)
     }
 
     /// Each input column's relevance to the learned kernel, named by column (the names
@@ -260,6 +299,56 @@ impl FittedPipeline {
 }
 
 impl Pipeline {
+    /// A fit whose objective is not finite is an error (features or targets beyond f64).
+    fn check_objective(fitted: &crate::learner::FittedMethod) -> Result<()> {
+        if let Some(objective) = fitted.model.summary().objective {
+            if !objective.is_finite() {
+                return Err(Error::numerical(format!(
+                    "the fit's objective is {objective}: the features or targets are too \
+                     large for f64 arithmetic; rescale them (e.g. --scale standard, or \
+                     --scale maxabs on sparse data, or targets in smaller units)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Pipeline::fit`] on sparse (CSR) features with labels or targets `y`: the scaler
+    /// is fitted without densifying ([`Scaler::fit_sparse`]: `none`, `maxabs`, or `01` on
+    /// non-negative data), the method by [`Learner::fit_sparse`] (methods without sparse
+    /// kernels refuse, naming themselves). Feature names are `f1..fd`.
+    pub fn fit_sparse(
+        scale: ScaleMode,
+        method: &Method,
+        x: &SparseFeatures,
+        y: &[f64],
+        seed: u64,
+    ) -> Result<FittedPipeline> {
+        if method.reads_kernel_values() {
+            return Err(Error::param(
+                "input",
+                format!(
+                    "method {} reads kernel values, not features: sparse input does not apply",
+                    method.name()
+                ),
+            ));
+        }
+        let scaler = Scaler::fit_sparse(scale, x)?;
+        let xs = scaler.transform_sparse(x)?;
+        let fitted = method.fit_sparse(&xs, y, seed)?;
+        Self::check_objective(&fitted)?;
+        // No feature names: `f1..fd` of a 10⁶-column file would outweigh the model.
+        Ok(FittedPipeline {
+            pipeline: Pipeline::new(scaler, fitted.model, Vec::new()),
+            declined: None,
+            trace: fitted.trace,
+            chosen: fitted.chosen,
+            selection: fitted.selection,
+            select_seconds: fitted.select_seconds,
+            fit_seconds: fitted.fit_seconds,
+        })
+    }
+
     /// Checks `train` for `method`'s task, fits the `scale` scaler on it and then the
     /// method (with its selection) on the scaled features, seeded by `seed`.
     pub fn fit(
@@ -310,15 +399,7 @@ impl Pipeline {
                 method.fit_weighted(&x, &train.y, w, seed, progress)?
             }
         };
-        if let Some(objective) = fitted.model.summary().objective {
-            if !objective.is_finite() {
-                return Err(Error::numerical(format!(
-                    "the fit's objective is {objective}: the features or targets are too \
-                     large for f64 arithmetic; rescale them (e.g. --scale standard, or \
-                     targets in smaller units)"
-                )));
-            }
-        }
+        Self::check_objective(&fitted)?;
         let names = &train.feature_names;
         let declined = (fitted.declined).map(|m| Pipeline::new(scaler.clone(), m, names.clone()));
         Ok(FittedPipeline {

@@ -1,11 +1,13 @@
 //! LIBSVM / SVMlight sparse format: one sample per line, `label index:value ...`, with
 //! 1-based strictly increasing indices; absent features are zero. `#` starts a comment;
-//! SVMlight `qid:` tokens are skipped. Samples are densified into [`Features`].
+//! SVMlight `qid:` tokens are skipped. [`read_libsvm`] densifies the samples into
+//! [`Features`]; [`read_libsvm_sparse`] keeps them in CSR form ([`SparseFeatures`]), in
+//! memory proportional to the non-zeros.
 
 use super::text::{
     number_message, numbered_lines, parse_finite, push_f64, read_text, source_name, write_text,
 };
-use super::{Dataset, Features};
+use super::{Dataset, Features, SparseDataset, SparseFeatures};
 use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,6 +25,45 @@ pub fn read_libsvm(path: &Path, n_features: Option<usize>) -> Result<Dataset> {
 /// Parses LIBSVM/SVMlight text (see [`read_libsvm`]); `source_name` names the input in
 /// error messages.
 pub fn parse_libsvm(text: &str, source_name: &str, n_features: Option<usize>) -> Result<Dataset> {
+    let sparse = parse_entries(text, source_name, n_features)?;
+    let n_cols = sparse.max_index.max(n_features.unwrap_or(0));
+    let x = sparse.densify(n_cols, source_name)?;
+    Ok(Dataset {
+        x,
+        y: sparse.labels,
+        feature_names: (1..=n_cols).map(|j| format!("f{j}")).collect(),
+        target_name: "label".to_string(),
+    })
+}
+
+/// Reads a LIBSVM/SVMlight file without densifying it: the same lines, errors and
+/// column count as [`read_libsvm`], stored as CSR.
+pub fn read_libsvm_sparse(path: &Path, n_features: Option<usize>) -> Result<SparseDataset> {
+    parse_libsvm_sparse(&read_text(path)?, &source_name(path), n_features)
+}
+
+/// Parses LIBSVM/SVMlight text into CSR features (see [`read_libsvm_sparse`]).
+pub fn parse_libsvm_sparse(
+    text: &str,
+    source_name: &str,
+    n_features: Option<usize>,
+) -> Result<SparseDataset> {
+    let sparse = parse_entries(text, source_name, n_features)?;
+    let n_cols = sparse.max_index.max(n_features.unwrap_or(0));
+    let mut indptr = Vec::with_capacity(sparse.row_ends.len() + 1);
+    indptr.push(0);
+    indptr.extend_from_slice(&sparse.row_ends);
+    let (indices, values) = sparse.entries.iter().map(|&(j, v)| (j as u32, v)).unzip();
+    let x = SparseFeatures::new(sparse.labels.len(), n_cols, indptr, indices, values)
+        .map_err(|e| Error::data(format!("{source_name}: {}", crate::validate::message(e))))?;
+    Ok(SparseDataset {
+        x,
+        y: sparse.labels,
+    })
+}
+
+/// The lines of a LIBSVM file as entries (shared by the dense and sparse readers).
+fn parse_entries(text: &str, source_name: &str, n_features: Option<usize>) -> Result<Sparse> {
     let mut sparse = Sparse::default();
     for (ln, line) in numbered_lines(text) {
         let content = line.split_once('#').map_or(line, |(c, _)| c);
@@ -37,14 +78,7 @@ pub fn parse_libsvm(text: &str, source_name: &str, n_features: Option<usize>) ->
             "no data rows (the file is empty or holds only comments)",
         ));
     }
-    let n_cols = sparse.max_index.max(n_features.unwrap_or(0));
-    let x = sparse.densify(n_cols, source_name)?;
-    Ok(Dataset {
-        x,
-        y: sparse.labels,
-        feature_names: (1..=n_cols).map(|j| format!("f{j}")).collect(),
-        target_name: "label".to_string(),
-    })
+    Ok(sparse)
 }
 
 /// Rows as read: labels, `(0-based column, value)` entries and row boundaries.
@@ -210,6 +244,23 @@ mod tests {
         assert_eq!(d.y, vec![1.0, -1.0, 0.0]);
         assert_eq!(d.feature_names, vec!["f1", "f2", "f3"]);
         assert_eq!(d.target_name, "label");
+    }
+
+    #[test]
+    fn sparse_reader_matches_the_dense_one_without_densifying() {
+        let text = "# c\n+1 1:0.5 3:-2\n\n-1 qid:7 2:1e-3\n0\n";
+        let s = parse_libsvm_sparse(text, "t.svm", Some(4)).unwrap();
+        let d = parse_libsvm(text, "t.svm", Some(4)).unwrap();
+        assert_eq!(s.y, d.y);
+        assert_eq!(s.x.nnz(), 3);
+        assert_eq!(s.x.to_dense("t").unwrap(), d.x);
+        // One index of 10^8 on two rows: two entries, not 2 × 10^8 zeros.
+        let wide = parse_libsvm_sparse("1 100000000:1\n-1 1:2\n", "t.svm", None).unwrap();
+        assert_eq!((wide.x.n_cols(), wide.x.nnz()), (100_000_000, 2));
+        assert!(parse_libsvm_sparse("1 2:1 2:3\n", "t.svm", None)
+            .unwrap_err()
+            .to_string()
+            .contains("strictly increasing"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod gram;
 pub mod keel;
 pub mod libsvm;
 pub mod scale;
+pub mod sparse;
 pub mod split;
 pub mod synthetic;
 mod text;
@@ -20,8 +21,12 @@ pub use csv::{
 pub use format::{ensure_not_same_file, read_dataset, write_dataset, Format};
 pub use gram::{gram_set_files, read_gram_set};
 pub use keel::{parse_keel, parse_keel_with_target, read_keel, to_keel_string, write_keel};
-pub use libsvm::{parse_libsvm, read_libsvm, to_libsvm_string, write_libsvm};
+pub use libsvm::{
+    parse_libsvm, parse_libsvm_sparse, read_libsvm, read_libsvm_sparse, to_libsvm_string,
+    write_libsvm,
+};
 pub use scale::{ScaleMode, Scaler};
+pub use sparse::{SparseDataset, SparseFeatures};
 pub use split::{
     class_counts, class_labels, complement, kfold, stratified_kfold, stratified_split,
     train_test_split,
@@ -29,8 +34,9 @@ pub use split::{
 
 /// Dense row-major feature matrix (`n_rows` samples × `n_cols` features).
 ///
-/// Row-major because every kernel evaluation reads whole samples. A sparse store can be
-/// added beside it later: the solver only sees kernel rows (see [`crate::kernel::KernelSource`]).
+/// Row-major because every kernel evaluation reads whole samples. Sparse data has its own
+/// store beside it ([`SparseFeatures`], CSR): the solver only sees kernel rows (see
+/// [`crate::kernel::KernelSource`]).
 ///
 /// Serialised as `{"n_rows": r, "n_cols": c, "values": [...]}`; reading one back checks
 /// that `values` holds exactly `r × c` finite numbers (a model file cannot carry an

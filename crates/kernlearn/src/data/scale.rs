@@ -4,13 +4,13 @@
 //! validation, test and prediction data; fitting on data that includes the test set
 //! leaks information into the model.
 
-use super::Features;
+use super::{Features, SparseFeatures};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// How each feature is scaled. CLI names: `none`, `01`, `pm1`, `standard`.
+/// How each feature is scaled. CLI names: `none`, `01`, `pm1`, `standard`, `maxabs`.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScaleMode {
     /// Leave features as they are.
@@ -22,6 +22,9 @@ pub enum ScaleMode {
     PlusMinusOne,
     /// Standardisation: subtract the mean, divide by the population standard deviation.
     Standard,
+    /// Division by the training maximum of `|x_j|` (into `[-1, 1]`, zero stays zero):
+    /// the scaling that keeps sparse data sparse.
+    MaxAbs,
 }
 
 impl ScaleMode {
@@ -32,6 +35,7 @@ impl ScaleMode {
             ScaleMode::ZeroOne => "01",
             ScaleMode::PlusMinusOne => "pm1",
             ScaleMode::Standard => "standard",
+            ScaleMode::MaxAbs => "maxabs",
         }
     }
 
@@ -59,9 +63,10 @@ impl FromStr for ScaleMode {
             "01" => Ok(ScaleMode::ZeroOne),
             "pm1" => Ok(ScaleMode::PlusMinusOne),
             "standard" => Ok(ScaleMode::Standard),
+            "maxabs" | "max-abs" => Ok(ScaleMode::MaxAbs),
             _ => Err(Error::param(
                 "scale",
-                format!("unknown scaling `{s}`; expected one of none, 01, pm1, standard"),
+                format!("unknown scaling `{s}`; expected one of none, 01, pm1, standard, maxabs"),
             )),
         }
     }
@@ -106,12 +111,106 @@ impl Scaler {
                 (0..d).map(|j| fit_min_max(x, j, width)).unzip()
             }
             ScaleMode::Standard => (0..d).map(|j| fit_standard(x, j)).unzip(),
+            ScaleMode::MaxAbs => {
+                let mut m = vec![0.0f64; d];
+                for r in x.rows() {
+                    for (a, v) in m.iter_mut().zip(r) {
+                        *a = a.max(v.abs());
+                    }
+                }
+                (vec![0.0; d], m.into_iter().map(max_abs_scale).collect())
+            }
         };
         Scaler {
             mode,
             offset,
             scale,
         }
+    }
+
+    /// Fits `mode` on sparse training features without densifying them. Only scalings
+    /// that map 0 to 0 keep the data sparse: `none`, `maxabs`, and `01` when every
+    /// column's training minimum is 0 (non-negative data, each column with a zero). The
+    /// others (`pm1`, `standard`, `01` with a negative value) are refused with the reason;
+    /// densify explicitly ([`SparseFeatures::to_dense`]) to use them.
+    pub fn fit_sparse(mode: ScaleMode, x: &SparseFeatures) -> Result<Scaler> {
+        let d = x.n_cols();
+        let refuse = |why: &str| {
+            Err(Error::param(
+                "scale",
+                format!(
+                    "`{mode}` scaling of sparse data {why}, which would densify it; use \
+                     `maxabs` (or `none`), or densify the data explicitly"
+                ),
+            ))
+        };
+        let (offset, scale) = match mode {
+            // No per-feature vectors: a sparse file's width (10⁶ hashed columns) must not
+            // size the model file.
+            ScaleMode::None => (Vec::new(), Vec::new()),
+            _ if x.n_rows() == 0 => (vec![0.0; d], vec![1.0; d]),
+            ScaleMode::MaxAbs => (
+                vec![0.0; d],
+                x.max_abs().into_iter().map(max_abs_scale).collect(),
+            ),
+            ScaleMode::ZeroOne => {
+                let (lo, hi) = x.col_min_max();
+                if let Some(j) = lo.iter().position(|&v| v != 0.0) {
+                    return refuse(&format!(
+                        "shifts feature {} (its training minimum is {}, not 0)",
+                        j + 1,
+                        lo[j]
+                    ));
+                }
+                let scale = hi
+                    .iter()
+                    .map(|&h| {
+                        if h > 0.0 && (1.0 / h).is_finite() {
+                            h
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                (vec![0.0; d], scale)
+            }
+            ScaleMode::PlusMinusOne => return refuse("maps every zero to -1"),
+            ScaleMode::Standard => return refuse("subtracts each feature's mean from its zeros"),
+        };
+        Ok(Scaler {
+            mode,
+            offset,
+            scale,
+        })
+    }
+
+    /// A scaled copy of sparse `x`, when the scaling maps 0 to 0 on every feature (see
+    /// [`Scaler::fit_sparse`]); otherwise an error saying which feature it would fill.
+    pub fn transform_sparse(&self, x: &SparseFeatures) -> Result<SparseFeatures> {
+        self.check_width(x.n_cols())?;
+        if self.mode == ScaleMode::None {
+            return Ok(x.clone());
+        }
+        if let Some(j) = (0..self.n_features()).find(|&j| self.scale_value(j, 0.0) != 0.0) {
+            return Err(Error::param(
+                "scale",
+                format!(
+                    "`{}` scaling maps the zeros of feature {} to {}: sparse input would be \
+                     densified (fit with `maxabs` scaling to keep it sparse)",
+                    self.mode,
+                    j + 1,
+                    self.scale_value(j, 0.0)
+                ),
+            ));
+        }
+        let out = x.map_values(|j, v| self.scale_value(j, v));
+        if out.parts().2.iter().any(|v| !v.is_finite()) {
+            return Err(Error::data(
+                "scaling overflowed: a value lies far outside the tiny training range of its \
+                 feature",
+            ));
+        }
+        Ok(out)
     }
 
     /// A scaler that changes nothing, for `n_features` features.
@@ -130,9 +229,13 @@ impl Scaler {
 
     /// Checks a scaler read back for a model of `n_features` features: one finite
     /// `offset` and one finite, non-negative `scale` per feature (0 marks a constant
-    /// column). Violations name the field (`offset has 12 values, …`).
+    /// column), or, for `none` only, no vectors at all (the compact identity of a sparse
+    /// fit). Violations name the field (`offset has 12 values, …`).
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
+        if self.is_compact_identity() {
+            return Ok(());
+        }
         for (field, values) in [("offset", &self.offset), ("scale", &self.scale)] {
             ensure(values.len() == n_features, || {
                 format!(
@@ -191,7 +294,15 @@ impl Scaler {
         Ok(())
     }
 
+    /// `none` stored without per-feature vectors (fitted on sparse data): any width.
+    fn is_compact_identity(&self) -> bool {
+        self.mode == ScaleMode::None && self.offset.is_empty() && self.scale.is_empty()
+    }
+
     fn check_width(&self, n_cols: usize) -> Result<()> {
+        if self.is_compact_identity() {
+            return Ok(());
+        }
         if n_cols != self.n_features() {
             return Err(Error::data(format!(
                 "model was fitted on {} features, input has {n_cols}",
@@ -199,6 +310,16 @@ impl Scaler {
             )));
         }
         Ok(())
+    }
+}
+
+/// The divisor of a column whose largest magnitude is `m`: `m`, or 0 (maps to 0) for an
+/// all-zero column or one so small that `1/m` overflows.
+fn max_abs_scale(m: f64) -> f64 {
+    if m > 0.0 && (1.0 / m).is_finite() {
+        m
+    } else {
+        0.0
     }
 }
 
@@ -245,6 +366,40 @@ fn fit_standard(x: &Features, j: usize) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sparse_scaling_keeps_zeros_or_refuses() {
+        let x = Features::new(3, 3, vec![0.0, 2.0, 0.0, -4.0, 0.0, 0.0, 1.0, 1.0, 0.0]).unwrap();
+        let s = SparseFeatures::from_dense(&x).unwrap();
+        let dense = Scaler::fit(ScaleMode::MaxAbs, &x);
+        let sparse = Scaler::fit_sparse(ScaleMode::MaxAbs, &s).unwrap();
+        assert_eq!(dense, sparse);
+        assert_eq!(dense.scale, vec![4.0, 2.0, 0.0]);
+        let scaled = sparse.transform_sparse(&s).unwrap();
+        assert_eq!(scaled.nnz(), s.nnz());
+        assert_eq!(scaled.to_dense("t").unwrap(), dense.transform(&x).unwrap());
+        for mode in [
+            ScaleMode::Standard,
+            ScaleMode::PlusMinusOne,
+            ScaleMode::ZeroOne,
+        ] {
+            let err = Scaler::fit_sparse(mode, &s).unwrap_err().to_string();
+            assert!(err.contains("densify"), "{mode}: {err}");
+        }
+        // Non-negative columns with zeros: `01` divides by the maximum and stays sparse.
+        let pos =
+            SparseFeatures::from_dense(&Features::new(2, 2, vec![0.0, 3.0, 2.0, 0.0]).unwrap())
+                .unwrap();
+        let zo = Scaler::fit_sparse(ScaleMode::ZeroOne, &pos).unwrap();
+        assert_eq!(zo.transform_sparse(&pos).unwrap().parts().2, &[1.0, 1.0]);
+        let std = Scaler::fit(ScaleMode::Standard, &x);
+        assert!(std
+            .transform_sparse(&s)
+            .unwrap_err()
+            .to_string()
+            .contains("densified"));
+        assert_eq!("maxabs".parse::<ScaleMode>().unwrap(), ScaleMode::MaxAbs);
+    }
 
     /// Columns near the limits of f64 are standardised, not dropped (their squares
     /// overflow), as min-max scaling keeps them.

@@ -5,12 +5,14 @@
 //! - [`Kernel::gram`], [`Kernel::cross`]: parallel Gram (`n × n`) and cross (`test × train`)
 //!   matrices as `faer::Mat<f64>`; [`normalize_trace`], [`normalize_cosine`] and their
 //!   `_cross` versions.
-//! - [`FeatureKernel`], [`PrecomputedKernel`]: [`KernelSource`]s for the SMO solver.
+//! - [`FeatureKernel`], [`SparseFeatureKernel`], [`PrecomputedKernel`]: [`KernelSource`]s
+//!   for the SMO solver (dense features, CSR features, a stored Gram matrix).
 //! - [`KernelOnFeatures`], `per_feature`: kernels on feature subsets (for MKL).
 
 mod functions;
 mod matrix;
 mod source;
+mod sparse;
 mod subset;
 
 pub(crate) use functions::powi;
@@ -23,6 +25,8 @@ pub use matrix::{
 };
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
+pub(crate) use sparse::sparse_cross;
+pub use sparse::SparseFeatureKernel;
 pub(crate) use subset::per_feature;
 pub use subset::KernelOnFeatures;
 

@@ -20,7 +20,7 @@ pub use options::GridSettings;
 pub use selection::select_candidate;
 pub use svm::SvmLearner;
 
-use crate::data::Features;
+use crate::data::{Features, SparseFeatures};
 use crate::estimator::Task;
 use crate::kernel::Kernel;
 use crate::select::Selection;
@@ -234,6 +234,20 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     fn reads_kernel_values(&self) -> bool {
         false
     }
+    /// Fits on scaled sparse (CSR) features. Refused by default, naming the method: its
+    /// kernels, features or networks are computed on dense rows. Learners with sparse
+    /// kernels override it.
+    fn fit_sparse(&self, _x: &SparseFeatures, _y: &[f64], _seed: u64) -> Result<FittedMethod> {
+        Err(crate::Error::param(
+            "input",
+            format!(
+                "method {} cannot take sparse input: it computes its kernels or features on \
+                 dense rows; read the data densely (without --sparse, or as a dense array) \
+                 to use it",
+                self.name()
+            ),
+        ))
+    }
 }
 
 /// A learner as [`Any`], so that tests and a family's own code can reach its type.
@@ -310,5 +324,8 @@ impl Learner for Method {
     }
     fn reads_kernel_values(&self) -> bool {
         self.learner().reads_kernel_values()
+    }
+    fn fit_sparse(&self, x: &SparseFeatures, y: &[f64], seed: u64) -> Result<FittedMethod> {
+        self.learner().fit_sparse(x, y, seed)
     }
 }

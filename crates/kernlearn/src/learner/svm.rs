@@ -5,7 +5,7 @@
 use super::selection::{svm_cv, Selected};
 use super::Progress;
 use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
-use crate::data::Features;
+use crate::data::{Features, SparseFeatures};
 use crate::estimator::Task;
 use crate::select::Selection;
 use crate::svm::{SvmModel, SvmParams, SvmType};
@@ -68,6 +68,26 @@ impl Learner for SvmLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         self.fit_with(x, y, Some(weights), seed, progress)
+    }
+
+    /// Fixed parameters on sparse features ([`SvmModel::fit_sparse`]); the grid search
+    /// is refused: its Gram matrices and fold caches are dense.
+    fn fit_sparse(&self, x: &SparseFeatures, y: &[f64], seed: u64) -> Result<FittedMethod> {
+        if self.search.is_some() {
+            return Err(crate::Error::param(
+                "input",
+                format!(
+                    "method {} cannot take sparse input: its grid search computes dense Gram \
+                     matrices; fit fixed parameters on sparse data, or read it densely",
+                    self.name()
+                ),
+            ));
+        }
+        let mut params = self.params.clone();
+        params.seed = seed;
+        let chosen = ChosenParams::of_svm(&params);
+        let (model, secs) = timed(|| SvmModel::fit_sparse(&params, x, y))?;
+        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs))
     }
 }
 

@@ -13,6 +13,7 @@ mod probability;
 mod problem;
 mod qmatrix;
 mod solver;
+mod sparse;
 mod subset;
 mod vector;
 mod wss;

@@ -11,7 +11,7 @@ use super::problem::{
 use super::subset::SubsetSource;
 use super::vector::weighted_sum;
 use crate::check::{non_negative_finite, positive_finite};
-use crate::data::Features;
+use crate::data::{Features, SparseFeatures};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
 use crate::multiclass::{ordered_class_groups, vote, ClassOrder};
 use crate::validate::within;
@@ -203,8 +203,14 @@ pub struct SvmModel {
     pub classes: Vec<f64>,
     /// Support vectors per class (classification).
     pub n_sv_per_class: Vec<usize>,
-    /// Support vectors, grouped by class (no columns for a precomputed kernel).
+    /// Support vectors, grouped by class (no columns for a precomputed kernel; no rows
+    /// when the model was fitted on sparse features, see `sparse_support_vectors`).
     pub support_vectors: Features,
+    /// The support vectors of a model fitted on sparse features, in CSR form (the file
+    /// then grows with their non-zeros, not with `n_sv × n_features`); absent otherwise,
+    /// and absent from files written before sparse fitting existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparse_support_vectors: Option<SparseFeatures>,
     /// Training-set row of each support vector (0-based).
     pub sv_indices: Vec<usize>,
     /// `sv_coef[k][s]`: coefficient of support vector `s` in the pairs of its class
@@ -232,6 +238,7 @@ impl PartialEq for SvmModel {
             && self.classes == o.classes
             && self.n_sv_per_class == o.n_sv_per_class
             && self.support_vectors == o.support_vectors
+            && self.sparse_support_vectors == o.sparse_support_vectors
             && self.sv_indices == o.sv_indices
             && self.sv_coef == o.sv_coef
             && self.rho == o.rho
@@ -461,6 +468,7 @@ impl SvmModel {
             classes: Vec::new(),
             n_sv_per_class: Vec::new(),
             support_vectors: Features::new(0, 0, Vec::new())?,
+            sparse_support_vectors: None,
             sv_indices: Vec::new(),
             sv_coef: Vec::new(),
             rho: Vec::new(),
@@ -833,6 +841,29 @@ impl SvmModel {
                 ),
             );
         }
+        if let Some(sv) = &self.sparse_support_vectors {
+            ensure(sv.n_cols() == self.n_features, || {
+                format!(
+                    "sparse_support_vectors has {} columns, n_features is {}",
+                    sv.n_cols(),
+                    self.n_features
+                )
+            })?;
+            ensure(sv.n_rows() == n_sv, || {
+                format!(
+                    "sparse_support_vectors has {} rows, the model has {n_sv} support vectors \
+                     (sv_indices)",
+                    sv.n_rows()
+                )
+            })?;
+            return ensure(self.support_vectors.n_rows() == 0, || {
+                format!(
+                    "the model has sparse_support_vectors and {} dense support_vectors rows; \
+                     it holds one or the other",
+                    self.support_vectors.n_rows()
+                )
+            });
+        }
         let sv = &self.support_vectors;
         ensure(sv.n_cols() == self.n_features, || {
             format!(
@@ -992,6 +1023,9 @@ impl SvmModel {
     /// training point `t`.
     pub fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.check_query(x)?;
+        if let Some(sv) = &self.sparse_support_vectors {
+            return self.decision_sparse_sv(sv, &SparseFeatures::from_dense(x)?);
+        }
         if matches!(self.params.kernel, Kernel::Precomputed) {
             return Ok((0..x.n_rows())
                 .into_par_iter()

@@ -1,0 +1,413 @@
+//! Kernels on sparse (CSR) features: [`SparseFeatureKernel`] for the SMO solver and the
+//! cross kernel of prediction.
+//!
+//! Dot-product kernels (linear, polynomial, sigmoid, RBF, ARD) scatter the row's
+//! non-zeros into a dense per-thread buffer once and gather each column's non-zeros
+//! against it (`O(nnz_j)` per entry, no branches); RBF uses precomputed squared norms,
+//! `‖x_i − x_j‖² = ‖x_i‖² + ‖x_j‖² − 2 x_iᵀx_j` (LIBSVM's formula, clamped at 0). The
+//! Laplacian and χ² kernels need every coordinate where either point is non-zero: they
+//! merge the two sorted index lists.
+
+use super::functions::powi;
+use super::matrix::{DotMap, Route};
+use super::source::fill_row_chunked;
+use super::{Kernel, KernelSource};
+use crate::data::SparseFeatures;
+use crate::simd::exp_to_f32;
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+#[derive(Clone, Copy, Debug)]
+enum SparseKind {
+    Dot(DotMap),
+    Laplacian(f64),
+    Chi2(f64),
+}
+
+thread_local! {
+    /// Dense scatter buffer of one sparse row, all zeros between uses.
+    static SCATTER: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with row `(cols, vals)` scattered into a zeroed buffer of `d` values, and
+/// zeroes the touched entries again afterwards.
+fn with_scattered<R>(d: usize, cols: &[u32], vals: &[f64], f: impl FnOnce(&[f64]) -> R) -> R {
+    SCATTER.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if buf.len() < d {
+            buf.resize(d, 0.0);
+        }
+        for (&j, &v) in cols.iter().zip(vals) {
+            buf[j as usize] = v;
+        }
+        let r = f(&buf);
+        for &j in cols {
+            buf[j as usize] = 0.0;
+        }
+        r
+    })
+}
+
+/// `Σ_k dense[k]·v_k` over one sparse row's entries.
+#[inline]
+fn gather_dot(dense: &[f64], cols: &[u32], vals: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (cc, vc) = (cols.chunks_exact(4), vals.chunks_exact(4));
+    let (ct, vt) = (cc.remainder(), vc.remainder());
+    for (c, v) in cc.zip(vc) {
+        for k in 0..4 {
+            acc[k] += dense[c[k] as usize] * v[k];
+        }
+    }
+    let tail: f64 = ct
+        .iter()
+        .zip(vt)
+        .map(|(&c, &v)| dense[c as usize] * v)
+        .sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// `Σ_k g(a_k, b_k)` over the union of the two rows' columns (absent entries are 0).
+#[inline]
+fn merge_sum(a: (&[u32], &[f64]), b: (&[u32], &[f64]), g: impl Fn(f64, f64) -> f64) -> f64 {
+    let (ac, av) = a;
+    let (bc, bv) = b;
+    let (mut p, mut q, mut s) = (0, 0, 0.0);
+    while p < ac.len() && q < bc.len() {
+        match ac[p].cmp(&bc[q]) {
+            std::cmp::Ordering::Equal => {
+                s += g(av[p], bv[q]);
+                p += 1;
+                q += 1;
+            }
+            std::cmp::Ordering::Less => {
+                s += g(av[p], 0.0);
+                p += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                s += g(0.0, bv[q]);
+                q += 1;
+            }
+        }
+    }
+    s += av[p..].iter().map(|&x| g(x, 0.0)).sum::<f64>();
+    s + bv[q..].iter().map(|&y| g(0.0, y)).sum::<f64>()
+}
+
+fn l1_term(x: f64, y: f64) -> f64 {
+    (x - y).abs()
+}
+
+fn chi2_term(x: f64, y: f64) -> f64 {
+    let s = x + y;
+    if s == 0.0 {
+        0.0
+    } else {
+        (x - y) * (x - y) / s
+    }
+}
+
+/// The kernel's computation on sparse rows, and the rows it reads (ARD: rescaled).
+#[derive(Clone, Debug)]
+struct Prepared<'a> {
+    kind: SparseKind,
+    x: Cow<'a, SparseFeatures>,
+    sq_norms: Vec<f64>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(kernel: &Kernel, x: &'a SparseFeatures, what: &str) -> Result<Self> {
+        if kernel.is_precomputed() {
+            return Err(Error::param(
+                "kernel",
+                "a precomputed kernel reads a Gram matrix, not sparse features: pass the \
+                 kernel matrix as dense input",
+            ));
+        }
+        kernel.validate(x.n_cols())?;
+        let (kind, x) = match (kernel.route(), kernel) {
+            (Route::Dot { map, scale: None }, _) => (SparseKind::Dot(map), Cow::Borrowed(x)),
+            (
+                Route::Dot {
+                    map,
+                    scale: Some(s),
+                },
+                _,
+            ) => (
+                SparseKind::Dot(map),
+                Cow::Owned(x.map_values(|j, v| v * s[j])),
+            ),
+            (Route::Direct, Kernel::Laplacian { gamma }) => {
+                (SparseKind::Laplacian(*gamma), Cow::Borrowed(x))
+            }
+            (Route::Direct, Kernel::ChiSquared { gamma }) => {
+                x.check_non_negative(what)?;
+                (SparseKind::Chi2(*gamma), Cow::Borrowed(x))
+            }
+            (Route::Direct, _) => unreachable!("every feature kernel has a sparse kind"),
+        };
+        let sq_norms = (0..x.n_rows())
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|i| x.row(i).1.iter().map(|v| v * v).sum())
+            .collect();
+        Ok(Self { kind, x, sq_norms })
+    }
+
+    /// Kernel arguments (before `exp`, the power or `tanh`) of `xi` against rows `cols`
+    /// of `other` (with squared norms `other_sq`), written to `out`.
+    fn arguments(
+        &self,
+        xi: (&[u32], &[f64]),
+        sq_i: f64,
+        other: &SparseFeatures,
+        other_sq: &[f64],
+        cols: &[usize],
+        out: &mut [f64],
+    ) {
+        match self.kind {
+            SparseKind::Dot(map) => with_scattered(other.n_cols(), xi.0, xi.1, |dense| {
+                for (o, &c) in out.iter_mut().zip(cols) {
+                    let (cc, cv) = other.row(c);
+                    let dot = gather_dot(dense, cc, cv);
+                    *o = match map {
+                        DotMap::Rbf { gamma } => -gamma * (sq_i + other_sq[c] - 2.0 * dot).max(0.0),
+                        DotMap::Linear => dot,
+                        DotMap::Poly { gamma, coef0, .. } | DotMap::Sigmoid { gamma, coef0 } => {
+                            gamma * dot + coef0
+                        }
+                    };
+                }
+            }),
+            SparseKind::Laplacian(gamma) => {
+                for (o, &c) in out.iter_mut().zip(cols) {
+                    *o = -gamma * merge_sum(xi, other.row(c), l1_term);
+                }
+            }
+            SparseKind::Chi2(gamma) => {
+                for (o, &c) in out.iter_mut().zip(cols) {
+                    *o = -gamma * merge_sum(xi, other.row(c), chi2_term);
+                }
+            }
+        }
+    }
+
+    /// `true` when the outer function is `exp` (RBF, ARD, Laplacian, χ²).
+    fn is_exp(&self) -> bool {
+        !matches!(
+            self.kind,
+            SparseKind::Dot(DotMap::Linear | DotMap::Poly { .. } | DotMap::Sigmoid { .. })
+        )
+    }
+
+    /// The outer function applied to one argument (not for the `exp` kernels' rows,
+    /// which go through the vectorised `exp`).
+    fn outer(&self, a: f64) -> f64 {
+        match self.kind {
+            SparseKind::Dot(DotMap::Linear) => a,
+            SparseKind::Dot(DotMap::Poly { degree, .. }) => powi(a, degree),
+            SparseKind::Dot(DotMap::Sigmoid { .. }) => a.tanh(),
+            _ => a.exp(),
+        }
+    }
+}
+
+/// Kernel rows on sparse training features for the SMO solver (the sparse counterpart
+/// of [`super::FeatureKernel`]); see the [module documentation](self) for the method.
+#[derive(Clone, Debug)]
+pub struct SparseFeatureKernel<'a> {
+    prep: Prepared<'a>,
+    diag: Vec<f64>,
+}
+
+/// Columns per block in `fill_row` (a stack buffer of this many `f64`).
+const BLOCK: usize = 256;
+
+impl<'a> SparseFeatureKernel<'a> {
+    /// Prepares `kernel` on the sparse training samples `x` (borrowed). Fails for invalid
+    /// parameters, ARD length ≠ `x.n_cols()`, negative data with χ², and `Precomputed`.
+    pub fn new(kernel: &Kernel, x: &'a SparseFeatures) -> Result<Self> {
+        let prep = Prepared::new(kernel, x, "training")?;
+        let diag = match prep.kind {
+            SparseKind::Dot(map) => prep.sq_norms.iter().map(|&s| map.apply(s, s, s)).collect(),
+            SparseKind::Laplacian(_) | SparseKind::Chi2(_) => vec![1.0; x.n_rows()],
+        };
+        Ok(Self { prep, diag })
+    }
+
+    fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        let x: &SparseFeatures = &self.prep.x;
+        let sq = &self.prep.sq_norms;
+        let xi = x.row(i);
+        let mut buf = [0.0f64; BLOCK];
+        for (o, cs) in out.chunks_mut(BLOCK).zip(cols.chunks(BLOCK)) {
+            let buf = &mut buf[..cs.len()];
+            self.prep.arguments(xi, sq[i], x, sq, cs, buf);
+            if self.prep.is_exp() {
+                exp_to_f32(buf, o);
+            } else {
+                for (o, &b) in o.iter_mut().zip(buf.iter()) {
+                    *o = self.prep.outer(b) as f32;
+                }
+            }
+        }
+    }
+}
+
+impl KernelSource for SparseFeatureKernel<'_> {
+    fn len(&self) -> usize {
+        self.prep.x.n_rows()
+    }
+
+    fn diag(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+
+    fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+        assert_eq!(
+            cols.len(),
+            out.len(),
+            "fill_row: cols and out differ in length"
+        );
+        let x: &SparseFeatures = &self.prep.x;
+        let avg = x.nnz() / x.n_rows().max(1);
+        let work = cols.len() * (avg + 24);
+        fill_row_chunked(
+            work >= 48 * 1024,
+            1024,
+            cols,
+            out,
+            || (),
+            |_, c, o| self.fill_seq(i, c, o),
+        );
+    }
+
+    fn gather(&self, idx: &[usize]) -> Option<Box<dyn KernelSource>> {
+        let x = self.prep.x.select_rows(idx);
+        Some(Box::new(SparseFeatureKernel {
+            prep: Prepared {
+                kind: self.prep.kind,
+                x: Cow::Owned(x),
+                sq_norms: idx.iter().map(|&p| self.prep.sq_norms[p]).collect(),
+            },
+            diag: idx.iter().map(|&p| self.diag[p]).collect(),
+        }))
+    }
+}
+
+/// Kernel values of every row of `q` against every row of `sv`, in `f64`: row `t` of
+/// the answer is `k(q_t, sv_s)` for all `s` (prediction's cross kernel on sparse data).
+pub(crate) fn sparse_cross(
+    kernel: &Kernel,
+    sv: &SparseFeatures,
+    q: &SparseFeatures,
+) -> Result<Vec<Vec<f64>>> {
+    if sv.n_cols() != q.n_cols() {
+        return Err(Error::data(format!(
+            "the support vectors have {} features, the input has {}",
+            sv.n_cols(),
+            q.n_cols()
+        )));
+    }
+    let prep_sv = Prepared::new(kernel, sv, "support-vector")?;
+    let prep_q = Prepared::new(kernel, q, "input")?;
+    let all: Vec<usize> = (0..sv.n_rows()).collect();
+    Ok((0..q.n_rows())
+        .into_par_iter()
+        .map(|t| {
+            let mut k = vec![0.0; sv.n_rows()];
+            prep_q.arguments(
+                prep_q.x.row(t),
+                prep_q.sq_norms[t],
+                &prep_sv.x,
+                &prep_sv.sq_norms,
+                &all,
+                &mut k,
+            );
+            k.iter_mut().for_each(|v| *v = prep_q.outer(*v));
+            k
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Features;
+    use crate::kernel::FeatureKernel;
+
+    fn data() -> Features {
+        Features::new(
+            4,
+            5,
+            vec![
+                0.0, 1.5, 0.0, 0.0, 2.0, //
+                0.3, 0.0, 0.0, 0.0, 0.0, //
+                0.0, 0.0, 0.0, 0.0, 0.0, //
+                1.0, 0.5, 0.25, 0.0, 0.7,
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn sparse_rows_equal_dense_rows_for_every_kernel() {
+        let x = data();
+        let s = SparseFeatures::from_dense(&x).unwrap();
+        let kernels = [
+            Kernel::Linear,
+            Kernel::Rbf { gamma: 0.7 },
+            Kernel::Polynomial {
+                gamma: 0.5,
+                coef0: 1.0,
+                degree: 3,
+            },
+            Kernel::Sigmoid {
+                gamma: 0.1,
+                coef0: -0.2,
+            },
+            Kernel::Laplacian { gamma: 0.4 },
+            Kernel::ChiSquared { gamma: 0.9 },
+            Kernel::ArdRbf {
+                gammas: vec![0.1, 0.2, 0.3, 0.4, 0.5],
+            },
+        ];
+        let cols: Vec<usize> = vec![3, 0, 2, 1, 0];
+        for k in &kernels {
+            let dense = FeatureKernel::new(k, &x).unwrap();
+            let sparse = SparseFeatureKernel::new(k, &s).unwrap();
+            for i in 0..4 {
+                assert!((dense.diag(i) - sparse.diag(i)).abs() < 1e-12, "{k:?}");
+                let (mut a, mut b) = (vec![0.0f32; 5], vec![0.0f32; 5]);
+                dense.fill_row(i, &cols, &mut a);
+                sparse.fill_row(i, &cols, &mut b);
+                for (u, v) in a.iter().zip(&b) {
+                    assert!(
+                        (u - v).abs() <= 1e-6 * u.abs().max(1.0),
+                        "{k:?} row {i}: {a:?} {b:?}"
+                    );
+                }
+            }
+            let cross = sparse_cross(k, &s, &s.select_rows(&[1, 3])).unwrap();
+            for (t, &q) in [1usize, 3].iter().enumerate() {
+                for p in 0..4 {
+                    let want = k.eval(x.row(q), x.row(p));
+                    assert!(
+                        (cross[t][p] - want).abs() < 1e-12,
+                        "{k:?}: {} vs {want}",
+                        cross[t][p]
+                    );
+                }
+            }
+        }
+        assert!(SparseFeatureKernel::new(&Kernel::Precomputed, &s).is_err());
+        let neg =
+            SparseFeatures::from_dense(&Features::new(1, 2, vec![0.0, -1.0]).unwrap()).unwrap();
+        let err = SparseFeatureKernel::new(&Kernel::ChiSquared { gamma: 1.0 }, &neg)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("non-negative"), "{err}");
+    }
+}

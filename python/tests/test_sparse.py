@@ -1,0 +1,75 @@
+"""scipy.sparse input for the SVM estimators: the sparse fit equals the dense fit."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+
+import kernlearn
+
+
+def _data():
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[X < 2.0] = 0.0  # about a third of the entries are zeros
+    return X, y
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "laplacian"])
+def test_svc_sparse_fit_equals_dense_fit(fmt, kernel):
+    X, y = _data()
+    Xs = sp.csr_matrix(X).asformat(fmt)
+    dense = kernlearn.SVC(kernel=kernel, probability=True, random_state=0).fit(X, y)
+    sparse = kernlearn.SVC(kernel=kernel, probability=True, random_state=0).fit(Xs, y)
+    np.testing.assert_array_equal(dense.support_, sparse.support_)
+    assert sp.issparse(sparse.support_vectors_) and sp.issparse(sparse.dual_coef_)
+    np.testing.assert_allclose(dense.support_vectors_, sparse.support_vectors_.toarray())
+    np.testing.assert_allclose(dense.dual_coef_, sparse.dual_coef_.toarray(), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(dense.intercept_, sparse.intercept_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        dense.decision_function(X), sparse.decision_function(Xs), rtol=1e-6, atol=1e-7
+    )
+    np.testing.assert_allclose(dense.predict_proba(X), sparse.predict_proba(Xs), atol=1e-6)
+    np.testing.assert_array_equal(dense.predict(X), sparse.predict(Xs))
+    # A sparse fit predicts dense input too.
+    np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
+
+
+@pytest.mark.parametrize("cls", [kernlearn.NuSVC, kernlearn.SVR, kernlearn.NuSVR, kernlearn.OneClassSVM])
+def test_other_svms_sparse_equal_dense(cls):
+    X, y = _data()
+    y = y.astype(float)
+    dense = cls().fit(X, y)
+    sparse = cls().fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.support_, sparse.support_)
+    np.testing.assert_allclose(
+        dense.predict(X), sparse.predict(sp.csr_matrix(X)), rtol=1e-6, atol=1e-7
+    )
+
+
+def test_sparse_errors_use_scikit_learn_types():
+    X, y = _data()
+    with pytest.raises(TypeError, match="precomputed"):
+        kernlearn.SVC(kernel="precomputed").fit(sp.csr_matrix(np.eye(3)), [0, 1, 1])
+    dense = kernlearn.SVC().fit(X, y)
+    with pytest.raises(ValueError, match="trained on dense data"):
+        dense.predict(sp.csr_matrix(X))
+    sparse = kernlearn.SVC().fit(sp.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="features"):
+        sparse.predict(sp.csr_matrix(X[:, :3]))
+    # Estimators without sparse kernels keep scikit-learn's TypeError.
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        kernlearn.KNPLClassifier().fit(sp.csr_matrix(X), y)
+
+
+def test_sparse_model_pickles_and_saves(tmp_path):
+    import pickle
+
+    X, y = _data()
+    Xs = sp.csr_matrix(X)
+    model = kernlearn.SVC(C=4).fit(Xs, y)
+    back = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(back.predict(Xs), model.predict(Xs))
+    model.save(tmp_path / "m.json")
+    assert "sparse_support_vectors" in (tmp_path / "m.json").read_text()
