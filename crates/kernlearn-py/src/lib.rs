@@ -360,6 +360,7 @@ fn fit_svm(
 /// kernel rows from the sparse kernels, support vectors kept sparse in the model, with
 /// per-sample weights `sample_weight` when given.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)] // the CSR triple and shape, as Python passes them
 #[pyo3(signature = (params_json, shape, indptr, indices, data, y, sample_weight=None))]
 fn fit_svm_sparse(
     py: Python<'_>,
