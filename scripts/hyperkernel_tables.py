@@ -117,3 +117,22 @@ if factors:
         cells = [f"{show(r)} ({r['repeats']})" if r else "—" for r in runs]
         paper = PAPER5[ds][0] if reg else PAPER3[ds][0]
         print(f"| {ds} | {paper} | " + " | ".join(cells) + " |")
+
+# SELECT=grid runs: the width factor each training part chose by 5-fold CV.
+chosen = []
+for name in sorted(p.name for p in out.glob("t[35]_*.json")):
+    d = load(name)
+    if d is None or name.endswith(("svmcv.json", "svrcv.json")):
+        continue
+    f = [r["chosen"]["other"].get("hyperkernel_width_factor") for r in d["runs"]]
+    cv = [k for k in d["runs"][0]["chosen"]["other"] if k.startswith("hyperkernel_cv_error")]
+    if cv:
+        chosen.append((name[3:-5], f))
+if chosen:
+    print()
+    print("Width factor chosen by CV inside each training part (per split):")
+    print()
+    print("| run | factors chosen |")
+    print("| --- | --- |")
+    for name, f in chosen:
+        print(f"| {name} | {', '.join(f'{v:g}' for v in f)} |")

@@ -31,7 +31,7 @@ pub(crate) static FAMILY: Family = Family {
         name: "hyperkernel",
         tasks: &[Task::Classification, Task::Regression, Task::Novelty],
         summary: "hyperkernels: kernel learned in a hyper-RKHS by conic programming (Ong et al., JMLR 2005)",
-        selection: "none (the paper's untuned defaults, section 7)",
+        selection: "none (the paper's untuned defaults, section 7); grid: the width factor in {10, 20, 50} by k-fold CV on the training part",
         options: &[&[
             &PROBLEM,
             &HYPERKERNEL,

@@ -263,11 +263,43 @@ pub(crate) struct ProgramSolution {
     pub status: String,
 }
 
+/// Expansion pairs in the first working set (and the fewest added per round).
+const WORKING_SET_START: usize = 8;
+/// Relative tolerance of the optimality check on the pairs outside the working set: the
+/// full program's optimum is at most `scale · max_a (μ − d_a)` below the restricted one
+/// (the Lagrangian bound of column generation), so pairs are added until that bound is
+/// below this fraction of the objective (Clarabel's own relative gap tolerance).
+const PRICING_TOL: f64 = 1e-8;
+
 impl ProgramInput<'_> {
-    /// Builds and solves the program of `self.problem`.
+    /// Weight of `t₂ = ‖K̲^{½} β‖` in the objective.
+    fn reg_weight(&self) -> f64 {
+        match self.problem {
+            Problem::OneClass => self.lambda_q / (2.0 * self.nu),
+            _ => self.lambda_q / 2.0,
+        }
+    }
+
+    /// Solves the program of `self.problem` over all expansion pairs, by a working set of
+    /// pairs (column generation): the program restricted to `β_a = 0` outside the set is
+    /// solved, and every pair outside is priced with the restricted optimum's
+    /// multipliers. With `ν` the multiplier of `Σ_a C_a u_a = w`, the derivative of the
+    /// Lagrangian in `β_a` is
+    ///
+    /// `d_a = −½ ‖C_aᵀ ν‖² + w_Q (K̲ β)_a / ‖K̲^{½} β‖`
+    ///
+    /// (`−½ αᵀ Y K_a Y α` of the paper's SDP plus the regulariser's gradient, `w_Q` its
+    /// weight); on the simplex `1ᵀβ = scale` the restricted optimum is optimal for the
+    /// whole program iff no pair outside has `d_a < μ` (`μ = Σ β_a d_a / Σ β_a`, the
+    /// multiplier of `1ᵀβ = scale`, as every pair in the support has `d_a = μ`).
+    /// Violating pairs are added and the program solved again, so the result is the
+    /// optimum of the full program (to the pricing tolerance) while each solve carries
+    /// only the pairs that matter: β is sparse at the optimum (the loss is linear in β
+    /// and the regulariser a norm), and the cost of a solve grows with the number of
+    /// factor columns `Σ_a r_a` in the program.
     pub(crate) fn solve(&self) -> Result<ProgramSolution> {
-        let (m, rdim) = (self.q.nrows(), self.q.ncols());
         let p = self.factors.len();
+        let rdim = self.q.ncols();
         if p == 0 || rdim == 0 {
             return Err(Error::numerical(
                 "the hyperkernel expansion is empty (rank 0): the incomplete Cholesky kept no \
@@ -275,19 +307,120 @@ impl ProgramInput<'_> {
                  least the hyperkernel matrix's trace",
             ));
         }
+        if p <= 2 * WORKING_SET_START {
+            return self.solve_full();
+        }
+        let mut set = self.first_working_set();
+        let mut iterations = 0;
+        loop {
+            let (mut sol, nu) = self.solve_on(&set)?;
+            iterations += sol.iterations;
+            sol.iterations = iterations;
+            let d = self.pricing(&sol.beta, &nu);
+            let mass: f64 = sol.beta.iter().sum();
+            let mu = sol.beta.iter().zip(&d).map(|(b, d)| b * d).sum::<f64>() / mass.max(1e-300);
+            let tol = PRICING_TOL * sol.objective.abs().max(1e-12) / self.scale;
+            let mut inside = vec![false; p];
+            set.iter().for_each(|&a| inside[a] = true);
+            let mut violators: Vec<(usize, f64)> = (0..p)
+                .filter(|&a| !inside[a] && d[a] < mu - tol)
+                .map(|a| (a, d[a]))
+                .collect();
+            if violators.is_empty() || set.len() == p {
+                return Ok(sol);
+            }
+            violators.sort_by(|x, y| x.1.total_cmp(&y.1));
+            // Grow geometrically: the number of rounds stays logarithmic in p.
+            let add = set.len().max(WORKING_SET_START);
+            set.extend(violators.iter().take(add).map(|v| v.0));
+            set.sort_unstable();
+        }
+    }
+
+    /// The program over every expansion pair in one solve.
+    pub(crate) fn solve_full(&self) -> Result<ProgramSolution> {
+        let all: Vec<usize> = (0..self.factors.len()).collect();
+        self.solve_on(&all).map(|(s, _)| s)
+    }
+
+    /// The first working set: the pairs whose `K_a` aligns best with the labels
+    /// (`d_a` of the pricing with `ν = Qᵀy`, the multiplier of a machine whose dual
+    /// coefficients are all equal; centred targets for regression, ones for novelty).
+    fn first_working_set(&self) -> Vec<usize> {
+        let (m, rdim) = (self.q.nrows(), self.q.ncols());
+        let target: Vec<f64> = match self.problem.task() {
+            crate::Task::Regression => {
+                let mean = self.y.iter().sum::<f64>() / m as f64;
+                self.y.iter().map(|v| v - mean).collect()
+            }
+            crate::Task::Novelty => vec![1.0; m],
+            crate::Task::Classification => self.y.to_vec(),
+        };
+        let nu: Vec<f64> = (0..rdim)
+            .map(|k| (0..m).map(|i| self.q[(i, k)] * target[i]).sum())
+            .collect();
+        let align = self.alignment(&nu);
+        let mut order: Vec<usize> = (0..align.len()).collect();
+        order.sort_by(|&a, &b| align[b].total_cmp(&align[a]));
+        order.truncate(WORKING_SET_START);
+        order.sort_unstable();
+        order
+    }
+
+    /// `‖C_aᵀ ν‖²` per expansion pair.
+    fn alignment(&self, nu: &[f64]) -> Vec<f64> {
+        self.factors
+            .iter()
+            .map(|c| {
+                (0..c.ncols())
+                    .map(|l| {
+                        let v: f64 = (0..c.nrows()).map(|k| c[(k, l)] * nu[k]).sum();
+                        v * v
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// `d_a` of every expansion pair at `β` with the multiplier `ν` (see [`Self::solve`]).
+    fn pricing(&self, beta: &[f64], nu: &[f64]) -> Vec<f64> {
+        let p = beta.len();
+        let l = self.hyper_chol;
+        let ltb: Vec<f64> = (0..p)
+            .map(|k| (k..p).map(|i| l[i * p + k] * beta[i]).sum())
+            .collect();
+        let norm = ltb.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let w_q = self.reg_weight();
+        self.alignment(nu)
+            .iter()
+            .enumerate()
+            .map(|(a, g)| {
+                let kb: f64 = (0..=a).map(|k| l[a * p + k] * ltb[k]).sum();
+                -0.5 * g + if norm > 0.0 { w_q * kb / norm } else { 0.0 }
+            })
+            .collect()
+    }
+
+    /// The program restricted to the expansion pairs `set` (`β_a = 0` elsewhere): its
+    /// solution (β over all pairs) and the multiplier `ν` of `Σ_a C_a u_a = w`.
+    fn solve_on(&self, set: &[usize]) -> Result<(ProgramSolution, Vec<f64>)> {
+        let (m, rdim) = (self.q.nrows(), self.q.ncols());
+        let p_all = self.factors.len();
+        let p = set.len();
+        let factors: Vec<&Mat<f64>> = set.iter().map(|&a| &self.factors[a]).collect();
         let mut cp = Conic::default();
         let beta = cp.vars(p);
         let s = cp.vars(p);
         let t2 = cp.vars(1);
         let w = cp.vars(rdim);
-        let u: Vec<usize> = self.factors.iter().map(|c| cp.vars(c.ncols())).collect();
+        let u: Vec<usize> = factors.iter().map(|c| cp.vars(c.ncols())).collect();
         for a in 0..p {
             cp.q[s + a] = 0.5;
         }
         // ‖u_a‖² ≤ β_a s_a  ⇔  ‖(2u_a, β_a − s_a)‖ ≤ β_a + s_a.
         for a in 0..p {
             let mut rows: Vec<Expr> = vec![(vec![(beta + a, 1.0), (s + a, 1.0)], 0.0)];
-            rows.extend((0..self.factors[a].ncols()).map(|k| (vec![(u[a] + k, 2.0)], 0.0)));
+            rows.extend((0..factors[a].ncols()).map(|k| (vec![(u[a] + k, 2.0)], 0.0)));
             rows.push((vec![(beta + a, 1.0), (s + a, -1.0)], 0.0));
             cp.push(Cone::Soc, rows);
         }
@@ -295,13 +428,13 @@ impl ProgramInput<'_> {
         let eq: Vec<Expr> = (0..rdim)
             .map(|k| {
                 let mut t: Vec<(usize, f64)> = vec![(w + k, -1.0)];
-                for (a, c) in self.factors.iter().enumerate() {
+                for (a, c) in factors.iter().enumerate() {
                     t.extend((0..c.ncols()).map(|l| (u[a] + l, c[(k, l)])));
                 }
                 (t, 0.0)
             })
             .collect();
-        cp.push(Cone::Zero, eq);
+        let eq_row = cp.push(Cone::Zero, eq);
         cp.push(
             Cone::NonNeg,
             (0..p).map(|a| (vec![(beta + a, 1.0)], 0.0)).collect(),
@@ -310,22 +443,19 @@ impl ProgramInput<'_> {
             Cone::Zero,
             vec![((0..p).map(|a| (beta + a, 1.0)).collect(), -self.scale)],
         );
-        // ‖K̲^{½} β‖ = ‖Lᵀβ‖ ≤ t₂.
+        // ‖K̲^{½} β‖ = ‖Lᵀβ‖ ≤ t₂ (rows of Lᵀ without a term in the set are 0 and left out).
         let mut reg: Vec<Expr> = vec![(vec![(t2, 1.0)], 0.0)];
-        reg.extend((0..p).map(|k| {
-            (
-                (0..p)
-                    .filter(|&i| self.hyper_chol[i * p + k] != 0.0)
-                    .map(|i| (beta + i, self.hyper_chol[i * p + k]))
-                    .collect(),
-                0.0,
-            )
+        reg.extend((0..p_all).filter_map(|k| {
+            let terms: Vec<(usize, f64)> = set
+                .iter()
+                .enumerate()
+                .filter(|&(_, &i)| self.hyper_chol[i * p_all + k] != 0.0)
+                .map(|(j, &i)| (beta + j, self.hyper_chol[i * p_all + k]))
+                .collect();
+            (!terms.is_empty()).then_some((terms, 0.0))
         }));
         cp.push(Cone::Soc, reg);
-        let reg_weight = match self.problem {
-            Problem::OneClass => self.lambda_q / (2.0 * self.nu),
-            _ => self.lambda_q / 2.0,
-        };
+        let reg_weight = self.reg_weight();
         cp.q[t2] = reg_weight;
         // f_i = Q_i w: terms of row i.
         let f_terms = |i: usize| -> Vec<(usize, f64)> {
@@ -477,16 +607,24 @@ impl ProgramInput<'_> {
             Problem::Kta => (vec![0.0; m], 0.0),
         };
         let f_train = f_w.iter().map(|f| f + bias).collect();
-        Ok(ProgramSolution {
-            beta: (0..p).map(|a| x[beta + a].max(0.0)).collect(),
-            coef,
-            bias,
-            f_train,
-            objective: sol.objective,
-            regulariser: reg_weight * x[t2],
-            iterations: sol.iterations,
-            status: sol.status,
-        })
+        let mut beta_all = vec![0.0; p_all];
+        for (j, &a) in set.iter().enumerate() {
+            beta_all[a] = x[beta + j].max(0.0);
+        }
+        let nu = sol.z[eq_row..eq_row + rdim].to_vec();
+        Ok((
+            ProgramSolution {
+                beta: beta_all,
+                coef,
+                bias,
+                f_train,
+                objective: sol.objective,
+                regulariser: reg_weight * x[t2],
+                iterations: sol.iterations,
+                status: sol.status,
+            },
+            nu,
+        ))
     }
 }
 

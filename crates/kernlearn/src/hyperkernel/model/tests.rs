@@ -249,3 +249,53 @@ fn bad_input_names_the_cause() {
     };
     assert!(p.validate().unwrap_err().to_string().contains("`nu`"));
 }
+
+/// The working set of expansion pairs reaches the optimum of the whole program: same
+/// objective and β on every problem, with enough pairs (rank > 16) that the working
+/// set starts smaller than the expansion and must price the rest (δ near 0 so that the
+/// factorisation reaches the rank cap).
+#[test]
+fn working_set_reaches_the_full_programs_optimum() {
+    // 40 points in 6 dimensions: enough distinct pairs for rank 30.
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let rows: Vec<Vec<f64>> = (0..40)
+        .map(|_| (0..6).map(|_| rng.random::<f64>() - 0.5).collect())
+        .collect();
+    let x = Features::from_rows(&rows).unwrap();
+    let labels: Vec<f64> = rows
+        .iter()
+        .map(|r| if r[0] + r[1] * r[2] > 0.0 { 1.0 } else { -1.0 })
+        .collect();
+    for (problem, factor) in [
+        (Problem::CSvm, 1.0),
+        (Problem::CSvm, 50.0),
+        (Problem::NuSvm, 1.0),
+        (Problem::Lsvm, 1.0),
+        (Problem::OneClass, 1.0),
+        (Problem::NuSvr, 1.0),
+        (Problem::Kta, 1.0),
+    ] {
+        let params = HyperkernelParams {
+            problem,
+            width_factor: factor,
+            delta: 1e-14,
+            max_rank: 30,
+            ..HyperkernelParams::default()
+        };
+        let y: Vec<f64> = match problem {
+            Problem::NuSvr => rows.iter().map(|r| r[0] - 0.5 * r[1]).collect(),
+            _ => labels.clone(),
+        };
+        let prep = ConicInputs::prepare(&params, &x, &y).unwrap();
+        assert!(prep.rank() > 16, "{problem}: rank {}", prep.rank());
+        let (full, beta_full, _, _) = prep.solve_full(&params).unwrap();
+        let (ws, beta_ws, _, _) = prep.solve(&params).unwrap();
+        let rel = (full - ws).abs() / full.abs().max(1e-12);
+        assert!(rel < 1e-6, "{problem} ({factor}): objective {full} vs {ws}");
+        let dbeta = beta_full
+            .iter()
+            .zip(&beta_ws)
+            .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+        assert!(dbeta < 1e-2 * prep.scale, "{problem} ({factor}): max |Δβ| {dbeta}");
+    }
+}
