@@ -192,8 +192,9 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         if sp.issparse(data):
             if self.kernel == "precomputed":
                 raise TypeError(
-                    f"{type(self).__name__} with kernel='precomputed' cannot take sparse "
-                    "input: the Gram matrix must be a dense array"
+                    "Sparse precomputed kernels are not supported: "
+                    f"{type(self).__name__} with kernel='precomputed' reads the Gram "
+                    "matrix as a dense array"
                 )
             self.model_ = _core.fit_svm_sparse(params, *csr_parts(data), labels, sample_weight)
         else:
@@ -233,7 +234,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         values against the training samples."""
         if callable(self.kernel):
             return self._gram(X, self._X_fit)
-        return as_features(X)
+        return X if sp.issparse(X) else as_features(X)
 
     @property
     def coef_(self):

@@ -20,16 +20,8 @@ import kernlearn
 SOURCE = os.path.join(os.path.dirname(sklearn.svm.__file__), "tests", "test_svm.py")
 FIVE = ("SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM")
 
-SPARSE = "sparse input: separate work"
-
 #: Test (function name, or its parametrised node name) -> why it fails with kernlearn.
 EXPECTED_FAILURES = {
-    **{
-        f"{test}[{container}]": SPARSE
-        for test in ("test_sparse_precomputed", "test_sparse_fit_support_vectors_empty")
-        for container in ("csr_matrix", "csr_array")
-    },
-    **{f"test_bad_input[42-{c}]": SPARSE for c in ("lil_matrix", "lil_array")},
     "test_tweak_params": (
         "kernlearn predicts with its fitted model (model_, what save() writes), not "
         "from the Python attributes: assigning _dual_coef_ does not change predictions"
