@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import deprecated
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
@@ -162,7 +163,10 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
     def _gram(self, X, Y):
         """A callable kernel's values ``kernel(X, Y)`` as the float64 matrix the
         precomputed path reads."""
-        K = np.asarray(self.kernel(X, Y), dtype=np.float64)
+        K = self.kernel(X, Y)
+        if sp.issparse(K):  # e.g. ``x @ y.T`` of sparse samples
+            K = K.toarray()
+        K = np.asarray(K, dtype=np.float64)
         shape = (_num_samples(X), _num_samples(Y))
         if K.shape != shape:
             raise ValueError(
@@ -255,7 +259,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         return coef
 
     def _get_coef(self):
-        return self._dual_coef_ @ self.support_vectors_
+        return safe_sparse_dot(self._dual_coef_, self.support_vectors_)
 
     def _set_layout(self, X):
         fitted = json.loads(self.model_.to_json())["model"]["fitted"]
@@ -495,8 +499,10 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
 
     def _get_coef(self):
         if self.dual_coef_.shape[0] == 1:
-            return self.dual_coef_ @ self.support_vectors_
-        return np.vstack(_one_vs_one_coef(self.dual_coef_, self._n_support, self.support_vectors_))
+            return safe_sparse_dot(self.dual_coef_, self.support_vectors_)
+        coef = _one_vs_one_coef(self.dual_coef_, self._n_support, self.support_vectors_)
+        # a sparse fit's coef_ is sparse, as scikit-learn's
+        return sp.vstack(coef).tocsr() if sp.issparse(coef[0]) else np.vstack(coef)
 
     @available_if(_check_proba)
     def predict_proba(self, X):
