@@ -15,6 +15,7 @@ mod qmatrix;
 mod solver;
 mod sparse;
 mod subset;
+mod validity;
 mod vector;
 mod wss;
 
