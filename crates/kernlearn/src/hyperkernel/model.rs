@@ -387,7 +387,14 @@ impl ConicInputs {
                 let mean = y.iter().sum::<f64>() / m as f64;
                 let sd =
                     (y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0)).sqrt();
-                if !(sd > 0.0 && sd.is_finite()) {
+                if !sd.is_finite() {
+                    return Err(Error::data(format!(
+                        "the targets' standard deviation overflows f64 ({sd}): the \
+                         scale-breaking constraint 1ᵀβ = stddev(y) needs it finite; give the \
+                         targets in smaller units"
+                    )));
+                }
+                if sd <= 0.0 {
                     return Err(Error::data(
                         "the targets are constant: the scale-breaking constraint 1ᵀβ = stddev(y) \
                          needs a positive standard deviation",

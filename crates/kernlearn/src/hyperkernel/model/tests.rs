@@ -235,6 +235,12 @@ fn bad_input_names_the_cause() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("constant"), "{e}");
+    // Huge targets are not "constant": their spread overflows, and the error says so.
+    let huge: Vec<f64> = (0..20).map(|i| if i % 2 == 0 { 1e200 } else { -1e200 }).collect();
+    let e = HyperkernelModel::fit(&p, &d.x, &huge, &quiet)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("overflows") && !e.contains("constant"), "{e}");
     let p = HyperkernelParams {
         max_iter: 2,
         ..HyperkernelParams::default()
