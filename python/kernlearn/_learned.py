@@ -247,7 +247,29 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         self : object
         """
         X, y = check_fit_data(self, X, y, classifier=True)
-        return self._classifier_fitted(self._fit(X, y))
+        self._classifier_fitted(self._fit(X, y))
+        self._warn_below_majority(X, y)
+        return self
+
+    def _warn_below_majority(self, X, y):
+        """Warns (and records in ``warnings_``) when the fitted model's training accuracy
+        is below the majority-class rate: it did worse than always predicting the most
+        frequent class, which means options that did not fit (epochs, learning rate,
+        kernels, scaling), never a result to use silently."""
+        # ``y`` holds the numbers trained on (``label_values``, sorted as ``classes_``).
+        labels = self.classes_[np.searchsorted(self._values, y)]
+        predicted = self.predict(X)
+        accuracy = float(np.mean(predicted == labels))
+        majority = float(np.max(np.unique(labels, return_counts=True)[1])) / len(labels)
+        if accuracy + 1e-12 < majority:
+            message = (
+                f"{type(self).__name__}: training accuracy {100 * accuracy:.1f} % is below "
+                f"the majority-class rate {100 * majority:.1f} %: the fit did worse than "
+                f"always predicting the most frequent class (check the method's options: "
+                f"epochs, learning rate, kernels, scaling)"
+            )
+            self.warnings_ = [*self.warnings_, message]
+            warnings.warn(message, UserWarning, stacklevel=3)
 
     def _classifier_fitted(self, info):
         """The class layout of the fitted model (``classes_`` is set)."""

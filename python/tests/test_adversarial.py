@@ -122,3 +122,20 @@ def test_loaded_models_agree_in_sign_and_shape_with_the_estimator(tmp_path):
 def test_load_refuses_devices_at_once():
     with pytest.raises(ValueError, match="regular file"):
         kernlearn.load("/dev/zero")
+
+
+def test_a_fit_below_the_majority_rate_warns(monkeypatch):
+    """A learned classifier whose training accuracy is below the majority-class rate
+    says so (a warning and ``warnings_``); one that fits does not."""
+    X, y = heart_split()[0], heart_split()[2]
+    fitted = kernlearn.MKLClassifier().fit(X, y)
+    assert not any("majority" in w for w in fitted.warnings_)
+    minority = np.unique(y, return_counts=True)
+    minority = minority[0][np.argmin(minority[1])]
+    # A model that always predicts the minority class, as a diverged network would.
+    monkeypatch.setattr(
+        kernlearn.MKLClassifier, "predict", lambda self, X: np.full(len(X), minority)
+    )
+    with pytest.warns(UserWarning, match="below the majority-class rate"):
+        worse = kernlearn.MKLClassifier().fit(X, y)
+    assert any("majority-class rate" in w for w in worse.warnings_)
