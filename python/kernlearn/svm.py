@@ -31,7 +31,6 @@ from ._base import (
     NoveltyMixin,
     PairLayout,
     RegressorPredictMixin,
-    as_features,
     check_fit_data,
     check_predict_data,
     classifier_scores,
@@ -238,7 +237,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         values against the training samples."""
         if callable(self.kernel):
             return self._gram(X, self._X_fit)
-        return X if sp.issparse(X) else as_features(X)
+        return super()._features(X)
 
     @property
     def coef_(self):
@@ -345,8 +344,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             )
 
     def _model_decision(self, X):
-        self._check_sparse_predict(X)
-        return model_decision(self.model_, self._features(X))
+        return model_decision(self.model_, self._features(X), self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
