@@ -637,8 +637,8 @@ def render_report(datasets, meta):
     lines.append("- Versions: " + ", ".join("%s %s" % kv for kv in meta["versions"].items()))
     if "kernlearn" in meta["tools"]:
         lines.append("- kernlearn threads: " + meta["kernlearn_threads"])
-    lines.append("- Parameters: C-SVC, RBF, C = %r, gamma = float32(1/d), eps = %r, shrinking on, cache %d MB"
-                 % (C, EPS, meta["cache_mb"]))
+    lines.append("- Parameters: C-SVC, RBF, C = %r, gamma = %s, eps = %r, shrinking on, cache %d MB"
+                 % (C, meta["gamma"], EPS, meta["cache_mb"]))
     lines.append("- Split: stratified 80/20, `numpy.random.default_rng(%d)`; min-max scaling with train min/max" % SEED)
     for tool, reason in meta["skipped"].items():
         lines.append("- **%s skipped**: %s" % (TOOL_TITLES[tool], reason.splitlines()[0]))
@@ -692,6 +692,14 @@ def parse_list(text, allowed, what):
     return items
 
 
+def set_cost(c):
+    """Sets the C every runner reads (a module constant, so the report states it)."""
+    global C
+    if not (c > 0 and np.isfinite(c)):
+        raise SystemExit("--c must be a positive finite number, got %r" % c)
+    C = float(np.float32(c))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -710,7 +718,11 @@ def main(argv=None):
                     help="set RAYON_NUM_THREADS=N for kernlearn (default: leave the environment alone)")
     ap.add_argument("--write-md", metavar="FILE", help="(re)write the section between the bench_svm markers of FILE")
     ap.add_argument("--json", metavar="FILE", help="dump all raw numbers to FILE")
+    ap.add_argument("--c", type=float, default=C, help="C of every fit (default %r)" % C)
+    ap.add_argument("--gamma", type=float, metavar="G",
+                    help="RBF gamma of every fit, rounded to float32 (default float32(1/d) per dataset)")
     args = ap.parse_args(argv)
+    set_cost(args.c)
     if args.repeats < 1:
         ap.error("--repeats must be >= 1")
 
@@ -738,7 +750,7 @@ def main(argv=None):
     try:
         for name in names:
             split = prepare_split(name, datasets_dir, workdir)
-            gamma = f32(1.0 / split.d)
+            gamma = f32(args.gamma if args.gamma is not None else 1.0 / split.d)
             ds = DatasetResult(name, len(split.ytr), len(split.yte), split.d, C, gamma, EPS, args.cache_mb,
                                split.train_file, split.test_file)
             print("%s: n_train=%d n_test=%d d=%d gamma=%r" % (name, ds.n_train, ds.n_test, ds.d, gamma),
@@ -764,6 +776,7 @@ def main(argv=None):
         "versions": tool_versions(tools, args),
         "repeats": args.repeats,
         "cache_mb": args.cache_mb,
+        "gamma": "float32(%r)" % args.gamma if args.gamma is not None else "float32(1/d)",
         "kernlearn_threads": ("RAYON_NUM_THREADS=%d (--kernlearn-threads)" % args.kernlearn_threads
                               if args.kernlearn_threads is not None else
                               "default (RAYON_NUM_THREADS=%s)" % os.environ["RAYON_NUM_THREADS"]
