@@ -1,8 +1,11 @@
-//! Loops compiled twice, for the default x86-64 target (SSE2) and with AVX2, the version
-//! chosen at run time; and the vectorisable `exp` of kernel rows.
+//! Loops compiled three times, for the default x86-64 target (SSE2), with AVX2 and with
+//! AVX-512, the widest version the CPU runs chosen at run time; and the vectorisable `exp`
+//! of kernel rows.
 //!
-//! The loops are plain Rust that the compiler vectorises. Neither version fuses multiply
-//! and add (Rust never contracts `a * b + c`), so both give bit-identical results.
+//! The loops are plain Rust that the compiler vectorises. No version fuses multiply and
+//! add (Rust never contracts `a * b + c`), and every loop fixes its order of summation in
+//! the source, so all versions give bit-identical results: the width changes how many
+//! lanes run at once, never the arithmetic.
 
 /// Whether the CPU has AVX2 (cached by the standard library after the first call).
 pub(crate) fn avx2() -> bool {
@@ -16,37 +19,67 @@ pub(crate) fn avx2() -> bool {
     }
 }
 
-/// Defines `$name` calling the inlined `$body` compiled with AVX2 when the CPU has it.
-macro_rules! with_avx2 {
+/// Whether the CPU has AVX-512F (with AVX2, which every AVX-512 CPU has), unless
+/// `KERNLEARN_NO_AVX512` is set in the environment: on some CPUs 512-bit instructions
+/// lower the clock for the whole core, and the variable lets a user measure that.
+pub(crate) fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *WIDE.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && avx2()
+                && std::env::var_os("KERNLEARN_NO_AVX512").is_none()
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Defines `$name` calling the inlined `$body` compiled with AVX-512 or AVX2, the widest
+/// the CPU has, or for the default target.
+macro_rules! with_simd {
     ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:ident) => {
         $(#[$doc])*
         pub(crate) fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
-            if $crate::simd::avx2() {
-                #[target_feature(enable = "avx2")]
-                fn wide($($arg: $ty),*) -> $ret {
-                    $body($($arg),*)
+            {
+                if $crate::simd::avx512() {
+                    #[target_feature(enable = "avx2,avx512f")]
+                    fn wide512($($arg: $ty),*) -> $ret {
+                        $body($($arg),*)
+                    }
+                    // SAFETY: the CPU supports AVX-512F and AVX2 (checked above).
+                    return unsafe { wide512($($arg),*) };
                 }
-                // SAFETY: the CPU supports AVX2 (checked above).
-                return unsafe { wide($($arg),*) };
+                if $crate::simd::avx2() {
+                    #[target_feature(enable = "avx2")]
+                    fn wide($($arg: $ty),*) -> $ret {
+                        $body($($arg),*)
+                    }
+                    // SAFETY: the CPU supports AVX2 (checked above).
+                    return unsafe { wide($($arg),*) };
+                }
             }
             $body($($arg),*)
         }
     };
 }
-pub(crate) use with_avx2;
+pub(crate) use with_simd;
 
-with_avx2! {
+with_simd! {
     /// `out_t = exp(x_t)` rounded to `f32` (a kernel row of the cache). See [`exp_lanes`].
-    fn exp_to_f32(x: &[f64], out: &mut [f32]) -> () = exp_to_f32_body
+    fn exp_to_f32(x: &[f64], out: &mut [f32]) -> () = exp_to_f32_lanes
 }
 
-with_avx2! {
+with_simd! {
     /// `x_t ← exp(x_t)`. See [`exp_lanes`].
     fn exp_in_place(x: &mut [f64]) -> () = exp_in_place_body
 }
 
-with_avx2! {
+with_simd! {
     /// `acc_t += w·v_t`.
     fn add_scaled(acc: &mut [f64], w: f64, v: &[f64]) -> () = add_scaled_body
 }
@@ -136,7 +169,7 @@ macro_rules! by_squarings {
     };
 }
 
-with_avx2! {
+with_simd! {
     /// `acc_t += w·v_t` for a [`Squared`] column `v`.
     fn add_scaled_squared(acc: &mut [f64], w: f64, v: Squared) -> () = add_scaled_squared_body
 }
@@ -152,7 +185,7 @@ fn add_scaled_squared_body(acc: &mut [f64], w: f64, v: Squared) {
     by_squarings!(v.squarings, run(acc, w, v))
 }
 
-with_avx2! {
+with_simd! {
     /// `acc_t += w·(f·v_t)` for a [`Squared`] column `v`.
     fn add_scaled_product_squared(acc: &mut [f64], w: f64, f: f64, v: Squared) -> () = add_scaled_product_squared_body
 }
@@ -168,7 +201,7 @@ fn add_scaled_product_squared_body(acc: &mut [f64], w: f64, f: f64, v: Squared) 
     by_squarings!(v.squarings, run(acc, w, f, v))
 }
 
-with_avx2! {
+with_simd! {
     /// `h_t += hy_t·(f·p_t − f·r_t)` for two [`Squared`] columns of one kernel (same
     /// squarings): MWUMKL's per-kernel update (`crate::mkl::mwumkl`).
     fn add_column_difference(h: &mut [f64], hy: &[f64], p: Squared, r: Squared, f: f64) -> () = add_column_difference_body
@@ -187,8 +220,10 @@ fn add_column_difference_body(h: &mut [f64], hy: &[f64], p: Squared, r: Squared,
     by_squarings!(p.squarings, run(h, hy, p.root, r.root, f, p.squarings))
 }
 
+/// `out_t = exp(x_t)` rounded to `f32`, inlined into the caller (which chooses the
+/// instruction set): the body of [`exp_to_f32`].
 #[inline(always)]
-fn exp_to_f32_body(x: &[f64], out: &mut [f32]) {
+pub(crate) fn exp_to_f32_lanes(x: &[f64], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(x) {
         *o = exp_lanes(v) as f32;
     }

@@ -10,7 +10,6 @@ use super::functions::{powi, Kernel};
 use crate::data::Features;
 use crate::{Error, Result};
 use faer::linalg::matmul::matmul;
-use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
@@ -187,7 +186,7 @@ impl Kernel {
     /// cache holds, computed without an `f64` copy of the whole matrix: blocks of rows of
     /// the lower triangle in parallel (dot-product kernels: one small matrix product per
     /// block, then the map), then mirrored. For [`Kernel::Precomputed`], `x` itself.
-    pub(crate) fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
+    pub fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
         self.validate(x.n_cols())?;
         let n = x.n_rows();
         if self.is_precomputed() {
@@ -217,38 +216,44 @@ impl Kernel {
                 values
                     .par_chunks_mut((ROWS * n).max(1))
                     .enumerate()
-                    .for_each(|(b, block)| {
-                        let r0 = b * ROWS;
-                        let rows = block.len() / n;
-                        let r1 = r0 + rows;
-                        // Column i of `dots` holds the dot products of row r0 + i with
-                        // rows 0..r1 (contiguous, as `map_slice` wants).
-                        let mut dots = Mat::<f64>::zeros(r1, rows);
-                        let all = MatRef::from_row_major_slice(&data[..r1 * d], r1, d);
-                        let own = MatRef::from_row_major_slice(&data[r0 * d..r1 * d], rows, d);
-                        matmul(
-                            dots.as_mut(),
-                            Accum::Replace,
-                            all,
-                            own.transpose(),
-                            1.0,
-                            Par::Seq,
-                        );
-                        clear_avx_upper();
-                        for (i, out) in block.chunks_exact_mut(n).enumerate() {
-                            let row = r0 + i;
-                            let col = dots
-                                .col_mut(i)
-                                .try_as_col_major_mut()
-                                .unwrap()
-                                .as_slice_mut();
-                            let col = &mut col[..=row];
-                            map.map_slice(col, &sq[..=row], sq[row]);
-                            for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
-                                *o = v as f32;
+                    // One product buffer per task, not per block: a fresh one would be
+                    // zeroed and page-faulted for every block.
+                    .for_each_init(
+                        || Mat::<f64>::zeros(n, ROWS),
+                        |buffer, (b, block)| {
+                            let r0 = b * ROWS;
+                            let rows = block.len() / n;
+                            let r1 = r0 + rows;
+                            // Column i of `dots` holds the dot products of row r0 + i with
+                            // rows 0..r1 (contiguous, as `map_slice` wants).
+                            let mut dots = buffer.as_mut().submatrix_mut(0, 0, r1, rows);
+                            let all = MatRef::from_row_major_slice(&data[..r1 * d], r1, d);
+                            let own = MatRef::from_row_major_slice(&data[r0 * d..r1 * d], rows, d);
+                            matmul(
+                                dots.as_mut(),
+                                Accum::Replace,
+                                all,
+                                own.transpose(),
+                                1.0,
+                                Par::Seq,
+                            );
+                            clear_avx_upper();
+                            for (i, out) in block.chunks_exact_mut(n).enumerate() {
+                                let row = r0 + i;
+                                let col = dots
+                                    .as_mut()
+                                    .col_mut(i)
+                                    .try_as_col_major_mut()
+                                    .unwrap()
+                                    .as_slice_mut();
+                                let col = &mut col[..=row];
+                                map.map_slice(col, &sq[..=row], sq[row]);
+                                for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
+                                    *o = v as f32;
+                                }
                             }
-                        }
-                    });
+                        },
+                    );
             }
             Route::Direct => {
                 values
@@ -407,30 +412,52 @@ pub(crate) fn par_for(flops: usize) -> Par {
     }
 }
 
+/// Columns per block of [`dot_gram`]: a block's product is one sequential matrix product
+/// written in place, and the blocks are shared out over the rayon pool.
+const GRAM_BLOCK: usize = 64;
+
+/// The Gram matrix of a dot-product kernel: each block of [`GRAM_BLOCK`] columns gets the
+/// product of the rows on and below its diagonal with its own rows, written straight
+/// into the matrix, then the map, while the block is still in cache; the strict upper
+/// triangle is mirrored at the end. The diagonal is the map of the squared norms, so
+/// RBF diagonals are exactly 1.
 fn dot_gram(data: &[f64], n: usize, d: usize, map: DotMap) -> Mat<f64> {
     let x = MatRef::from_row_major_slice(data, n, d);
+    let sq: Vec<f64> = if d == 0 {
+        vec![0.0; n]
+    } else {
+        data.par_chunks(d)
+            .with_min_len(1024)
+            .map(|r| super::functions::dot(r, r))
+            .collect()
+    };
     let mut g = Mat::<f64>::zeros(n, n);
-    triangular::matmul(
-        g.as_mut(),
-        BlockStructure::TriangularLower,
-        Accum::Replace,
-        x,
-        BlockStructure::Rectangular,
-        x.transpose(),
-        BlockStructure::Rectangular,
-        1.0,
-        par_for(n * n * d / 2),
-    );
-    clear_avx_upper_everywhere();
-    if !matches!(map, DotMap::Linear) {
-        // Squared norms from the product's own diagonal: RBF diagonals are exactly 1.
-        let sq: Vec<f64> = (0..n).map(|i| g[(i, i)]).collect();
-        let sq = &sq;
-        g.par_col_iter_mut().enumerate().for_each(|(j, col)| {
-            let col = col.try_as_col_major_mut().unwrap().as_slice_mut();
-            map.map_slice(&mut col[j..], &sq[j..], sq[j]);
+    g.as_mut()
+        .par_col_chunks_mut(GRAM_BLOCK)
+        .enumerate()
+        .for_each(|(b, mut cols)| {
+            let (j0, w) = (b * GRAM_BLOCK, cols.ncols());
+            matmul(
+                cols.as_mut().subrows_mut(j0, n - j0),
+                Accum::Replace,
+                x.subrows(j0, n - j0),
+                x.subrows(j0, w).transpose(),
+                1.0,
+                Par::Seq,
+            );
+            clear_avx_upper();
+            for c in 0..w {
+                let j = j0 + c;
+                let col = cols
+                    .as_mut()
+                    .col_mut(c)
+                    .try_as_col_major_mut()
+                    .unwrap()
+                    .as_slice_mut();
+                map.map_slice(&mut col[j..], &sq[j..], sq[j]);
+                col[j] = map.apply(sq[j], sq[j], sq[j]);
+            }
         });
-    }
     mirror_lower(g.as_mut());
     g
 }

@@ -11,6 +11,7 @@
 
 mod functions;
 mod matrix;
+mod reordered;
 mod source;
 mod sparse;
 mod subset;
@@ -23,6 +24,7 @@ pub(crate) use matrix::trace_factor;
 pub use matrix::{
     normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,
 };
+pub use reordered::ReorderedRows;
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
 pub(crate) use sparse::sparse_cross;
@@ -68,6 +70,14 @@ pub trait KernelSource: Sync {
     fn gather(&self, _idx: &[usize]) -> Option<Box<dyn KernelSource>> {
         None
     }
+
+    /// A copy of the points `idx` (in that order) that follows the solver's reordering,
+    /// for rows computed on contiguous ranges of positions ([`ReorderedRows`]); `None`
+    /// when the source has no such form (the solver then maps positions to points
+    /// through an index).
+    fn reorderable(&self, _idx: &[usize]) -> Option<ReorderedRows> {
+        None
+    }
 }
 
 /// A borrowed source is a source, so that solver matrices can own or borrow theirs.
@@ -94,5 +104,9 @@ impl<T: KernelSource + ?Sized> KernelSource for &T {
 
     fn gather(&self, idx: &[usize]) -> Option<Box<dyn KernelSource>> {
         (**self).gather(idx)
+    }
+
+    fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
+        (**self).reorderable(idx)
     }
 }

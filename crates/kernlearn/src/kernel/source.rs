@@ -3,9 +3,9 @@
 
 use super::functions::{chi2_dist, dot, l1_dist, powi, Kernel};
 use super::matrix::{scale_features, DotMap, Route};
-use super::KernelSource;
+use super::{KernelSource, ReorderedRows};
 use crate::data::Features;
-use crate::simd::exp_to_f32;
+use crate::simd::{exp_to_f32_lanes, with_simd};
 use crate::{Error, Result};
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
@@ -19,7 +19,7 @@ const PAR_WORK: usize = 48 * 1024;
 const BLOCK: usize = 256;
 
 #[derive(Clone, Copy, Debug)]
-enum RowKind {
+pub(crate) enum RowKind {
     Dot(DotMap),
     Laplacian(f64),
     Chi2(f64),
@@ -103,66 +103,9 @@ impl<'a> FeatureKernel<'a> {
         })
     }
 
-    /// Sequential kernel of `fill_row`, in blocks of [`BLOCK`] columns: a first pass
-    /// computes the argument of the outer function (dot products and distances, no
-    /// calls), a second applies `exp` (vectorised, [`crate::simd`]) / `tanh` / the power.
-    /// Two tight loops beat one loop with a call in its body.
+    /// Sequential kernel of `fill_row` (see [`fill_columns`]).
     fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        let data: &[f64] = &self.data;
-        let d = self.d;
-        let xi = &data[i * d..(i + 1) * d];
-        let sq: &[f64] = &self.sq_norms;
-        let mut buf = [0.0f64; BLOCK];
-        for (o, cs) in out.chunks_mut(BLOCK).zip(cols.chunks(BLOCK)) {
-            let buf = &mut buf[..cs.len()];
-            let row = |c: usize| &data[c * d..(c + 1) * d];
-            match self.kind {
-                RowKind::Dot(DotMap::Rbf { gamma }) => {
-                    let si = sq[i];
-                    for (b, &c) in buf.iter_mut().zip(cs) {
-                        *b = -gamma * (si + sq[c] - 2.0 * dot(xi, row(c))).max(0.0);
-                    }
-                    exp_to_f32(buf, o);
-                }
-                RowKind::Dot(DotMap::Linear) => {
-                    for (o, &c) in o.iter_mut().zip(cs) {
-                        *o = dot(xi, row(c)) as f32;
-                    }
-                }
-                RowKind::Dot(DotMap::Poly {
-                    gamma,
-                    coef0,
-                    degree,
-                }) => {
-                    for (b, &c) in buf.iter_mut().zip(cs) {
-                        *b = gamma * dot(xi, row(c)) + coef0;
-                    }
-                    for (o, b) in o.iter_mut().zip(buf.iter()) {
-                        *o = powi(*b, degree) as f32;
-                    }
-                }
-                RowKind::Dot(DotMap::Sigmoid { gamma, coef0 }) => {
-                    for (b, &c) in buf.iter_mut().zip(cs) {
-                        *b = gamma * dot(xi, row(c)) + coef0;
-                    }
-                    for (o, b) in o.iter_mut().zip(buf.iter()) {
-                        *o = b.tanh() as f32;
-                    }
-                }
-                RowKind::Laplacian(gamma) => {
-                    for (b, &c) in buf.iter_mut().zip(cs) {
-                        *b = -gamma * l1_dist(xi, row(c));
-                    }
-                    exp_to_f32(buf, o);
-                }
-                RowKind::Chi2(gamma) => {
-                    for (b, &c) in buf.iter_mut().zip(cs) {
-                        *b = -gamma * chi2_dist(xi, row(c));
-                    }
-                    exp_to_f32(buf, o);
-                }
-            }
-        }
+        fill_columns(self.kind, &self.data, self.d, &self.sq_norms, i, cols, out);
     }
 
     /// `fill_row` on the calling thread only (for benchmarks and nested parallelism).
@@ -219,6 +162,97 @@ impl KernelSource for FeatureKernel<'_> {
             sq_norms: idx.iter().map(|&p| self.sq_norms[p]).collect(),
             diag: idx.iter().map(|&p| self.diag[p]).collect(),
         }))
+    }
+
+    fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
+        match self.kind {
+            RowKind::Dot(map) if self.kernel.reorderable(self.d) => {
+                Some(ReorderedRows::new(map, &self.data, self.d, idx))
+            }
+            _ => None,
+        }
+    }
+}
+
+with_simd! {
+    /// `out[t] = k(x_i, x_{cols[t]})` on the calling thread, in blocks of [`BLOCK`]
+    /// columns: a first pass computes the argument of the outer function (dot products and
+    /// distances, no calls), a second applies `exp` (vectorised, [`crate::simd`]) / `tanh`
+    /// / the power. Two tight loops beat one loop with a call in its body; the whole is
+    /// compiled for the widest SIMD the CPU has, so the dot products of short rows run
+    /// in wide registers too.
+    fn fill_columns(
+        kind: RowKind,
+        data: &[f64],
+        d: usize,
+        sq: &[f64],
+        i: usize,
+        cols: &[usize],
+        out: &mut [f32]
+    ) -> () = fill_columns_body
+}
+
+#[inline(always)]
+fn fill_columns_body(
+    kind: RowKind,
+    data: &[f64],
+    d: usize,
+    sq: &[f64],
+    i: usize,
+    cols: &[usize],
+    out: &mut [f32],
+) {
+    let xi = &data[i * d..(i + 1) * d];
+    let mut buf = [0.0f64; BLOCK];
+    for (o, cs) in out.chunks_mut(BLOCK).zip(cols.chunks(BLOCK)) {
+        let buf = &mut buf[..cs.len()];
+        let row = |c: usize| &data[c * d..(c + 1) * d];
+        match kind {
+            RowKind::Dot(DotMap::Rbf { gamma }) => {
+                let si = sq[i];
+                for (b, &c) in buf.iter_mut().zip(cs) {
+                    *b = -gamma * (si + sq[c] - 2.0 * dot(xi, row(c))).max(0.0);
+                }
+                exp_to_f32_lanes(buf, o);
+            }
+            RowKind::Dot(DotMap::Linear) => {
+                for (o, &c) in o.iter_mut().zip(cs) {
+                    *o = dot(xi, row(c)) as f32;
+                }
+            }
+            RowKind::Dot(DotMap::Poly {
+                gamma,
+                coef0,
+                degree,
+            }) => {
+                for (b, &c) in buf.iter_mut().zip(cs) {
+                    *b = gamma * dot(xi, row(c)) + coef0;
+                }
+                for (o, b) in o.iter_mut().zip(buf.iter()) {
+                    *o = powi(*b, degree) as f32;
+                }
+            }
+            RowKind::Dot(DotMap::Sigmoid { gamma, coef0 }) => {
+                for (b, &c) in buf.iter_mut().zip(cs) {
+                    *b = gamma * dot(xi, row(c)) + coef0;
+                }
+                for (o, b) in o.iter_mut().zip(buf.iter()) {
+                    *o = b.tanh() as f32;
+                }
+            }
+            RowKind::Laplacian(gamma) => {
+                for (b, &c) in buf.iter_mut().zip(cs) {
+                    *b = -gamma * l1_dist(xi, row(c));
+                }
+                exp_to_f32_lanes(buf, o);
+            }
+            RowKind::Chi2(gamma) => {
+                for (b, &c) in buf.iter_mut().zip(cs) {
+                    *b = -gamma * chi2_dist(xi, row(c));
+                }
+                exp_to_f32_lanes(buf, o);
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! ε-SVR / ν-SVR: the `2l × 2l` matrix `[K −K; −K K]` (LIBSVM's `SVR_Q`).
 
 use super::cache::RowCache;
-use crate::kernel::KernelSource;
+use crate::kernel::{KernelSource, ReorderedRows};
 use std::cell::Cell;
 
 /// What the SMO solver needs from `Q`: rows (with the diagonal) restricted to the active set,
@@ -29,6 +29,11 @@ fn fill_signed(
     out: &mut [f32],
 ) {
     source.fill_row(point, cols, out);
+    apply_signs(sign_i, col_signs, out);
+}
+
+/// `out[t] ← s_i s_t out[t]`.
+fn apply_signs(sign_i: i8, col_signs: &[i8], out: &mut [f32]) {
     for (v, &s) in out.iter_mut().zip(col_signs) {
         if s != sign_i {
             *v = -*v;
@@ -45,18 +50,24 @@ pub(crate) struct SignedKernelQ<S> {
     sign: Vec<i8>,
     diag: Vec<f64>,
     cache: RowCache,
+    /// The points in the solver's order, when the source offers them: rows are then
+    /// computed on contiguous positions instead of through `index`.
+    ordered: Option<ReorderedRows>,
 }
 
 impl<S: KernelSource> SignedKernelQ<S> {
     pub(crate) fn new(source: S, sign: &[i8], cache_bytes: usize) -> Self {
         let n = source.len();
         let diag = (0..n).map(|i| source.diag(i)).collect();
+        let index: Vec<usize> = (0..n).collect();
+        let ordered = source.reorderable(&index);
         Self {
             source,
-            index: (0..n).collect(),
+            index,
             sign: sign.to_vec(),
             diag,
             cache: RowCache::new(n, cache_bytes),
+            ordered,
         }
     }
 
@@ -64,15 +75,21 @@ impl<S: KernelSource> SignedKernelQ<S> {
         let start = self.cache.reserve(i, len);
         if start < len {
             let out = &mut self.cache.row_mut(i)[start..len];
-            let cols = &self.index[start..len];
-            fill_signed(
-                &self.source,
-                self.index[i],
-                cols,
-                self.sign[i],
-                &self.sign[start..len],
-                out,
-            );
+            let signs = &self.sign[start..len];
+            match &self.ordered {
+                Some(rows) => {
+                    rows.fill(i, start, out);
+                    apply_signs(self.sign[i], signs, out);
+                }
+                None => fill_signed(
+                    &self.source,
+                    self.index[i],
+                    &self.index[start..len],
+                    self.sign[i],
+                    signs,
+                    out,
+                ),
+            }
         }
     }
 }
@@ -95,6 +112,9 @@ impl<S: KernelSource> QMatrix for SignedKernelQ<S> {
         self.index.swap(i, j);
         self.sign.swap(i, j);
         self.diag.swap(i, j);
+        if let Some(rows) = &mut self.ordered {
+            rows.swap(i, j);
+        }
     }
 }
 

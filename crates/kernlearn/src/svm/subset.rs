@@ -1,7 +1,7 @@
 //! A view of a kernel restricted to a subset of its points (one-vs-one subproblems,
 //! cross-validation folds) without copying the data or the kernel.
 
-use crate::kernel::KernelSource;
+use crate::kernel::{KernelSource, ReorderedRows};
 use std::cell::Cell;
 
 thread_local! {
@@ -68,5 +68,10 @@ impl KernelSource for SubsetSource<'_> {
 
     fn as_subset(&self) -> Option<(&dyn KernelSource, &[usize])> {
         Some((self.inner, &self.idx))
+    }
+
+    fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
+        let mapped: Vec<usize> = idx.iter().map(|&i| self.idx[i]).collect();
+        self.inner.reorderable(&mapped)
     }
 }

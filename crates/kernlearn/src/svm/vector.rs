@@ -2,19 +2,19 @@
 //! `f32` kernel rows. Plain loops that the compiler vectorises, compiled a second time
 //! with AVX2 enabled and chosen at run time ([`crate::simd`]).
 
-use crate::simd::with_avx2;
+use crate::simd::with_simd;
 
-with_avx2! {
+with_simd! {
     /// `g_t += a_t·da + b_t·db` (the gradient update of one SMO step).
     fn add_two_rows(g: &mut [f64], a: &[f32], da: f64, b: &[f32], db: f64) -> () = add_two_rows_body
 }
 
-with_avx2! {
+with_simd! {
     /// `g_t += da·a_t`.
     fn add_row(g: &mut [f64], a: &[f32], da: f64) -> () = add_row_body
 }
 
-with_avx2! {
+with_simd! {
     /// `Σ_t row_t w_t`.
     fn weighted_sum(row: &[f32], w: &[f64]) -> f64 = weighted_sum_body
 }

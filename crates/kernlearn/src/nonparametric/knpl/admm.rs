@@ -6,7 +6,7 @@
 
 use super::params::KnplParams;
 use crate::linalg::project_psd;
-use crate::simd::with_avx2;
+use crate::simd::with_simd;
 use crate::Result;
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
@@ -183,7 +183,7 @@ pub(super) fn psd_kernel_projection(
     Ok(g)
 }
 
-with_avx2! {
+with_simd! {
     /// Column `j` of [`psd_kernel_projection`]'s `G`: `out_i = s·(c_i·c_j)·k_i − (m_i +
     /// m_j) + m̄ + 1` for the column `k` of `K`, `(s, c_j, m_j, m̄) = consts`.
     fn anchored_column(out: &mut [f64], k: &[f64], coef: &[f64], mean: &[f64], consts: (f64, f64, f64, f64)) -> () = anchored_column_body
