@@ -178,7 +178,7 @@ def prepare_text(workdir):
     write_rows(train, [rows[i] for i in tr], y[tr])
     write_rows(test, [rows[i] for i in te], y[te])
     return {"name": "text-hashed", "train": train, "test": test, "d_declared": 1 << HASH_BITS,
-            "source": "%d docstrings of %d standard-library packages (Python %s), uni+bi-grams, "
+            "source": "%d docstring paragraphs of %d standard-library packages (Python %s), uni+bi-grams, "
                       "crc32 mod 2^%d, unit-norm rows" % (len(y), len(PACKAGES), sys.version.split()[0], HASH_BITS)}
 
 
@@ -397,9 +397,17 @@ def fmt_s(v):
     return "–" if v is None else ("%.3f" % v if v < 1 else "%.2f" % v)
 
 
+def clean(text, meta):
+    """A message without this machine's paths (the report goes into the docs)."""
+    for path, name in ((meta.get("workdir"), "<workdir>"), (sys.executable, "python"), (ROOT, "<repo>")):
+        if path:
+            text = text.replace(path, name)
+    return text
+
+
 def render(datasets, meta):
     lines = ["Generated %s by `python3 %s` (%d timing repeat%s, median wall, largest peak RSS). To reproduce:"
-             % (meta["date"], meta["command"], meta["repeats"], "" if meta["repeats"] == 1 else "s"),
+             % (meta["date"], clean(meta["command"], meta), meta["repeats"], "" if meta["repeats"] == 1 else "s"),
              "", "```", REPRODUCE, "```", ""]
     lines.append("- Machine: %s, `nproc` = %s; 1-min load average before each dataset (other processes "
                  "included): %s" % (meta["machine"]["cpu"], meta["machine"]["nproc"],
@@ -411,13 +419,13 @@ def render(datasets, meta):
     lines.append("- Threads: LIBSVM and scikit-learn 1; kernlearn %s; ThunderSVM n_jobs = %s" % (
         meta["kernlearn_threads"], meta["thundersvm_threads"]))
     for tool, why in meta["skipped"].items():
-        lines.append("- **%s skipped**: %s" % (TITLES[tool], why.splitlines()[0]))
+        lines.append("- **%s skipped**: %s" % (TITLES[tool], clean(why.splitlines()[0], meta)))
     for d in datasets:
         lines.append("- %s: %s; train n = %d, d = %d (largest index used %d), nnz = %d, density %.2e; "
                      "test n = %d" % (d["name"], d["source"], d["n_train"], d["d_declared"], d["d_used"],
                                       d["nnz"], d["nnz"] / (d["n_train"] * d["d_declared"]), d["n_test"]))
         for tool, why in d["failed"].items():
-            lines.append("- **%s failed on %s**: %s" % (TITLES[tool], d["name"], why.splitlines()[0]))
+            lines.append("- **%s failed on %s**: %s" % (TITLES[tool], d["name"], clean(why.splitlines()[0], meta)))
     head = ["data", "tool", "fit s", "kernlearn fit_seconds", "LIBSVM / tool", "peak RSS MiB", "RSS / LIBSVM",
             "model bytes", "model bytes / SV nnz", "#SV", "objective", "obj rel diff", "test acc %", "acc = LIBSVM"]
     rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
@@ -516,11 +524,19 @@ def main(argv=None):
     ap.add_argument("--workdir", help="keep the data files and models here (default: a temp dir, removed)")
     ap.add_argument("--write-md", metavar="FILE", help="(re)write the bench_sparse section of FILE")
     ap.add_argument("--json", metavar="FILE", help="dump all raw numbers to FILE")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="render the report of an earlier run from its --json FILE (with --write-md: rewrite the docs)")
     ap.add_argument("--child", nargs=5, metavar=("TOOL", "TRAIN", "TEST", "GAMMA", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--child-threads", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return child(args)
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        if args.workdir and not saved["meta"].get("workdir"):
+            saved["meta"]["workdir"] = os.path.abspath(args.workdir)
+        return publish(render(saved["datasets"], saved["meta"]), args)
     if args.repeats < 1:
         ap.error("--repeats must be >= 1")
     if not args.timeout > 0:
@@ -571,18 +587,13 @@ def main(argv=None):
     meta = {
         "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "machine": bs.machine_info(), "versions": versions, "repeats": args.repeats, "load": load,
-        "skipped": skipped,
+        "skipped": skipped, "workdir": work,
         "kernlearn_threads": ("RAYON_NUM_THREADS=%d" % args.kernlearn_threads if args.kernlearn_threads
                               else "default (every core)"),
         "thundersvm_threads": args.thundersvm_threads if args.thundersvm_threads else "-1 (every core)",
         "command": shlex.join([os.path.relpath(os.path.abspath(__file__), ROOT)] +
                               (argv if argv is not None else sys.argv[1:])),
     }
-    report = render(datasets, meta)
-    print(report)
-    if args.write_md:
-        bs.write_markdown(args.write_md, report, MD_BEGIN, MD_END)
-        print("wrote %s" % args.write_md, file=sys.stderr)
     if args.json:
         for d in datasets:
             for r in d["results"].values():
@@ -590,6 +601,14 @@ def main(argv=None):
                     run.pop("out", None)
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "datasets": datasets}, f, indent=2, default=str)
+    return publish(render(datasets, meta), args)
+
+
+def publish(report, args):
+    print(report)
+    if args.write_md:
+        bs.write_markdown(args.write_md, report, MD_BEGIN, MD_END)
+        print("wrote %s" % args.write_md, file=sys.stderr)
     return 0
 
 
