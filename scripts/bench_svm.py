@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of kernlearn's SMO solver against LIBSVM and scikit-learn.
+"""Side-by-side benchmark of kernlearn's SMO solver against LIBSVM, scikit-learn and ThunderSVM.
 
 Run from anywhere (paths are resolved relative to the repository root, the
 parent of this script's directory):
@@ -7,13 +7,16 @@ parent of this script's directory):
     python3 scripts/bench_svm.py                                  # print the table
     python3 scripts/bench_svm.py --write-md docs/BENCHMARKS.md    # also update the docs
     python3 scripts/bench_svm.py --tools libsvm,sklearn --datasets-list heart,pima
+    python3 scripts/bench_svm.py --dense-target --write-md docs/BENCHMARKS.md  # magic, shuttle at C=4, gamma=0.5
 
 Requirements: numpy; optional: Debian/Ubuntu `libsvm-tools` (svm-train,
-svm-predict), scikit-learn, a Rust toolchain (the script runs
+svm-predict), scikit-learn, `thundersvm-cpu` (probed with a toy fit in a child
+process first; a wheel that cannot load or fit here is reported as skipped with
+the reason), a Rust toolchain (the script runs
 `cargo build --release -q` itself unless --no-build).  A missing tool is
 reported and its columns are left empty.
 
-Protocol (identical for the three tools)
+Protocol (identical for the four tools)
 ----------------------------------------
 * Data: <repo>/../shared/datasets/<name>.csv (override with --datasets DIR);
   header line, last column `label` in {-1, +1}, unscaled features.
@@ -28,14 +31,17 @@ Protocol (identical for the three tools)
 * Parameters: C-SVC, RBF kernel, C = 1, gamma = float32(1/d), eps = float32(0.001),
   shrinking on, 100 MB kernel cache.  Debian's svm-train parses real-valued
   options with strtof, so the values LIBSVM really uses are float32 roundings;
-  the script hands exactly these values (printed with repr) to all three tools.
+  the script hands exactly these values (printed with repr) to all four tools.
 * Timing: median of --repeats runs.  svm-train and kernlearn: wall clock of the
   whole `fit` process (reading the file, solving, writing the model); kernlearn's
   own `fit_seconds` is recorded too.  scikit-learn: `SVC.fit` only (data already
-  in memory).  Ratios compare like with like: LIBSVM wall / kernlearn wall and
-  sklearn fit / kernlearn `fit_seconds`.  Runs are strictly sequential.
+  in memory); ThunderSVM: `thundersvm.SVC.fit` likewise (every core unless
+  --thundersvm-threads; its wrapper passes data and parameters as float32 and
+  has no cache or shrinking option).  Ratios compare like with like: LIBSVM
+  wall / kernlearn wall, sklearn (ThunderSVM) fit / kernlearn `fit_seconds`.
+  Runs are strictly sequential.
 * Objective: LIBSVM's dual objective `obj` (printed by svm-train, reported by
-  kernlearn); for scikit-learn it is recomputed from the fitted model as
+  kernlearn); for scikit-learn and ThunderSVM it is recomputed from the model as
   0.5 * c^T K c - sum|c| with c = dual_coef_ (= y_i alpha_i) and K the RBF kernel
   on support_vectors_, which equals 0.5 a^T Q a - e^T a (sign-independent).
 """
@@ -65,8 +71,14 @@ DEFAULT_DATASETS_DIR = os.path.join(REPO_ROOT, os.pardir, "shared", "datasets")
 KERNLEARN_BIN = os.path.join(REPO_ROOT, "target", "release", "kernlearn")
 
 ALL_DATASETS = ["heart", "sonar", "ionosphere", "wdbc", "pima", "magic", "shuttle-binary"]
-ALL_TOOLS = ["libsvm", "sklearn", "kernlearn"]
-TOOL_TITLES = {"libsvm": "LIBSVM", "sklearn": "sklearn", "kernlearn": "kernlearn"}
+ALL_TOOLS = ["libsvm", "sklearn", "thundersvm", "kernlearn"]
+TOOL_TITLES = {"libsvm": "LIBSVM", "sklearn": "sklearn", "thundersvm": "ThunderSVM", "kernlearn": "kernlearn"}
+
+# The dense speed target: C = 4, gamma = 0.5 on magic and shuttle-binary ([0, 1] features).
+TARGET_DATASETS = ["magic", "shuttle-binary"]
+TARGET_C, TARGET_GAMMA = 4.0, 0.5
+TARGET_SPEEDUP = 2.5  # LIBSVM process wall / kernlearn process wall
+TARGET_OBJ_REL = 1e-6
 
 SEED = 0
 TEST_FRACTION = 0.2
@@ -76,6 +88,9 @@ EPS = float(np.float32(0.001))  # what `svm-train -e 0.001` really uses (strtof)
 MD_BEGIN = "<!-- bench_svm:begin -->"
 MD_END = "<!-- bench_svm:end -->"
 REPRODUCE = "python3 scripts/bench_svm.py --write-md docs/BENCHMARKS.md"
+REPRODUCE_TARGET = "python3 scripts/bench_svm.py --dense-target --write-md docs/BENCHMARKS.md"
+MD_TARGET_BEGIN = "<!-- bench_svm_target:begin -->"
+MD_TARGET_END = "<!-- bench_svm_target:end -->"
 
 
 def f32(x):
@@ -474,6 +489,77 @@ def run_sklearn(split, gamma, cache_mb, repeats):
 
 
 # ----------------------------------------------------------------------------
+# ThunderSVM (CPU build, Python package `thundersvm-cpu`)
+# ----------------------------------------------------------------------------
+
+# A tiny fit in a child process: the wheel ships a prebuilt libthundersvm.so, and a
+# loader or ABI failure may kill the interpreter instead of raising.
+THUNDERSVM_PROBE = (
+    "import numpy as np\n"
+    "from thundersvm import SVC\n"
+    "X = np.random.default_rng(0).random((60, 3)); y = np.where(X[:, 0] > 0.5, 1, -1)\n"
+    "m = SVC(kernel='rbf', C=1.0, gamma=0.5).fit(X, y)\n"
+    "assert m.n_sv > 0 and np.mean(m.predict(X) == y) > 0.8, 'probe fit is wrong'\n"
+)
+
+
+def thundersvm_unavailable(python=sys.executable):
+    """None when `thundersvm` imports and fits a toy problem here, else the reason."""
+    proc = subprocess.run([python, "-c", THUNDERSVM_PROBE], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode == 0:
+        return None
+    lines = [l.strip() for l in proc.stderr.splitlines() if l.strip()]
+    why = lines[-1] if lines else ("killed by signal %d" % -proc.returncode if proc.returncode < 0
+                                   else "exit status %d" % proc.returncode)
+    return "thundersvm (pip install thundersvm-cpu) cannot fit here: %s" % why
+
+
+def thundersvm_version():
+    try:
+        from importlib.metadata import version
+        return version("thundersvm-cpu")
+    except Exception:  # noqa: BLE001 - a version is informative only
+        return "unknown"
+
+
+def run_thundersvm(split, gamma, cache_mb, repeats, threads):
+    """ThunderSVM's scikit-learn-style SVC on the same files (dense arrays).
+
+    Its Python wrapper hands the data, C, gamma and eps to the library as float32 and has
+    no cache-size or shrinking option (its solver works on batches of violating pairs with
+    a memory budget, `max_mem_size`, left at its default); the objective is recomputed from
+    `dual_coef_` (float32) as for scikit-learn, so agreement is at float32 precision."""
+    from sklearn.datasets import load_svmlight_file
+    from thundersvm import SVC
+
+    res = ToolResult("thundersvm")
+    Xtr, ytr = load_svmlight_file(split.train_file, n_features=split.d)
+    Xte, yte = load_svmlight_file(split.test_file, n_features=split.d)
+    Xtr, Xte = Xtr.toarray(), Xte.toarray()
+    n_jobs = threads if threads is not None else -1
+    res.raw["estimator"] = "thundersvm.SVC(kernel='rbf', C=%r, gamma=%r, tol=%r, n_jobs=%d)" % (C, gamma, EPS, n_jobs)
+    clf = None
+    for _ in range(repeats):
+        clf = SVC(kernel="rbf", C=C, gamma=gamma, tol=EPS, n_jobs=n_jobs)
+        t0 = time.perf_counter()
+        clf.fit(Xtr, ytr)
+        res.fit_seconds_runs.append(time.perf_counter() - t0)
+    res.fit_seconds = median(res.fit_seconds_runs)
+    res.n_sv = int(clf.n_sv)
+    res.objective = float(rbf_dual_objective(clf.dual_coef_[0], clf.support_vectors_, gamma))
+    res.n_bsv = int(np.sum(np.abs(clf.dual_coef_[0]) >= np.float32(C)))
+    t0 = time.perf_counter()
+    pred = clf.predict(Xte)
+    res.predict_seconds = time.perf_counter() - t0
+    res.n_test = len(yte)
+    res.n_correct = int(np.sum(pred == yte))
+    res.test_accuracy = res.n_correct / res.n_test
+    res.ok = True
+    return res
+
+
+# ----------------------------------------------------------------------------
 # environment
 # ----------------------------------------------------------------------------
 
@@ -490,6 +576,10 @@ def check_tools(tools, args):
             importlib.import_module("sklearn.svm")
         except ImportError as e:
             skipped["sklearn"] = "scikit-learn cannot be imported (%s; pip install scikit-learn)" % e
+    if "thundersvm" in tools:
+        reason = thundersvm_unavailable()
+        if reason is not None:
+            skipped["thundersvm"] = reason
     if "kernlearn" in tools:
         error = None if args.no_build else build_kernlearn()
         if error is None and not os.access(args.kernlearn_bin, os.X_OK):
@@ -531,6 +621,8 @@ def tool_versions(tools, args):
     if "sklearn" in tools:
         import sklearn
         versions["scikit-learn"] = sklearn.__version__
+    if "thundersvm" in tools:
+        versions["thundersvm-cpu"] = thundersvm_version()
     if "kernlearn" in tools:
         versions["kernlearn"] = kernlearn_version(args.kernlearn_bin) or "unknown (`kernlearn --version` failed)"
     return versions
@@ -584,7 +676,7 @@ def main_table(datasets):
     tools = ALL_TOOLS
     head = ["dataset", "n_train", "d"]
     head += ["%s s" % TOOL_TITLES[t] for t in tools] + ["kernlearn fit_seconds"]
-    head += ["LIBSVM / kernlearn", "sklearn / kernlearn"]
+    head += ["LIBSVM / kernlearn", "sklearn / kernlearn", "ThunderSVM / kernlearn"]
     head += ["%s acc %%" % TOOL_TITLES[t] for t in tools]
     head += ["%s obj" % TOOL_TITLES[t] for t in tools]
     head += ["%s #SV" % TOOL_TITLES[t] for t in tools]
@@ -593,12 +685,14 @@ def main_table(datasets):
     rows = [head, align]
     for ds in datasets:
         lib, skl, kl = get(ds, "libsvm"), get(ds, "sklearn"), get(ds, "kernlearn")
-        by = {"libsvm": lib, "sklearn": skl, "kernlearn": kl}
+        tsv = get(ds, "thundersvm")
+        by = {"libsvm": lib, "sklearn": skl, "thundersvm": tsv, "kernlearn": kl}
         row = [ds.name, str(ds.n_train), str(ds.d)]
         row += [fmt_seconds(by[t] and by[t].fit_seconds) for t in tools]
         row += [fmt_seconds(kl and kl.internal_fit_seconds)]
         row += [fmt(ratio(lib and lib.fit_seconds, kl and kl.fit_seconds), "%.2f"),
-                fmt(ratio(skl and skl.fit_seconds, kl and kl.internal_fit_seconds), "%.2f")]
+                fmt(ratio(skl and skl.fit_seconds, kl and kl.internal_fit_seconds), "%.2f"),
+                fmt(ratio(tsv and tsv.fit_seconds, kl and kl.internal_fit_seconds), "%.2f")]
         row += [fmt(by[t] and 100.0 * by[t].test_accuracy, "%.2f") for t in tools]
         row += [fmt(by[t] and by[t].objective, "%.4f") for t in tools]
         row += [fmt(by[t] and by[t].n_sv, "%d") for t in tools]
@@ -615,7 +709,7 @@ def agreement_table(datasets):
     rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
     for ds in datasets:
         lib = get(ds, "libsvm")
-        for tool in ("sklearn", "kernlearn"):
+        for tool in ("sklearn", "thundersvm", "kernlearn"):
             r = get(ds, tool)
             if r is None:
                 continue
@@ -632,8 +726,10 @@ def agreement_table(datasets):
 def render_report(datasets, meta):
     lines = ["Generated %s by `python3 %s` (%d timing repeat%s, median). To reproduce:" % (
         meta["date"], meta["command"], meta["repeats"], "" if meta["repeats"] == 1 else "s")]
-    lines += ["", "```", REPRODUCE, "```", ""]
-    lines.append("- Machine: %s, `nproc` = %s" % (meta["machine"]["cpu"], meta["machine"]["nproc"]))
+    lines += ["", "```", meta["reproduce"], "```", ""]
+    lines.append("- Machine: %s, `nproc` = %s; 1-min load average before each dataset (other "
+                 "processes included): %s" % (meta["machine"]["cpu"], meta["machine"]["nproc"],
+                                              ", ".join("%s %.2f" % kv for kv in meta["load"].items())))
     lines.append("- Versions: " + ", ".join("%s %s" % kv for kv in meta["versions"].items()))
     if "kernlearn" in meta["tools"]:
         lines.append("- kernlearn threads: " + meta["kernlearn_threads"])
@@ -650,8 +746,11 @@ def render_report(datasets, meta):
     lines.append("Times in seconds: LIBSVM and kernlearn = wall clock of the `fit` process "
                  "(file reading + solving + model writing), sklearn = `SVC.fit` only; "
                  "`kernlearn fit_seconds` = the time kernlearn reports for itself. "
+                 "ThunderSVM = `thundersvm.SVC.fit` only (all cores, float32 data and parameters, no "
+                 "cache-size or shrinking option). "
                  "Ratios > 1 mean kernlearn is faster: `LIBSVM / kernlearn` compares the two process "
-                 "wall clocks, `sklearn / kernlearn` compares `SVC.fit` with kernlearn's `fit_seconds`. "
+                 "wall clocks, `sklearn / kernlearn` and `ThunderSVM / kernlearn` compare the in-memory "
+                 "fit with kernlearn's `fit_seconds`. "
                  "acc = test accuracy; obj = dual objective; checks compare kernlearn with LIBSVM "
                  "(rel diff = (kernlearn - LIBSVM) / |LIBSVM|).")
     agreement = agreement_table(datasets)
@@ -660,8 +759,33 @@ def render_report(datasets, meta):
                   "differently, so SMO visits the points in another order): its rows show the differences "
                   "to expect between two correct runs of the same solver. rho is given in the convention "
                   "decision(x) = sum_i y_i alpha_i K(x_i, x) - rho, > 0 means +1 (kernlearn: as it reports "
-                  "it); LIBSVM prints obj and rho with 6 decimals.", "", agreement]
+                  "it); LIBSVM prints obj and rho with 6 decimals. ThunderSVM's objective is recomputed "
+                  "from its float32 dual coefficients.", "", agreement]
+    if meta.get("dense_target"):
+        lines += ["", target_claims(datasets)]
     return "\n".join(lines)
+
+
+def target_claims(datasets):
+    """The dense speed target, checked per dataset against LIBSVM."""
+    out = ["Target (kernlearn's process >= %.1fx faster than LIBSVM's, objective within %.0e relative, "
+           "same number of support vectors, same test accuracy):" % (TARGET_SPEEDUP, TARGET_OBJ_REL), ""]
+    for ds in datasets:
+        lib, kl = get(ds, "libsvm"), get(ds, "kernlearn")
+        if lib is None or kl is None:
+            out.append("- %s: not checked (LIBSVM or kernlearn missing)" % ds.name)
+            continue
+        speed = ratio(lib.fit_seconds, kl.fit_seconds)
+        obj = rel_diff(kl.objective, lib.objective)
+        checks = [("speed %.2fx" % speed, speed >= TARGET_SPEEDUP),
+                  ("objective rel diff %s" % fmt_rel(obj), obj is not None and abs(obj) <= TARGET_OBJ_REL),
+                  ("#SV %d vs %d" % (kl.n_sv, lib.n_sv), kl.n_sv == lib.n_sv),
+                  ("accuracy %s" % ("equal" if accuracy_equal(kl, lib) == "yes" else "differs"),
+                   accuracy_equal(kl, lib) == "yes")]
+        failed = [text for text, ok in checks if not ok]
+        out.append("- %s: %s -> %s" % (ds.name, "; ".join(text for text, _ in checks),
+                                        "target met" if not failed else "NOT met (%s)" % ", ".join(failed)))
+    return "\n".join(out)
 
 
 def write_markdown(path, section, begin=MD_BEGIN, end=MD_END):
@@ -718,10 +842,18 @@ def main(argv=None):
                     help="set RAYON_NUM_THREADS=N for kernlearn (default: leave the environment alone)")
     ap.add_argument("--write-md", metavar="FILE", help="(re)write the section between the bench_svm markers of FILE")
     ap.add_argument("--json", metavar="FILE", help="dump all raw numbers to FILE")
+    ap.add_argument("--dense-target", action="store_true",
+                    help="the dense speed target: magic and shuttle-binary at C = %g, gamma = %g, checked "
+                         "against LIBSVM (>= %.1fx, objective %.0e); --write-md then rewrites the "
+                         "bench_svm_target section" % (TARGET_C, TARGET_GAMMA, TARGET_SPEEDUP, TARGET_OBJ_REL))
+    ap.add_argument("--thundersvm-threads", type=int, metavar="N",
+                    help="n_jobs of ThunderSVM (default -1: every core)")
     ap.add_argument("--c", type=float, default=C, help="C of every fit (default %r)" % C)
     ap.add_argument("--gamma", type=float, metavar="G",
                     help="RBF gamma of every fit, rounded to float32 (default float32(1/d) per dataset)")
     args = ap.parse_args(argv)
+    if args.dense_target:
+        args.datasets_list, args.c, args.gamma = ",".join(TARGET_DATASETS), TARGET_C, TARGET_GAMMA
     set_cost(args.c)
     if args.repeats < 1:
         ap.error("--repeats must be >= 1")
@@ -743,12 +875,15 @@ def main(argv=None):
     runners = {
         "libsvm": lambda s, g: run_libsvm(s, g, args.cache_mb, args.repeats, workdir),
         "sklearn": lambda s, g: run_sklearn(s, g, args.cache_mb, args.repeats),
+        "thundersvm": lambda s, g: run_thundersvm(s, g, args.cache_mb, args.repeats, args.thundersvm_threads),
         "kernlearn": lambda s, g: run_kernlearn(s, g, args.cache_mb, args.repeats, workdir,
                                                 args.kernlearn_bin, args.kernlearn_threads),
     }
     results = []
+    load = {}
     try:
         for name in names:
+            load[name] = os.getloadavg()[0]
             split = prepare_split(name, datasets_dir, workdir)
             gamma = f32(args.gamma if args.gamma is not None else 1.0 / split.d)
             ds = DatasetResult(name, len(split.ytr), len(split.yte), split.d, C, gamma, EPS, args.cache_mb,
@@ -783,12 +918,18 @@ def main(argv=None):
                               if "RAYON_NUM_THREADS" in os.environ else "default (RAYON_NUM_THREADS unset)"),
         "tools": tools,
         "skipped": skipped,
+        "load": load,
+        "dense_target": args.dense_target,
+        "reproduce": REPRODUCE_TARGET if args.dense_target else REPRODUCE,
         "command": shlex.join([os.path.relpath(__file__, REPO_ROOT)] + (argv if argv is not None else sys.argv[1:])),
     }
     report = render_report(results, meta)
     print(report)
     if args.write_md:
-        write_markdown(args.write_md, report)
+        if args.dense_target:
+            write_markdown(args.write_md, report, MD_TARGET_BEGIN, MD_TARGET_END)
+        else:
+            write_markdown(args.write_md, report)
         print("wrote %s" % args.write_md, file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
