@@ -48,7 +48,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
@@ -480,32 +479,6 @@ def render(datasets, meta):
 # ----------------------------------------------------------------------------
 
 
-def check_tools(requested, args):
-    skipped = {}
-    if "libsvm" in requested and not (shutil.which("svm-train") and shutil.which("svm-predict")):
-        skipped["libsvm"] = "svm-train / svm-predict not on PATH (apt-get install libsvm-tools)"
-    if "sklearn" in requested:
-        try:
-            importlib.import_module("sklearn.svm")
-        except ImportError as e:
-            skipped["sklearn"] = "scikit-learn cannot be imported (%s)" % e
-    if "thundersvm" in requested:
-        why = bs.thundersvm_unavailable()
-        if why is not None:
-            skipped["thundersvm"] = why
-    if "kernlearn" in requested:
-        if not args.no_build:
-            proc = subprocess.run(["cargo", "build", "--release", "-q", "-p", "kernlearn-cli"], cwd=ROOT,
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                skipped["kernlearn"] = "cargo build --release failed: " + proc.stderr.strip()[-500:]
-        if "kernlearn" not in skipped and not os.access(args.kernlearn_bin, os.X_OK):
-            skipped["kernlearn"] = "binary %s not found (cargo build --release -p kernlearn-cli)" % args.kernlearn_bin
-    for tool, why in skipped.items():
-        print("WARNING: skipping %s: %s" % (TITLES[tool], why), file=sys.stderr)
-    return [t for t in requested if t not in skipped], skipped
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -543,13 +516,11 @@ def main(argv=None):
         ap.error("--timeout must be positive")
     TIMEOUT[0] = args.timeout
     names = bs.parse_list(args.datasets_list, ["adult", "text-hashed"], "dataset")
-    tools, skipped = check_tools(bs.parse_list(args.tools, TOOLS, "tool"), args)
+    # The same checks as the dense benchmark (tools on PATH, imports, the kernlearn build).
+    tools, skipped = bs.check_tools(bs.parse_list(args.tools, TOOLS, "tool"), args)
     if not tools:
         raise SystemExit("no tool available")
-    temp = args.workdir is None
-    work = tempfile.mkdtemp(prefix="bench_sparse_") if temp else os.path.abspath(args.workdir)
-    os.makedirs(work, exist_ok=True)
-    print("work directory: %s" % work, file=sys.stderr)
+    temp, work = bs.make_workdir(args.workdir, "bench_sparse_")
     datasets, load = [], {}
     try:
         for name in names:

@@ -471,21 +471,28 @@ def run_sklearn(split, gamma, cache_mb, repeats):
         clf.fit(Xtr, ytr)
         res.fit_seconds_runs.append(time.perf_counter() - t0)
     res.fit_seconds = median(res.fit_seconds_runs)
-    res.n_sv = int(clf.n_support_.sum())
-    res.objective = float(rbf_dual_objective(clf.dual_coef_[0], clf.support_vectors_, gamma))
     res.rho = float(-clf.intercept_[0])  # sklearn's classes_ order: [-1, +1]
-    res.n_bsv = int(np.sum(np.abs(clf.dual_coef_[0]) >= C))
     n_iter = getattr(clf, "n_iter_", None)
     res.iterations = int(np.sum(n_iter)) if n_iter is not None else None
+    score_fitted(res, clf, int(clf.n_support_.sum()), C, gamma, Xte, yte)
+    res.train_accuracy = float(np.mean(clf.predict(Xtr) == ytr))
+    return res
+
+
+def score_fitted(res, clf, n_sv, c_bound, gamma, Xte, yte):
+    """Fills the model-derived fields of `res` from a fitted scikit-learn-style SVC: #SV,
+    the dual objective recomputed from `dual_coef_`, bounded SVs (|coef| >= `c_bound`),
+    prediction time and test accuracy."""
+    res.n_sv = n_sv
+    res.objective = float(rbf_dual_objective(clf.dual_coef_[0], clf.support_vectors_, gamma))
+    res.n_bsv = int(np.sum(np.abs(clf.dual_coef_[0]) >= c_bound))
     t0 = time.perf_counter()
     pred = clf.predict(Xte)
     res.predict_seconds = time.perf_counter() - t0
     res.n_test = len(yte)
     res.n_correct = int(np.sum(pred == yte))
     res.test_accuracy = res.n_correct / res.n_test
-    res.train_accuracy = float(np.mean(clf.predict(Xtr) == ytr))
     res.ok = True
-    return res
 
 
 # ----------------------------------------------------------------------------
@@ -546,16 +553,7 @@ def run_thundersvm(split, gamma, cache_mb, repeats, threads):
         clf.fit(Xtr, ytr)
         res.fit_seconds_runs.append(time.perf_counter() - t0)
     res.fit_seconds = median(res.fit_seconds_runs)
-    res.n_sv = int(clf.n_sv)
-    res.objective = float(rbf_dual_objective(clf.dual_coef_[0], clf.support_vectors_, gamma))
-    res.n_bsv = int(np.sum(np.abs(clf.dual_coef_[0]) >= np.float32(C)))
-    t0 = time.perf_counter()
-    pred = clf.predict(Xte)
-    res.predict_seconds = time.perf_counter() - t0
-    res.n_test = len(yte)
-    res.n_correct = int(np.sum(pred == yte))
-    res.test_accuracy = res.n_correct / res.n_test
-    res.ok = True
+    score_fitted(res, clf, int(clf.n_sv), np.float32(C), gamma, Xte, yte)
     return res
 
 
@@ -589,6 +587,16 @@ def check_tools(tools, args):
     for tool, reason in skipped.items():
         print("WARNING: skipping %s: %s" % (TOOL_TITLES[tool], reason), file=sys.stderr)
     return [t for t in tools if t not in skipped], skipped
+
+
+def make_workdir(path, prefix):
+    """The work directory (`path`, created if missing, or a fresh temporary one); returns
+    (temporary?, absolute path)."""
+    temp = path is None
+    workdir = tempfile.mkdtemp(prefix=prefix) if temp else os.path.abspath(path)
+    os.makedirs(workdir, exist_ok=True)
+    print("work directory: %s" % workdir, file=sys.stderr)
+    return temp, workdir
 
 
 def machine_info():
@@ -867,10 +875,7 @@ def main(argv=None):
     if not tools:
         raise SystemExit("no tool available to benchmark")
 
-    temp = args.workdir is None
-    workdir = tempfile.mkdtemp(prefix="bench_svm_") if temp else os.path.abspath(args.workdir)
-    os.makedirs(workdir, exist_ok=True)
-    print("work directory: %s" % workdir, file=sys.stderr)
+    temp, workdir = make_workdir(args.workdir, "bench_svm_")
 
     runners = {
         "libsvm": lambda s, g: run_libsvm(s, g, args.cache_mb, args.repeats, workdir),

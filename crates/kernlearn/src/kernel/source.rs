@@ -19,7 +19,7 @@ const PAR_WORK: usize = 48 * 1024;
 const BLOCK: usize = 256;
 
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum RowKind {
+enum RowKind {
     Dot(DotMap),
     Laplacian(f64),
     Chi2(f64),
@@ -105,7 +105,7 @@ impl<'a> FeatureKernel<'a> {
 
     /// Sequential kernel of `fill_row` (see [`fill_columns`]).
     fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        fill_columns(self.kind, &self.data, self.d, &self.sq_norms, i, cols, out);
+        fill_columns(self, i, cols, out);
     }
 
     /// `fill_row` on the calling thread only (for benchmarks and nested parallelism).
@@ -181,27 +181,12 @@ with_simd! {
     /// / the power. Two tight loops beat one loop with a call in its body; the whole is
     /// compiled for the widest SIMD the CPU has, so the dot products of short rows run
     /// in wide registers too.
-    fn fill_columns(
-        kind: RowKind,
-        data: &[f64],
-        d: usize,
-        sq: &[f64],
-        i: usize,
-        cols: &[usize],
-        out: &mut [f32]
-    ) -> () = fill_columns_body
+    fn fill_columns(k: &FeatureKernel<'_>, i: usize, cols: &[usize], out: &mut [f32]) -> () = fill_columns_body
 }
 
 #[inline(always)]
-fn fill_columns_body(
-    kind: RowKind,
-    data: &[f64],
-    d: usize,
-    sq: &[f64],
-    i: usize,
-    cols: &[usize],
-    out: &mut [f32],
-) {
+fn fill_columns_body(k: &FeatureKernel<'_>, i: usize, cols: &[usize], out: &mut [f32]) {
+    let (kind, data, d, sq) = (k.kind, &k.data[..], k.d, &k.sq_norms[..]);
     let xi = &data[i * d..(i + 1) * d];
     let mut buf = [0.0f64; BLOCK];
     for (o, cs) in out.chunks_mut(BLOCK).zip(cols.chunks(BLOCK)) {
