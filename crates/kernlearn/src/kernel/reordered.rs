@@ -29,6 +29,15 @@ const PAR_WORK: usize = 64 * 1024;
 /// well in their original layout.
 pub(crate) const MAX_REORDERED_DIM: usize = 128;
 
+/// Whether a column-major copy of `n` points of dimension `d` is worth holding: `d` at
+/// most [`MAX_REORDERED_DIM`], and the copy within an eighth of the available memory
+/// (a sparse set of many rows would otherwise be densified past what it fits in; the
+/// rows are then computed in their original layout, only slower).
+pub(crate) fn copy_fits(n: usize, d: usize) -> bool {
+    let bytes = (n as u64).saturating_mul(d as u64).saturating_mul(8);
+    d <= MAX_REORDERED_DIM && bytes <= crate::check::available_memory() / 8
+}
+
 /// Dense features of a dot-product kernel (RBF, linear, polynomial, sigmoid) stored
 /// column-major in the solver's current order of the points, with their squared norms.
 #[derive(Clone, Debug)]
@@ -215,9 +224,9 @@ fn dot_tile(columns: &[f64], n: usize, xi: Sparse, from: usize, tile: &mut [f64]
 }
 
 impl Kernel {
-    /// Whether [`ReorderedRows`] serves this kernel on `d` features.
-    pub(crate) fn reorderable(&self, d: usize) -> bool {
-        d <= MAX_REORDERED_DIM
+    /// Whether [`ReorderedRows`] serves this kernel on `n` points of `d` features.
+    pub(crate) fn reorderable(&self, n: usize, d: usize) -> bool {
+        copy_fits(n, d)
             && matches!(
                 self,
                 Kernel::Rbf { .. }
@@ -262,7 +271,10 @@ mod tests {
     fn check_against_source(kernel: &Kernel, source: &dyn KernelSource, n: usize, d: usize) {
         let whole: Vec<usize> = (0..n).collect();
         let Some(mut rows) = source.reorderable(&whole) else {
-            assert!(!kernel.reorderable(d), "{kernel:?} should be reorderable");
+            assert!(
+                !kernel.reorderable(n, d),
+                "{kernel:?} should be reorderable"
+            );
             return;
         };
         let mut index: Vec<usize> = (0..n).collect();

@@ -166,7 +166,7 @@ impl KernelSource for FeatureKernel<'_> {
 
     fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
         match self.kind {
-            RowKind::Dot(map) if self.kernel.reorderable(self.d) => {
+            RowKind::Dot(map) if self.kernel.reorderable(idx.len(), self.d) => {
                 Some(ReorderedRows::new(map, &self.data, self.d, idx))
             }
             _ => None,

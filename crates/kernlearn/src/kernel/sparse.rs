@@ -10,7 +10,7 @@
 
 use super::functions::powi;
 use super::matrix::{DotMap, Route};
-use super::reordered::MAX_REORDERED_DIM;
+use super::reordered::copy_fits;
 use super::source::fill_row_chunked;
 use super::{Kernel, KernelSource, ReorderedRows};
 use crate::data::SparseFeatures;
@@ -297,13 +297,13 @@ impl KernelSource for SparseFeatureKernel<'_> {
         }))
     }
 
-    /// Densified, when the rows are short enough ([`MAX_REORDERED_DIM`]): a dense
+    /// Densified, when the rows are short enough and the copy fits ([`copy_fits`]): a dense
     /// column-major row of at most that many values costs little next to a cache row,
     /// and the products run in wide registers instead of one gather per non-zero.
     fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
         let x: &SparseFeatures = &self.prep.x;
         match self.prep.kind {
-            SparseKind::Dot(map) if x.n_cols() <= MAX_REORDERED_DIM => {
+            SparseKind::Dot(map) if copy_fits(idx.len(), x.n_cols()) => {
                 Some(ReorderedRows::from_rows(map, x.n_cols(), idx, |p, row| {
                     row.fill(0.0);
                     let (cols, vals) = x.row(p);
