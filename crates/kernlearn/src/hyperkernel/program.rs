@@ -282,7 +282,7 @@ pub struct WorkingSetRound {
 /// because the cost of a solve grows with the set (its `Σ r_a` cone coordinates are
 /// coupled through `Σ_a C_a u_a = w`, so each pair adds about `R²` to the LDL fill) and
 /// at the paper's defaults β puts all its mass (to 1e-7) on one pair (ionosphere, sonar,
-/// factors 10 and 50): 2 pairs solve those in one round, 5× faster than 8 at the same
+/// factors 10 and 50): 2 pairs solve those in one round, 3.5–6× faster than 8 at the same
 /// objective (docs/RESULTS.md, "Hyperkernels").
 const WORKING_SET_START: usize = 2;
 /// Relative tolerance of the optimality check on the pairs outside the working set: the
