@@ -8,6 +8,10 @@
 #   REPEATS=10 scripts/hyperkernel_table3.sh
 #   DATASETS="ionosphere wdbc" REGRESSION="mpg" BIN=path/to/kernlearn scripts/hyperkernel_table3.sh
 #   SELECT=grid OUT=target/hyperkernel-grid REPEATS=3 scripts/hyperkernel_table3.sh
+#   SELECT=grid OUT=target/hyperkernel-grid FIRST_REPEAT=3 REPEATS=7 scripts/hyperkernel_table3.sh
+# FIRST_REPEAT=k runs the splits k .. k+REPEATS-1 only (seeds k, k+1, ...: repeat r of any run
+# uses seed r, so these are the same splits, CV folds and samples as in one longer run) and
+# writes *.r<k>.json next to the earlier files; hyperkernel_tables.py merges them by seed.
 # SELECT=grid chooses the width factor (10, 20 or 50 x the quantile) by 5-fold CV inside
 # each training part instead of the paper's fixed 50.
 # The release binary: a debug build is 30-60x slower on the conic solve (heart: 76 s per
@@ -20,6 +24,8 @@ OUT=${OUT:-target/hyperkernel}
 BIN=${BIN:-target/release/kernlearn}
 NICE=${NICE:-}
 SELECT=${SELECT:-none}
+FIRST_REPEAT=${FIRST_REPEAT:-0}
+SUFFIX=""; [ "$FIRST_REPEAT" = 0 ] || SUFFIX=".r$FIRST_REPEAT"
 DATASETS=${DATASETS-syndata pima ionosphere wdbc heart sonar glass}
 REGRESSION=${REGRESSION-mpg housing}
 PROBLEMS=${PROBLEMS-c-svm nu-svm lsvm}   # SVMCV=0 skips the SVM-CV column
@@ -36,19 +42,19 @@ for ds in $DATASETS; do
   f="$DATA/$ds.csv"; [ -f "$OUT/$ds.csv" ] && f="$OUT/$ds.csv"
   for problem in $PROBLEMS; do
     $NICE $BIN experiment --data "$f" --method hyperkernel --problem $problem --select "$SELECT" \
-      --scale none --test-fraction 0.4 --repeats "$REPEATS" --quiet --json > "$OUT/t3_${ds}_${problem}.json"
+      --scale none --test-fraction 0.4 --repeats "$REPEATS" --seed "$FIRST_REPEAT" --quiet --json > "$OUT/t3_${ds}_${problem}$SUFFIX.json"
   done
   [ "${SVMCV:-1}" = 0 ] ||
   $NICE $BIN experiment --data "$f" --method svc --select grid --scale 01 --test-fraction 0.4 \
-    --repeats "$REPEATS" --quiet --json > "$OUT/t3_${ds}_svmcv.json"
+    --repeats "$REPEATS" --seed "$FIRST_REPEAT" --quiet --json > "$OUT/t3_${ds}_svmcv$SUFFIX.json"
   echo "$ds done" >&2
 done
 if [ -z "${SKIP_REGRESSION:-}" ]; then
   for ds in $REGRESSION; do
     $NICE $BIN experiment --data "$DATA/$ds.csv" --method hyperkernel --problem nu-svr --select "$SELECT" \
-      --scale none --test-fraction 0.4 --repeats "$REPEATS" --quiet --json > "$OUT/t5_${ds}_nu-svr.json"
+      --scale none --test-fraction 0.4 --repeats "$REPEATS" --seed "$FIRST_REPEAT" --quiet --json > "$OUT/t5_${ds}_nu-svr$SUFFIX.json"
     $NICE $BIN experiment --data "$DATA/$ds.csv" --method svr --select grid --scale 01 --test-fraction 0.4 \
-      --repeats "$REPEATS" --quiet --json > "$OUT/t5_${ds}_svrcv.json"
+      --repeats "$REPEATS" --seed "$FIRST_REPEAT" --quiet --json > "$OUT/t5_${ds}_svrcv$SUFFIX.json"
     echo "$ds done" >&2
   done
 fi

@@ -14,14 +14,34 @@ PAPER3 = {  # Table 3: C-SVM, nu-SVM, Lag-SVM, CV-tuned SVM (test error %, mean 
 PAPER5 = {"mpg": ("7.83±0.96", "9.47±1.55"), "housing": ("12.96±3.38", "15.78±4.30")}
 
 
-def load(name):
-    p = out / name
-    if not p.exists() or p.stat().st_size == 0:
-        # a shorter side run (t3b_*: fewer repeats), when the main one has not finished
-        p = out / name.replace("t3_", "t3b_")
+def load_one(p):
     if not p.exists() or p.stat().st_size == 0:
         return None
-    d = json.loads(p.read_text())["datasets"][0]
+    return json.loads(p.read_text())["datasets"][0]
+
+
+def load(name):
+    d = load_one(out / name)
+    if d is None:
+        # a shorter side run (t3b_*: fewer repeats), when the main one has not finished
+        d = load_one(out / name.replace("t3_", "t3b_"))
+    if d is None:
+        return None
+    # Later splits of the same run (FIRST_REPEAT=k in hyperkernel_table3.sh: *.r<k>.json),
+    # merged by seed; the fit time is then the mean over all merged splits.
+    stem = name[: -len(".json")]
+    seen = {r["seed"] for r in d["runs"]}
+    for extra in sorted(out.glob(stem + ".r*.json")):
+        e = load_one(extra)
+        if e is None:
+            continue
+        d["runs"] += [r for r in e["runs"] if r["seed"] not in seen]
+        seen |= {r["seed"] for r in e["runs"]}
+    d["runs"].sort(key=lambda r: r["seed"])
+    d["repeats"] = len(d["runs"])
+    fits = [r["fit_seconds"] for r in d["runs"] if "fit_seconds" in r]
+    if fits:
+        d["summary"]["fit_seconds"]["mean"] = sum(fits) / len(fits)
     return d
 
 
@@ -120,7 +140,7 @@ if factors:
 
 # SELECT=grid runs: the width factor each training part chose by 5-fold CV.
 chosen = []
-for name in sorted(p.name for p in out.glob("t[35]_*.json")):
+for name in sorted(p.name for p in out.glob("t[35]_*.json") if ".r" not in p.name):
     d = load(name)
     if d is None or name.endswith(("svmcv.json", "svrcv.json")):
         continue

@@ -26,4 +26,4 @@ pub use learned::LearnedKernel;
 pub use model::{
     hyperkernel_for, ConicInputs, HyperkernelInfo, HyperkernelModel, HyperkernelParams, Hypothesis,
 };
-pub use program::Problem;
+pub use program::{Problem, WorkingSetRound};

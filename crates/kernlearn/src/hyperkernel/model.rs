@@ -3,7 +3,7 @@
 use super::kernels::{ExplicitTerm, Hyperkernel, HyperkernelKind};
 use super::learned::LearnedKernel;
 use super::lowrank::{factor_pairs, Pairs};
-use super::program::{Problem, ProgramInput};
+use super::program::{Problem, ProgramInput, WorkingSetRound};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::Kernel;
@@ -150,6 +150,10 @@ pub struct HyperkernelInfo {
     pub seconds_factor: f64,
     pub seconds_solve: f64,
     pub seconds_total: f64,
+    /// The working-set rounds of the conic solve, in order (empty in models saved before
+    /// they were recorded).
+    #[serde(default)]
+    pub rounds: Vec<WorkingSetRound>,
 }
 
 /// A fitted hyperkernel machine `f(x) = Σ_s coef_s k(sv_s, x) + bias` on the learned
@@ -640,6 +644,7 @@ impl HyperkernelModel {
             seconds_factor,
             seconds_solve,
             seconds_total: start.elapsed().as_secs_f64(),
+            rounds: sol.rounds.clone(),
         };
         Ok(Self {
             params: params.clone(),
