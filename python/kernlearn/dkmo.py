@@ -41,6 +41,11 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         Fusion merge (paper: sum).
     optimizer, learning_rate, weight_decay, epochs, patience, batch_size, validation_fraction
         Training (defaults: Adam, 0.001, 0, 100, 10, 32, 0.1).
+    refit : bool, default=True
+        Early stopping on the validation split chooses the epochs of every training run,
+        then the whole network is trained again from the same seed on all training rows
+        for those epochs; False keeps the best validation epoch's network, trained on the
+        rows outside the validation split.
     scale : {"none", "01", "pm1", "standard"}, default="none"
         Feature scaling fitted on the training data; ``"none"`` takes the features as
         given, as every kernlearn and scikit-learn estimator does (scale explicitly, e.g.
@@ -77,8 +82,8 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     def __init__(self, method="dkmo", *, kernel=None, sigma=None, kernels=None, embedding=None,
                  embeddings=None, landmarks=None, hidden=None, dropout=None, kernel_dropout=None,
                  fusion=None, optimizer=None, learning_rate=None, weight_decay=None, epochs=None,
-                 patience=None, batch_size=None, validation_fraction=None, scale="none",
-                 random_state=None):
+                 patience=None, batch_size=None, validation_fraction=None, refit=True,
+                 scale="none", random_state=None):
         self.method = method
         self.kernel = kernel
         self.sigma = sigma
@@ -97,6 +102,7 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         self.patience = patience
         self.batch_size = batch_size
         self.validation_fraction = validation_fraction
+        self.refit = refit
         self.scale = scale
         self.random_state = random_state
 

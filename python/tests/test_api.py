@@ -239,6 +239,18 @@ def test_dkmo_fused_representation_is_what_the_softmax_reads():
             np.ascontiguousarray(X_test, dtype=np.float64))
 
 
+def test_dkmo_refits_on_all_rows_unless_told_not_to():
+    """``refit`` (default True) reaches the library: the kept network learnt from every
+    training row; ``refit=False`` keeps the one trained outside the validation split."""
+    X_train, _, y_train, _ = heart_split()
+    rows = {}
+    for refit in (True, False):
+        dkmo = kernlearn.DKMOClassifier(hidden=[8], landmarks=10, epochs=8, refit=refit,
+                                        random_state=0).fit(X_train, y_train)
+        rows[refit] = dkmo.chosen_["other"]["dkmo_train_rows"]
+    assert rows[True] == len(X_train) > rows[False]
+
+
 def test_readme_estimator_list_names_every_exported_estimator():
     """README's "Estimators:" list (up to its first ``;``) names exactly the estimator
     classes ``kernlearn`` exports: `Name` or `Name(arguments)` in backticks."""

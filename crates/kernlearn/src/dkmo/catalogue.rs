@@ -23,9 +23,11 @@ pub(crate) static DROPOUT: OptionSpec = OptionSpec::new("dropout", OptionValue::
 pub(crate) static KERNEL_DROPOUT: OptionSpec = OptionSpec::new("kernel-dropout", OptionValue::Number, "dkmo, m-dkmo: kernel dropout rate of the fusion layers, whole embeddings (or kernels) dropped (default 0.5, the paper's; 0 = off)");
 /// `--dkmo-fusion`.
 pub(crate) static DKMO_FUSION: OptionSpec = OptionSpec::new("dkmo-fusion", OptionValue::Choice(&FUSION_NAMES), "dkmo, m-dkmo: merge of the fusion layers, sum (default, the paper's) or concat").python("fusion");
+/// `--dkmo-no-refit`.
+pub(crate) static DKMO_NO_REFIT: OptionSpec = OptionSpec::new("dkmo-no-refit", OptionValue::Flag, "dkmo, m-dkmo: keep the network of the best validation epoch, trained on the rows outside the validation split, instead of the default: early stopping on the validation split (--validation-fraction) chooses the epochs of every training run, then the whole network is trained again from the same seed on all training rows for those epochs (the paper states neither epochs nor a validation split)").negated_python("refit");
 
-/// What DKMO selects: nothing, early stopping only.
-const DKMO_SELECTION: &str = "none (the paper's settings; early stopping on a validation split)";
+/// What DKMO selects: the epochs only (early stopping, then a refit on all rows).
+const DKMO_SELECTION: &str = "the number of epochs, by early stopping on a validation split of the training part; then a refit on all training rows (the paper's other settings)";
 
 /// Options of `dkmo` and `m-dkmo`.
 static DKMO_OPTIONS: &[&[&OptionSpec]] = &[
@@ -38,6 +40,7 @@ static DKMO_OPTIONS: &[&[&OptionSpec]] = &[
         &DROPOUT,
         &KERNEL_DROPOUT,
         &DKMO_FUSION,
+        &DKMO_NO_REFIT,
     ],
     TRAINING,
 ];

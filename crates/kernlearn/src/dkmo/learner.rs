@@ -1,9 +1,11 @@
-//! DKMO and M-DKMO as [`Learner`]s: the paper's settings, no hyper-parameter search
-//! (the paper trains one network with fixed settings and early stopping).
+//! DKMO and M-DKMO as [`Learner`]s: the paper's settings, no hyper-parameter search;
+//! the epochs are chosen by early stopping on a validation split of the training part,
+//! then the network is trained again on all training rows ([`DkmoParams::refit`]).
 
 use super::model::{DkmoModel, DkmoParams};
 use super::catalogue::{
-    DKMO_EMBEDDING, DKMO_EMBEDDINGS, DKMO_FUSION, DKMO_HIDDEN, DROPOUT, KERNEL_DROPOUT,
+    DKMO_EMBEDDING, DKMO_EMBEDDINGS, DKMO_FUSION, DKMO_HIDDEN, DKMO_NO_REFIT, DROPOUT,
+    KERNEL_DROPOUT,
 };
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
@@ -30,8 +32,8 @@ pub struct DkmoLearner {
 
 /// Catalogue builder of `dkmo` and `m-dkmo`.
 ///
-/// DKMO has no hyper-parameter search (the paper trains with fixed settings and early
-/// stopping on a validation split): a grid search setting is accepted and changes
+/// DKMO has no hyper-parameter search (the paper trains with fixed settings; only the
+/// epochs are chosen, by early stopping): a grid search setting is accepted and changes
 /// nothing, so that `experiment --select grid --baseline svm` can run DKMO beside
 /// SVM-CV on the same splits.
 pub(crate) fn build(
@@ -84,6 +86,7 @@ pub(crate) fn build(
     if let Some(v) = options.parsed(&DKMO_FUSION)? {
         p.fusion = v;
     }
+    p.refit = !options.flag(&DKMO_NO_REFIT);
     apply_training(options, &mut p.train)?;
     p.validate()?;
     Ok(Method::new(DkmoLearner { params: p }))
@@ -113,9 +116,12 @@ impl Learner for DkmoLearner {
     }
 
     /// One step per epoch that can run: `max_epochs` per training run (M-DKMO: one
-    /// per kernel, unknown before the data are seen, counted as one, plus fine-tuning).
+    /// per kernel, unknown before the data are seen, counted as one, plus fine-tuning),
+    /// twice with a refit.
     fn steps(&self) -> u64 {
-        self.params.train.max_epochs as u64 * if self.params.multi { 2 } else { 1 }
+        let t = &self.params.train;
+        let passes = if self.params.refit && t.validation_fraction > 0.0 { 2 } else { 1 };
+        t.max_epochs as u64 * if self.params.multi { 2 } else { 1 } * passes
     }
 
     fn reads_kernel_values(&self) -> bool {
@@ -149,6 +155,9 @@ impl Learner for DkmoLearner {
         chosen
             .other
             .insert("landmarks".into(), self.params.landmarks as f64);
+        chosen
+            .other
+            .insert("dkmo_train_rows".into(), info.train_rows as f64);
         if let Some(acc) = info.val_accuracy {
             chosen.other.insert("dkmo_val_accuracy".into(), acc);
         }

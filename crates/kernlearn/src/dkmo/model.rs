@@ -46,6 +46,15 @@ pub struct DkmoParams {
     pub fusion: Fusion,
     /// Optimiser and stopping (paper: Adam, learning rate 0.001).
     pub train: TrainSettings,
+    /// With a validation split: after early stopping has chosen the number of epochs
+    /// of every training run (each pre-training and the final run), train the whole
+    /// pipeline again from the same seed on all training rows for those epochs (the
+    /// paper states neither epochs nor a validation split; this uses every training
+    /// row and decides on the training part only). `false`: keep the best validation
+    /// epoch's network, trained on the rows outside the validation split. Model files
+    /// written before this setting existed read as `false`, which is how they were fitted.
+    #[serde(default)]
+    pub refit: bool,
 }
 
 impl Default for DkmoParams {
@@ -71,6 +80,7 @@ impl Default for DkmoParams {
             kernel_dropout: 0.5,
             fusion: Fusion::Sum,
             train,
+            refit: true,
         }
     }
 }
@@ -195,14 +205,24 @@ impl<'de> Deserialize<'de> for Weights {
 /// How training went.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DkmoFitInfo {
-    /// Epochs of each per-kernel pre-training (M-DKMO) .
+    /// Epochs of each per-kernel pre-training (M-DKMO) of the kept network.
     pub pretrain_epochs: Vec<usize>,
-    /// Epochs of the final (DKMO) or fine-tuning (M-DKMO) training.
+    /// Epochs of the final (DKMO) or fine-tuning (M-DKMO) training of the kept network.
     pub epochs: usize,
-    /// Epoch whose parameters were kept.
+    /// Epoch chosen on the validation split (the last without one); with a refit, the
+    /// number of epochs the final run was repeated on all rows for.
     pub best_epoch: usize,
-    /// Validation accuracy of the kept parameters (`None` without a validation split).
+    /// Validation accuracy at the chosen epoch (`None` without a validation split);
+    /// with a refit, measured before the refit (the refit network sees those rows).
     pub val_accuracy: Option<f64>,
+    /// Whether the kept network was trained again on all training rows for the chosen
+    /// epochs ([`DkmoParams::refit`]).
+    #[serde(default)]
+    pub refit: bool,
+    /// Training rows the kept network was trained on (all of them after a refit, the
+    /// rows outside the validation split otherwise).
+    #[serde(default)]
+    pub train_rows: usize,
 }
 
 /// A fitted DKMO / M-DKMO classifier.
@@ -318,47 +338,36 @@ impl DkmoModel {
             fusion: params.fusion,
             classes: classes.len(),
         };
-        let mut trace = new_trace();
-        let mut info = DkmoFitInfo::default();
-        let net = DkmoNet::new(&arch, seed)?;
-        if params.multi {
-            // Each kernel's pre-training is independent (own network, own seeds), so
-            // they run side by side; results and trace order are those of a loop.
-            let pretrained: Vec<(DkmoNet, crate::nn::TrainReport, Trace)> = per_kernel
-                .par_iter()
-                .enumerate()
-                .map(|(m, z)| {
-                    let single = Architecture {
-                        groups: vec![arch.groups[m].clone()],
-                        ..arch.clone()
-                    };
-                    let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
-                    let mut own = new_trace();
-                    let report = run(&pre, z, y, &classes, params, seed, m, &mut own, on_epoch)?;
-                    Ok((pre, report, own))
-                })
-                .collect::<Result<_>>()?;
-            for (m, (pre, report, own)) in pretrained.into_iter().enumerate() {
-                own.rows.into_iter().for_each(|r| trace.push(r));
-                info.pretrain_epochs.push(report.epochs);
-                net.adopt_group(m, &pre)?;
-            }
-        }
-        let all = side_by_side(&per_kernel)?;
-        let report = run(
-            &net,
-            &all,
-            y,
-            &classes,
+        let stages = Stages {
             params,
+            arch: &arch,
+            per_kernel: &per_kernel,
+            y,
+            classes: &classes,
             seed,
-            per_kernel.len() * usize::from(params.multi),
-            &mut trace,
             on_epoch,
-        )?;
-        info.epochs = report.epochs;
-        info.best_epoch = report.best_epoch;
-        info.val_accuracy = report.best_val_accuracy;
+        };
+        let chosen = stages.train(None)?;
+        let (net, info, trace) = if params.refit && params.train.validation_fraction > 0.0 {
+            // The epochs early stopping chose, then every stage again on all rows
+            // from the same seed: the usual way to use the validation rows as well.
+            let epochs = Epochs {
+                pretrain: chosen.pretrain_best.clone(),
+                last: chosen.info.best_epoch,
+            };
+            let refit = stages.train(Some(&epochs))?;
+            let mut trace = chosen.trace;
+            refit.trace.rows.into_iter().for_each(|r| trace.push(r));
+            let info = DkmoFitInfo {
+                best_epoch: chosen.info.best_epoch,
+                val_accuracy: chosen.info.val_accuracy,
+                refit: true,
+                ..refit.info
+            };
+            (refit.net, info, trace)
+        } else {
+            (chosen.net, chosen.info, chosen.trace)
+        };
         let model = DkmoModel {
             params: params.clone(),
             input,
@@ -460,38 +469,137 @@ fn side_by_side(parts: &[Features]) -> Result<Features> {
 }
 
 /// The fit's trace: one row per epoch of every phase (pre-training of kernel `m` is
-/// phase `m`, fine-tuning the last).
+/// phase `m`, fine-tuning the last); `refit` is 1 on the rows of the refit on all
+/// training rows, 0 on those of the run that chose the epochs.
 fn new_trace() -> Trace {
-    Trace::new(&["phase", "epoch", "train_loss", "val_loss", "val_accuracy"])
+    Trace::new(&[
+        "phase",
+        "epoch",
+        "train_loss",
+        "val_loss",
+        "val_accuracy",
+        "refit",
+    ])
 }
 
-/// One training run of `net` on `z`, its epochs appended to `trace` as `phase`.
-#[allow(clippy::too_many_arguments)]
-fn run(
-    net: &DkmoNet,
-    z: &Features,
-    y: &[f64],
-    classes: &[f64],
-    params: &DkmoParams,
+/// Epochs of every training run, fixed (a refit): each kernel's pre-training
+/// (M-DKMO) and the final run.
+struct Epochs {
+    pretrain: Vec<usize>,
+    last: usize,
+}
+
+/// The trained network of one pass over the stages, and how it went.
+struct Trained {
+    net: DkmoNet,
+    info: DkmoFitInfo,
+    trace: Trace,
+    /// The epoch each pre-training kept (M-DKMO).
+    pretrain_best: Vec<usize>,
+}
+
+/// Everything the training stages read: the network's shape, every kernel's
+/// embeddings of the training rows, labels and settings.
+struct Stages<'a> {
+    params: &'a DkmoParams,
+    arch: &'a Architecture,
+    per_kernel: &'a [Features],
+    y: &'a [f64],
+    classes: &'a [f64],
     seed: u64,
-    phase: usize,
-    trace: &mut Trace,
-    on_epoch: &(dyn Fn() + Sync),
-) -> Result<crate::nn::TrainReport> {
-    let data = TrainingData::new(z, y, classes, params.train.validation_fraction, seed)?;
-    let report = train(
-        net,
-        &data,
-        &params.train,
-        seed.wrapping_add(phase as u64),
-        &|_| on_epoch(),
-    )?;
-    for row in &report.trace.rows {
-        let mut r = vec![phase as f64];
-        r.extend_from_slice(row);
-        trace.push(r);
+    on_epoch: &'a (dyn Fn() + Sync),
+}
+
+impl Stages<'_> {
+    /// Pre-training of every kernel (M-DKMO), then the final / fine-tuning run. With
+    /// `fixed`, every run takes its epochs from it and learns from all rows (no
+    /// validation split); otherwise the settings' early stopping decides.
+    fn train(&self, fixed: Option<&Epochs>) -> Result<Trained> {
+        let (arch, seed) = (self.arch, self.seed);
+        let mut trace = new_trace();
+        let mut info = DkmoFitInfo::default();
+        let mut pretrain_best = Vec::new();
+        let net = DkmoNet::new(arch, seed)?;
+        if self.params.multi {
+            // Each kernel's pre-training is independent (own network, own seeds), so
+            // they run side by side; results and trace order are those of a loop.
+            let pretrained: Vec<(DkmoNet, crate::nn::TrainReport, Trace)> = self
+                .per_kernel
+                .par_iter()
+                .enumerate()
+                .map(|(m, z)| {
+                    let single = Architecture {
+                        groups: vec![arch.groups[m].clone()],
+                        ..arch.clone()
+                    };
+                    let pre = DkmoNet::new(&single, seed.wrapping_add(m as u64 + 1))?;
+                    let mut own = new_trace();
+                    let epochs = fixed.map(|f| f.pretrain[m]);
+                    let (report, _) = self.run(&pre, z, m, epochs, &mut own)?;
+                    Ok((pre, report, own))
+                })
+                .collect::<Result<_>>()?;
+            for (m, (pre, report, own)) in pretrained.into_iter().enumerate() {
+                own.rows.into_iter().for_each(|r| trace.push(r));
+                info.pretrain_epochs.push(report.epochs);
+                pretrain_best.push(report.best_epoch);
+                net.adopt_group(m, &pre)?;
+            }
+        }
+        let all = side_by_side(self.per_kernel)?;
+        let phase = self.per_kernel.len() * usize::from(self.params.multi);
+        let (report, rows) = self.run(&net, &all, phase, fixed.map(|f| f.last), &mut trace)?;
+        info.train_rows = rows;
+        info.epochs = report.epochs;
+        info.best_epoch = report.best_epoch;
+        info.val_accuracy = report.best_val_accuracy;
+        Ok(Trained {
+            net,
+            info,
+            trace,
+            pretrain_best,
+        })
     }
-    Ok(report)
+
+    /// One training run of `net` on `z`, its epochs appended to `trace` as `phase`;
+    /// `epochs`: exactly that many on all rows (a refit) instead of early stopping.
+    /// Also returns the number of rows it learnt from.
+    fn run(
+        &self,
+        net: &DkmoNet,
+        z: &Features,
+        phase: usize,
+        epochs: Option<usize>,
+        trace: &mut Trace,
+    ) -> Result<(crate::nn::TrainReport, usize)> {
+        let mut settings = self.params.train.clone();
+        if let Some(e) = epochs {
+            settings.validation_fraction = 0.0;
+            settings.max_epochs = e.max(1);
+        }
+        let data = TrainingData::new(
+            z,
+            self.y,
+            self.classes,
+            settings.validation_fraction,
+            self.seed,
+        )?;
+        let report = train(
+            net,
+            &data,
+            &settings,
+            self.seed.wrapping_add(phase as u64),
+            &|_| (self.on_epoch)(),
+        )?;
+        let refit = f64::from(u8::from(epochs.is_some()));
+        for row in &report.trace.rows {
+            let mut r = vec![phase as f64];
+            r.extend_from_slice(row);
+            r.push(refit);
+            trace.push(r);
+        }
+        Ok((report, data.n_train()))
+    }
 }
 
 impl Estimator for DkmoModel {
@@ -692,6 +800,68 @@ mod tests {
         back.validate().unwrap();
         assert_eq!(back.predict(&test.x).unwrap(), pred);
         assert_eq!(fit.trace.rows.len(), 40);
+    }
+
+    /// The default refit: early stopping on the validation split chooses the epochs,
+    /// then the kept network is the one trained from the same seed on all rows for that
+    /// many epochs, weight for weight; without the refit the network of the best
+    /// validation epoch on the other rows is kept.
+    #[test]
+    fn refit_trains_again_on_all_rows_for_the_chosen_epochs() {
+        let train = blobs(6);
+        let n = train.y.len();
+        let mut p = small(false);
+        p.train.validation_fraction = 0.25;
+        p.train.patience = 5;
+        assert!(p.refit, "the refit is the default");
+        let fit = DkmoModel::fit(&p, &train.x, &train.y, 3, &|| {}).unwrap();
+        let info = &fit.model.info;
+        assert!(info.refit);
+        assert_eq!(info.train_rows, n, "the refit learns from every row");
+        assert_eq!(info.epochs, info.best_epoch, "as many epochs as chosen");
+        assert!(info.val_accuracy.is_some());
+        let refit_rows = fit.trace.rows.iter().filter(|r| r[5] == 1.0).count();
+        assert_eq!(refit_rows, info.best_epoch);
+        // The same network as a run on all rows for the chosen epochs.
+        let mut direct = p.clone();
+        direct.train.validation_fraction = 0.0;
+        direct.train.max_epochs = info.best_epoch;
+        let again = DkmoModel::fit(&direct, &train.x, &train.y, 3, &|| {}).unwrap();
+        assert_eq!(again.model.weights, fit.model.weights);
+        // Without the refit: the best validation epoch, on the rows outside the split.
+        p.refit = false;
+        let kept = DkmoModel::fit(&p, &train.x, &train.y, 3, &|| {}).unwrap().model;
+        assert!(!kept.info.refit);
+        assert_eq!(kept.info.best_epoch, info.best_epoch, "same choice of epochs");
+        assert!(kept.info.train_rows < n, "{} rows", kept.info.train_rows);
+        assert_ne!(kept.weights, fit.model.weights);
+    }
+
+    /// M-DKMO refits every stage: each kernel's pre-training for the epochs it kept,
+    /// then the fine-tuning, on all rows.
+    #[test]
+    fn m_dkmo_refits_pretraining_and_fine_tuning() {
+        let train = blobs(7);
+        let n = train.y.len();
+        let mut p = small(true);
+        p.kernels = Some(vec![
+            KernelOnFeatures::all(Kernel::Rbf { gamma: 0.1 }),
+            KernelOnFeatures::all(Kernel::Rbf { gamma: 1.0 }),
+        ]);
+        p.train.validation_fraction = 0.25;
+        p.train.patience = 3;
+        p.train.max_epochs = 12;
+        let fit = DkmoModel::fit(&p, &train.x, &train.y, 2, &|| {}).unwrap();
+        let info = &fit.model.info;
+        assert!(info.refit);
+        assert_eq!(info.train_rows, n);
+        let refit: Vec<&Vec<f64>> = fit.trace.rows.iter().filter(|r| r[5] == 1.0).collect();
+        for (m, &e) in info.pretrain_epochs.iter().enumerate() {
+            let rows = refit.iter().filter(|r| r[0] == m as f64).count();
+            assert_eq!(rows, e, "pre-training of kernel {m}");
+            assert!(refit.iter().filter(|r| r[0] == m as f64).all(|r| r[3].is_nan()));
+        }
+        assert_eq!(refit.iter().filter(|r| r[0] == 2.0).count(), info.best_epoch);
     }
 
     /// Two kernels given only as values (a Gram set), cosine-normalised, pre-trained and

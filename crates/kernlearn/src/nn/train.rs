@@ -281,6 +281,11 @@ impl TrainingData {
         let (train, validation) = split_validation(x, &codes, validation_fraction, seed)?;
         Ok(Self { train, validation })
     }
+
+    /// Rows the network learns from (those outside the validation split).
+    pub(crate) fn n_train(&self) -> usize {
+        self.train.len()
+    }
 }
 
 /// Trains `net` on `data` with early stopping on its validation part (when it has one):
