@@ -240,13 +240,7 @@ impl Kernel {
                             clear_avx_upper();
                             for (i, out) in block.chunks_exact_mut(n).enumerate() {
                                 let row = r0 + i;
-                                let col = dots
-                                    .as_mut()
-                                    .col_mut(i)
-                                    .try_as_col_major_mut()
-                                    .unwrap()
-                                    .as_slice_mut();
-                                let col = &mut col[..=row];
+                                let col = &mut column(dots.as_mut(), i)[..=row];
                                 map.map_slice(col, &sq[..=row], sq[row]);
                                 for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
                                     *o = v as f32;
@@ -412,6 +406,12 @@ pub(crate) fn par_for(flops: usize) -> Par {
     }
 }
 
+/// Column `c` of a column-major matrix view as a slice (faer's owned matrices and their
+/// column blocks are column-major with unit row stride).
+fn column<'a>(m: MatMut<'a, f64>, c: usize) -> &'a mut [f64] {
+    m.col_mut(c).try_as_col_major_mut().unwrap().as_slice_mut()
+}
+
 /// Columns per block of [`dot_gram`]: a block's product is one sequential matrix product
 /// written in place, and the blocks are shared out over the rayon pool.
 const GRAM_BLOCK: usize = 64;
@@ -448,12 +448,7 @@ fn dot_gram(data: &[f64], n: usize, d: usize, map: DotMap) -> Mat<f64> {
             clear_avx_upper();
             for c in 0..w {
                 let j = j0 + c;
-                let col = cols
-                    .as_mut()
-                    .col_mut(c)
-                    .try_as_col_major_mut()
-                    .unwrap()
-                    .as_slice_mut();
+                let col = column(cols.as_mut(), c);
                 map.map_slice(&mut col[j..], &sq[j..], sq[j]);
                 col[j] = map.apply(sq[j], sq[j], sq[j]);
             }
