@@ -105,6 +105,12 @@ impl ReorderedRows {
     /// `out[t] = k(x_i, x_{start + t})` for the points at positions `i` and
     /// `start..start + out.len()`; long rows are split over the rayon pool.
     pub(crate) fn fill(&self, i: usize, start: usize, out: &mut [f32]) {
+        self.fill_split(i, start, out, PAR_WORK);
+    }
+
+    /// [`ReorderedRows::fill`], splitting rows of at least `par_work` multiply-adds over
+    /// the rayon pool.
+    fn fill_split(&self, i: usize, start: usize, out: &mut [f32], par_work: usize) {
         // Only x_i's non-zero features take part: a zero term leaves a sum unchanged
         // (x + 0 = x exactly), so skipping it changes no bit, and one-hot or [0, 1]
         // scaled data skip most of their columns.
@@ -125,7 +131,7 @@ impl ReorderedRows {
         };
         let run = |from: usize, o: &mut [f32]| fill_positions(self, xi, i, from, o);
         let threads = rayon::current_num_threads();
-        if out.len() * (nz + 24) < PAR_WORK || threads < 2 {
+        if out.len() * (nz + 24) < par_work || threads < 2 {
             run(start, out);
             return;
         }
@@ -253,7 +259,7 @@ mod tests {
     /// dense features and for the same features in CSR form (a third of them zero).
     #[test]
     fn reordered_rows_follow_swaps() {
-        // Long enough for rows split over the rayon pool; non-negative for chi-squared.
+        // Several chunks per thread when split; non-negative for chi-squared.
         let (n, d) = (2500, 7);
         let dense = random_features(n, d, 3, 0.0);
         let values = dense
@@ -290,6 +296,10 @@ mod tests {
             let len = n - start;
             let mut got = vec![0f32; len];
             rows.fill(i, start, &mut got);
+            // The same row split over the rayon pool: the chunks' offsets must line up.
+            let mut split = vec![0f32; len];
+            rows.fill_split(i, start, &mut split, 0);
+            assert_eq!(got, split, "{kernel:?}: row {i} split over threads");
             let mut want = vec![0f32; len];
             source.fill_row(index[i], &index[start..], &mut want);
             for (t, (g, w)) in got.iter().zip(&want).enumerate() {
