@@ -3,6 +3,7 @@
 
 use super::functions::{chi2_dist, dot, l1_dist, powi, Kernel};
 use super::matrix::{scale_features, DotMap, Route};
+use super::reordered::copy_fits;
 use super::{KernelSource, ReorderedRows};
 use crate::data::Features;
 use crate::simd::{exp_to_f32_lanes, with_simd};
@@ -13,7 +14,7 @@ use std::borrow::Cow;
 
 /// Per-row work (in multiply-adds, an `exp` counted as ~24) above which `fill_row`
 /// splits the columns over the rayon pool.
-const PAR_WORK: usize = 48 * 1024;
+pub(super) const PAR_WORK: usize = 48 * 1024;
 
 /// Columns per block in `fill_row` (a stack buffer of this many `f64`).
 const BLOCK: usize = 256;
@@ -130,11 +131,6 @@ impl KernelSource for FeatureKernel<'_> {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        assert_eq!(
-            cols.len(),
-            out.len(),
-            "fill_row: cols and out differ in length"
-        );
         let work = cols.len() * (self.d + 24);
         fill_row_chunked(
             work >= PAR_WORK,
@@ -166,7 +162,7 @@ impl KernelSource for FeatureKernel<'_> {
 
     fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {
         match self.kind {
-            RowKind::Dot(map) if self.kernel.reorderable(idx.len(), self.d) => {
+            RowKind::Dot(map) if copy_fits(idx.len(), self.d) => {
                 Some(ReorderedRows::new(map, &self.data, self.d, idx))
             }
             _ => None,
@@ -245,7 +241,7 @@ fn fill_columns_body(k: &FeatureKernel<'_>, i: usize, cols: &[usize], out: &mut 
 /// spread over the rayon pool when `parallel` (the caller's judgement that the row is
 /// worth it) and there are two threads or more: a few chunks per thread so that
 /// work-stealing evens out, at least `min_chunk` columns each; `init` makes one scratch
-/// value per task.
+/// value per task. `cols` and `out` must have the same length (checked).
 pub(crate) fn fill_row_chunked<T>(
     parallel: bool,
     min_chunk: usize,
@@ -254,6 +250,11 @@ pub(crate) fn fill_row_chunked<T>(
     init: impl Fn() -> T + Sync + Send,
     fill: impl Fn(&mut T, &[usize], &mut [f32]) + Sync + Send,
 ) {
+    assert_eq!(
+        cols.len(),
+        out.len(),
+        "fill_row: cols and out differ in length"
+    );
     let threads = rayon::current_num_threads();
     if !parallel || threads < 2 {
         fill(&mut init(), cols, out);
@@ -375,11 +376,6 @@ impl KernelSource for PrecomputedKernel {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        assert_eq!(
-            cols.len(),
-            out.len(),
-            "fill_row: cols and out differ in length"
-        );
         let row = self.row(i);
         for (o, &c) in out.iter_mut().zip(cols) {
             *o = row[c] as f32;

@@ -11,7 +11,7 @@
 use super::functions::powi;
 use super::matrix::{DotMap, Route};
 use super::reordered::copy_fits;
-use super::source::fill_row_chunked;
+use super::source::{fill_row_chunked, PAR_WORK};
 use super::{Kernel, KernelSource, ReorderedRows};
 use crate::data::SparseFeatures;
 use crate::simd::exp_to_f32;
@@ -267,16 +267,11 @@ impl KernelSource for SparseFeatureKernel<'_> {
     }
 
     fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
-        assert_eq!(
-            cols.len(),
-            out.len(),
-            "fill_row: cols and out differ in length"
-        );
         let x: &SparseFeatures = &self.prep.x;
         let avg = x.nnz() / x.n_rows().max(1);
         let work = cols.len() * (avg + 24);
         fill_row_chunked(
-            work >= 48 * 1024,
+            work >= PAR_WORK,
             1024,
             cols,
             out,
