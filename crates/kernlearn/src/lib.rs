@@ -91,6 +91,7 @@ pub mod figure;
 pub mod kernel;
 pub mod learner;
 pub mod linalg;
+mod memory;
 pub mod method;
 pub mod metrics;
 pub mod multiclass;

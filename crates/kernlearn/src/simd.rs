@@ -19,7 +19,8 @@ pub(crate) fn avx2() -> bool {
     }
 }
 
-/// Whether the CPU has AVX-512F (with AVX2, which every AVX-512 CPU has), unless
+/// Whether the CPU has AVX-512 F, BW, VL and DQ (with AVX2, which every AVX-512 CPU
+/// has), unless
 /// `KERNLEARN_NO_AVX512` is set in the environment: on some CPUs 512-bit instructions
 /// lower the clock for the whole core, and the variable lets a user measure that.
 pub(crate) fn avx512() -> bool {
@@ -28,6 +29,9 @@ pub(crate) fn avx512() -> bool {
         static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         *WIDE.get_or_init(|| {
             std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512dq")
                 && avx2()
                 && std::env::var_os("KERNLEARN_NO_AVX512").is_none()
         })

@@ -13,7 +13,7 @@ fn src() -> PathBuf {
 /// layer only among the families (which must still form no cycle).
 const LAYERS: &[&[&str]] = &[
     &[
-        "error", "check", "simd", "validate", "options", "trace", "metrics",
+        "error", "check", "simd", "memory", "validate", "options", "trace", "metrics",
     ],
     &["data"],
     &["kernel", "output", "plot"],

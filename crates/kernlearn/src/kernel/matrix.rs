@@ -186,17 +186,38 @@ impl Kernel {
     /// cache holds, computed without an `f64` copy of the whole matrix: blocks of rows of
     /// the lower triangle in parallel (dot-product kernels: one small matrix product per
     /// block, then the map), then mirrored. For [`Kernel::Precomputed`], `x` itself.
+    /// The matrix is on transparent huge pages where the system offers them (see
+    /// [`Kernel::gram_f32_into`] to fill storage the caller keeps).
     pub fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
         self.validate(x.n_cols())?;
         let n = x.n_rows();
+        let mut values = crate::memory::huge_page_zeros::<f32>(n * n);
+        self.gram_f32_into(x, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Kernel::gram_f32`] written into `values` (`n²` values, row-major; any contents),
+    /// so that storage kept from one Gram matrix to the next is not allocated and first
+    /// touched again.
+    pub fn gram_f32_into(&self, x: &Features, values: &mut [f32]) -> Result<()> {
+        self.validate(x.n_cols())?;
+        let n = x.n_rows();
+        if values.len() != n * n {
+            return Err(Error::param(
+                "Gram matrix storage",
+                format!("holds {} values; {n} points need {}", values.len(), n * n),
+            ));
+        }
         if self.is_precomputed() {
             let p = super::source::PrecomputedKernel::from_features(x)?;
             let g = p.to_mat();
-            return Ok((0..n * n).map(|k| g[(k / n, k % n)] as f32).collect());
+            for (k, v) in values.iter_mut().enumerate() {
+                *v = g[(k / n, k % n)] as f32;
+            }
+            return Ok(());
         }
         self.check_data(x, "")?;
         let d = x.n_cols();
-        let mut values = vec![0f32; n * n];
         // Rows per block: enough work per matrix product, many blocks to share out.
         const ROWS: usize = 64;
         match self.route() {
@@ -213,17 +234,16 @@ impl Kernel {
                         }
                     })
                     .collect();
-                values
-                    .par_chunks_mut((ROWS * n).max(1))
-                    .enumerate()
+                let out = Disjoint(values.as_mut_ptr());
+                (0..n.div_ceil(ROWS))
+                    .into_par_iter()
                     // One product buffer per task, not per block: a fresh one would be
                     // zeroed and page-faulted for every block.
                     .for_each_init(
                         || Mat::<f64>::zeros(n, ROWS),
-                        |buffer, (b, block)| {
-                            let r0 = b * ROWS;
-                            let rows = block.len() / n;
-                            let r1 = r0 + rows;
+                        |buffer, b| {
+                            let (r0, r1) = (b * ROWS, (b * ROWS + ROWS).min(n));
+                            let rows = r1 - r0;
                             // Column i of `dots` holds the dot products of row r0 + i with
                             // rows 0..r1 (contiguous, as `map_slice` wants).
                             let mut dots = buffer.as_mut().submatrix_mut(0, 0, r1, rows);
@@ -238,16 +258,21 @@ impl Kernel {
                                 Par::Seq,
                             );
                             clear_avx_upper();
-                            for (i, out) in block.chunks_exact_mut(n).enumerate() {
+                            for i in 0..rows {
                                 let row = r0 + i;
-                                let col = &mut column(dots.as_mut(), i)[..=row];
-                                map.map_slice(col, &sq[..=row], sq[row]);
-                                for (o, &v) in out[..=row].iter_mut().zip(col.iter()) {
-                                    *o = v as f32;
-                                }
+                                map.map_slice(
+                                    &mut column(dots.as_mut(), i)[..=row],
+                                    &sq[..=row],
+                                    sq[row],
+                                );
                             }
+                            // SAFETY: block b alone writes rows r0..r1 (columns 0..r1) and
+                            // columns r0..r1 of rows 0..r0; the blocks partition the matrix.
+                            unsafe { write_block(out, n, r0, dots.as_ref()) };
                         },
                     );
+                clear_avx_upper_everywhere();
+                return Ok(());
             }
             Route::Direct => {
                 values
@@ -260,9 +285,9 @@ impl Kernel {
                     });
             }
         }
-        mirror_lower(MatMut::from_row_major_slice_mut(&mut values, n, n));
+        mirror_lower(MatMut::from_row_major_slice_mut(values, n, n));
         clear_avx_upper_everywhere();
-        Ok(values)
+        Ok(())
     }
 
     /// Cross matrix `K_ij = k(a_i, b_j)` (`a.n_rows() × b.n_rows()`), e.g. test × train,
@@ -408,6 +433,54 @@ pub(crate) fn par_for(flops: usize) -> Par {
 
 /// Column `c` of a column-major matrix view as a slice (faer's owned matrices and their
 /// column blocks are column-major with unit row stride).
+/// Row-major `n × n` storage that parallel tasks write in disjoint regions.
+#[derive(Clone, Copy)]
+struct Disjoint(*mut f32);
+
+// SAFETY: tasks write through it only into regions no other task touches (see
+// `write_block`); the storage outlives the parallel loop.
+unsafe impl Send for Disjoint {}
+unsafe impl Sync for Disjoint {}
+
+/// Writes the rows `r0..r0 + m` of a symmetric matrix's lower triangle and their mirror:
+/// `dots` (`r1 × m`, `r1 = r0 + m`) holds `K[r0 + i, c]` at `(c, i)` for `c ≤ r0 + i`.
+/// Rows `r0..r1` get columns `0..r1`; rows `0..r0` get columns `r0..r1` (their part
+/// above the diagonal), so that no separate mirroring pass reads the matrix again.
+///
+/// # Safety
+/// `out` points to `n²` values, and no other reference reads or writes rows `r0..r1`
+/// at columns `0..r1` or rows `0..r0` at columns `r0..r1` meanwhile.
+unsafe fn write_block(out: Disjoint, n: usize, r0: usize, dots: MatRef<'_, f64>) {
+    let (r1, m) = (dots.nrows(), dots.ncols());
+    let cols: Vec<&[f64]> = (0..m)
+        .map(|i| {
+            dots.col(i)
+                .try_as_col_major()
+                .expect("contiguous columns")
+                .as_slice()
+        })
+        .collect();
+    for (i, col) in cols.iter().enumerate() {
+        let row = r0 + i;
+        // SAFETY (caller): row `row`, columns 0..r1, is this block's alone.
+        let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(row * n), r1) };
+        for (o, &v) in dst[..=row].iter_mut().zip(&col[..=row]) {
+            *o = v as f32;
+        }
+        // The diagonal block above the diagonal: K[row, c] = K[c, row].
+        for (o, later) in dst[row + 1..].iter_mut().zip(&cols[i + 1..]) {
+            *o = later[row] as f32;
+        }
+    }
+    for c in 0..r0 {
+        // SAFETY (caller): row c < r0, columns r0..r1, is this block's alone.
+        let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(c * n + r0), m) };
+        for (o, col) in dst.iter_mut().zip(&cols) {
+            *o = col[c] as f32;
+        }
+    }
+}
+
 fn column<'a>(m: MatMut<'a, f64>, c: usize) -> &'a mut [f64] {
     m.col_mut(c).try_as_col_major_mut().unwrap().as_slice_mut()
 }
@@ -742,6 +815,11 @@ pub(crate) mod tests {
             for k in all_kernels(d) {
                 let f = k.gram_f32(&x).unwrap();
                 assert_eq!(f.len(), n * n);
+                // Into kept storage with other contents: every entry is written.
+                let mut kept = vec![f32::NAN; n * n];
+                k.gram_f32_into(&x, &mut kept).unwrap();
+                let bits = |v: &[f32]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&kept), bits(&f), "{k}: n={n}, kept storage");
                 let g = k.gram(&x).unwrap();
                 for i in 0..n {
                     for j in 0..n {
@@ -763,6 +841,11 @@ pub(crate) mod tests {
         );
         let ns = Features::from_rows(&[vec![2.0, 1.0, 0.0]]).unwrap();
         assert!(Kernel::Precomputed.gram_f32(&ns).is_err());
+        let e = Kernel::Linear.gram_f32_into(&k, &mut [0.0; 3]).unwrap_err();
+        assert!(
+            e.to_string().contains("holds 3 values; 2 points need 4"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -13,7 +13,10 @@ use super::gram::DenseGram;
 use crate::data::{complement, kfold, stratified_kfold, Features};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
-use crate::svm::{release_dense_storage, SubsetSource, SvmModel, SvmParams, SvmPaths, SvmType};
+use crate::svm::{
+    decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
+    SvmPaths, SvmType,
+};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -524,8 +527,7 @@ impl FoldJob<'_> {
         let along_path = self.search.base.svm_type == SvmType::CSvc;
         let mut out = Vec::with_capacity(epsilons.len());
         for &eps in epsilons {
-            let mut row = vec![0.0; cs.len()];
-            let mut previous: Option<SvmModel> = None;
+            let mut models: Vec<SvmModel> = Vec::with_capacity(c_order.len());
             let mut paths = SvmPaths::default();
             for &ci in c_order {
                 let mut params = self.search.base.clone();
@@ -540,23 +542,35 @@ impl FoldJob<'_> {
                         &params, source, &train_y, train_w, &mut paths,
                     )?
                 } else {
-                    let previous = previous.as_ref();
+                    let previous = models.last();
                     SvmModel::fit_source_warm(&params, source, &train_y, train_w, previous)?
                 };
-                let pred = match &test_kernel {
-                    Some(k) => model
-                        .decision_from_train_kernel(k, self.train.len())
+                models.push(model);
+            }
+            // Every C's predictions in one pass over the test kernel block.
+            let predictions: Vec<Vec<f64>> = match &test_kernel {
+                Some(k) => {
+                    let refs: Vec<&SvmModel> = models.iter().collect();
+                    decisions_from_train_kernel(&refs, k, self.train.len())
                         .iter()
-                        .map(|d| model.predict_from_decision(d))
-                        .collect(),
-                    None => self.predict(&model),
-                };
+                        .zip(&models)
+                        .map(|(decisions, m)| {
+                            decisions
+                                .iter()
+                                .map(|d| m.predict_from_decision(d))
+                                .collect()
+                        })
+                        .collect()
+                }
+                None => models.iter().map(|m| self.predict(m)).collect(),
+            };
+            let mut row = vec![0.0; cs.len()];
+            for (&ci, pred) in c_order.iter().zip(&predictions) {
                 row[ci] = match &test_w {
-                    Some(w) => weighted_score(&pred, &test_y, w, eps.is_some())?,
-                    None if eps.is_some() => mse(&pred, &test_y)?,
-                    None => accuracy(&pred, &test_y)?,
+                    Some(w) => weighted_score(pred, &test_y, w, eps.is_some())?,
+                    None if eps.is_some() => mse(pred, &test_y)?,
+                    None => accuracy(pred, &test_y)?,
                 };
-                previous = Some(model);
             }
             out.push(row);
         }

@@ -20,6 +20,7 @@ mod vector;
 mod wss;
 
 pub use crate::multiclass::ClassOrder;
+pub(crate) use model::decisions_from_train_kernel;
 pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,

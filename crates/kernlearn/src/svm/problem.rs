@@ -338,10 +338,17 @@ impl<'a> CSvcPath<'a> {
             }
             Some(last) => {
                 let (old, new) = (last.bounds, (c_pos, c_neg));
+                let mut scaled = last.solver.clone();
+                let scales = scaled.scale(c_pos / old.0, &upper);
                 let alpha = seed_alpha(&last.coef, &self.y, weights, old, new);
-                let mut solver = last.solver;
-                solver.restart(q, &alpha, &upper);
-                solver
+                let mut seeded = last.solver;
+                seeded.restart(q, &alpha, &upper);
+                // Both are feasible: start from the one closer to the optimum.
+                if scales && scaled.objective() < seeded.objective() {
+                    scaled
+                } else {
+                    seeded
+                }
             }
         };
         let sol = solver.run(q, self.settings.options(self.y.len()));

@@ -5,6 +5,7 @@
 
 use super::cache::RowCache;
 use crate::kernel::{KernelSource, ReorderedRows};
+use crate::simd::with_simd;
 use std::cell::Cell;
 
 /// What the SMO solver needs from `Q`: rows (with the diagonal) restricted to the active set,
@@ -143,6 +144,33 @@ pub(crate) struct DenseQ<S> {
     /// Per stored row: length of `log` when it was last brought up to date.
     seen: Vec<usize>,
     log: Vec<(u32, u32)>,
+    /// When the source is a view of a matrix held in memory (a fold of a grid search's
+    /// Gram matrix): the stored column of each current position, so that a row is
+    /// refilled by one gather from the stored row, its signs applied on the way.
+    stored_cols: Option<Vec<u32>>,
+    /// Sign bit of `f32` (`0` or `0x8000_0000`) of each current position's sign.
+    sign_bits: Vec<u32>,
+}
+
+/// The `f32` sign bit for a sign `±1`.
+fn sign_bit(s: i8) -> u32 {
+    if s < 0 {
+        0x8000_0000
+    } else {
+        0
+    }
+}
+
+with_simd! {
+    /// `out_t = src[cols_t]` with its sign bit flipped by `bits_t ^ flip`.
+    fn gather_signed(src: &[f32], cols: &[u32], bits: &[u32], flip: u32, out: &mut [f32]) -> () = gather_signed_body
+}
+
+#[inline(always)]
+fn gather_signed_body(src: &[f32], cols: &[u32], bits: &[u32], flip: u32, out: &mut [f32]) {
+    for ((o, &c), &b) in out.iter_mut().zip(cols).zip(bits) {
+        *o = f32::from_bits(src[c as usize].to_bits() ^ b ^ flip);
+    }
 }
 
 thread_local! {
@@ -163,7 +191,15 @@ impl<S: KernelSource> DenseQ<S> {
         let diag = (0..l).map(|i| source.diag(i)).collect();
         // Old contents are harmless: every row is filled before it is read (`STALE`).
         let mut values = SPARE.with(|s| s.take());
+        if values.capacity() < l * l {
+            values = crate::memory::huge_page_zeros(l * l);
+        }
         values.resize(l * l, 0.0);
+        let stored_cols = source.as_subset().and_then(|(inner, idx)| {
+            let stored = idx.first().is_some_and(|&p| inner.stored_row(p).is_some());
+            let fits = u32::try_from(inner.len()).is_ok();
+            (stored && fits).then(|| idx.iter().map(|&c| c as u32).collect())
+        });
         Self {
             source,
             l,
@@ -174,6 +210,8 @@ impl<S: KernelSource> DenseQ<S> {
             values,
             seen: vec![STALE; l],
             log: Vec::new(),
+            stored_cols,
+            sign_bits: sign.iter().map(|&v| sign_bit(v)).collect(),
         }
     }
 
@@ -195,14 +233,22 @@ impl<S: KernelSource> DenseQ<S> {
         // source's index maps from memory. Measured on grid searches: replaying stays
         // cheaper up to about l swaps (a threshold of l/32 made them 30 % slower).
         if seen == STALE || self.log.len() - seen > l {
-            fill_signed(
-                &self.source,
-                r,
-                &self.index,
-                self.point_sign[r],
-                &self.sign,
-                row,
-            );
+            let flip = sign_bit(self.point_sign[r]);
+            let stored = self.source.as_subset().and_then(|(inner, idx)| {
+                let cols = self.stored_cols.as_deref()?;
+                Some((inner.stored_row(idx[r])?, cols))
+            });
+            match stored {
+                Some((src, cols)) => gather_signed(src, cols, &self.sign_bits, flip, row),
+                None => fill_signed(
+                    &self.source,
+                    r,
+                    &self.index,
+                    self.point_sign[r],
+                    &self.sign,
+                    row,
+                ),
+            }
         } else {
             for &(a, b) in &self.log[seen..] {
                 row.swap(a as usize, b as usize);
@@ -251,6 +297,10 @@ impl<S: KernelSource> QMatrix for DenseQ<S> {
         }
         self.index.swap(i, j);
         self.sign.swap(i, j);
+        self.sign_bits.swap(i, j);
+        if let Some(cols) = &mut self.stored_cols {
+            cols.swap(i, j);
+        }
         self.diag.swap(i, j);
         // A long log only means refills: past a few full sweeps, start over.
         if self.log.len() >= 16 * self.l {
@@ -330,5 +380,75 @@ impl QMatrix for SvrQ<'_> {
         self.index.swap(i, j);
         self.sign.swap(i, j);
         self.diag.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::svm::SubsetSource;
+
+    /// A matrix held as `f32` rows, as a grid search's Gram matrix.
+    struct Stored {
+        n: usize,
+        values: Vec<f32>,
+    }
+
+    impl KernelSource for Stored {
+        fn len(&self) -> usize {
+            self.n
+        }
+
+        fn diag(&self, i: usize) -> f64 {
+            self.values[i * self.n + i] as f64
+        }
+
+        fn fill_row(&self, i: usize, cols: &[usize], out: &mut [f32]) {
+            let row = &self.values[i * self.n..(i + 1) * self.n];
+            for (o, &c) in out.iter_mut().zip(cols) {
+                *o = row[c];
+            }
+        }
+
+        fn stored_row(&self, i: usize) -> Option<&[f32]> {
+            Some(&self.values[i * self.n..(i + 1) * self.n])
+        }
+    }
+
+    /// On a view of a stored matrix, `DenseQ` (rows gathered from the stored rows with
+    /// their signs, or brought up to date by replaying swaps) reads the same rows as
+    /// `SignedKernelQ` (rows computed through the view), bit for bit, through thousands
+    /// of swaps.
+    #[test]
+    fn dense_q_of_a_stored_view_follows_swaps() {
+        let n = 90;
+        let values: Vec<f32> = (0..n * n)
+            .map(|ij| (((ij / n) * 31 + (ij % n) * 17) % 101) as f32 / 50.0 - 1.0)
+            .collect();
+        let stored = Stored { n, values };
+        let idx: Vec<usize> = (0..n).filter(|i| i % 3 != 1).rev().collect();
+        let l = idx.len();
+        let signs: Vec<i8> = (0..l).map(|t| if t % 5 < 2 { -1 } else { 1 }).collect();
+        let mut dense = DenseQ::new(SubsetSource::new(&stored, idx.clone()), &signs);
+        assert!(dense.stored_cols.is_some(), "the view's rows are gathered");
+        let mut cached = SignedKernelQ::new(SubsetSource::new(&stored, idx), &signs, 1 << 20);
+        let mut state: u64 = 5;
+        let mut next = |m: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % m
+        };
+        for step in 0..4000 {
+            let (i, j) = (next(l), next(l));
+            dense.swap_index(i, j);
+            cached.swap_index(i, j);
+            if step % 7 == 0 {
+                let (r, len) = (next(l), 1 + next(l));
+                let a: Vec<u32> = dense.row(r, len).0.iter().map(|v| v.to_bits()).collect();
+                let b: Vec<u32> = cached.row(r, len).0.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(a, b, "step {step}, row {r}");
+            }
+        }
     }
 }

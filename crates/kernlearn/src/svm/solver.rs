@@ -12,7 +12,7 @@
 
 use super::qmatrix::QMatrix;
 use super::vector::{add_row, add_two_rows};
-use super::wss::{best_partner, max_violation_up, Vars, TAU};
+use super::wss::{best_partner, max_violation_up, update_and_max_violation_up, Vars, TAU};
 
 /// Which dual the solver handles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,7 @@ pub(crate) enum Status {
 }
 
 /// Solver state, kept apart from `Q` so rows of `Q` can be borrowed while it changes.
+#[derive(Clone)]
 struct State {
     l: usize,
     active_size: usize,
@@ -72,6 +73,10 @@ struct State {
     eps: f64,
     unshrink: bool,
     variant: Variant,
+    /// The first scan of the next selection (`i` and `m(α)`), when the last step's
+    /// gradient update computed it ([`update_and_max_violation_up`]); cleared by
+    /// anything else that changes the gradient, the statuses or the active set.
+    next_up: Option<(Option<usize>, f64)>,
 }
 
 impl State {
@@ -101,6 +106,7 @@ impl State {
     }
 
     fn swap_index(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
+        self.next_up = None;
         q.swap_index(i, j);
         self.y.swap(i, j);
         self.grad.swap(i, j);
@@ -114,6 +120,7 @@ impl State {
 
     /// Recomputes the gradient of the inactive variables from `grad_bar` and the free α.
     fn reconstruct_gradient(&mut self, q: &mut dyn QMatrix) {
+        self.next_up = None;
         let (l, active) = (self.l, self.active_size);
         if active == l {
             return;
@@ -148,21 +155,27 @@ impl State {
     }
 
     /// Second-order working-set selection; `None` when optimal within `eps`.
-    fn select_working_set(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
+    fn select_working_set(&mut self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
         match self.variant {
             Variant::Standard => self.select_standard(q),
             Variant::Nu => self.select_nu(q),
         }
     }
 
-    fn select_standard(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
+    fn select_standard(&mut self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
         let active = self.active_size;
         let vars = Vars {
             y: &self.y[..active],
             status: &self.status[..active],
             grad: &self.grad[..active],
         };
-        let (i, gmax) = max_violation_up(vars);
+        let (i, gmax) = match self.next_up.take() {
+            Some(up) => {
+                debug_assert_eq!(up, max_violation_up(vars));
+                up
+            }
+            None => max_violation_up(vars),
+        };
         let i = i?;
         let (q_i, qd) = q.row(i, active);
         let partner = best_partner(vars, q_i, qd, qd[i], self.y[i] as f64, gmax);
@@ -285,6 +298,7 @@ impl State {
     }
 
     fn do_shrinking(&mut self, q: &mut dyn QMatrix) {
+        self.next_up = None;
         let (g, gap) = self.violations();
         if !self.unshrink && gap <= self.eps * 10.0 {
             self.unshrink = true;
@@ -370,16 +384,29 @@ impl State {
         self.alpha[i] = ai;
         self.alpha[j] = aj;
         let (dai, daj) = (ai - old_i, aj - old_j);
-        add_two_rows(&mut self.grad[..active], q_i, dai, q_j, daj);
-        self.update_bounds_after_step(q, i, j);
+        let was_upper = [self.is_upper(i), self.is_upper(j)];
+        self.update_status(i);
+        self.update_status(j);
+        let grad = &mut self.grad[..active];
+        if self.variant == Variant::Standard {
+            let (y, status) = (&self.y[..active], &self.status[..active]);
+            let up = update_and_max_violation_up(y, status, grad, (q_i, dai), (q_j, daj));
+            self.next_up = Some(up);
+        } else {
+            add_two_rows(grad, q_i, dai, q_j, daj);
+        }
+        self.update_bounds_after_step(q, [i, j], was_upper);
     }
 
-    /// Keeps `grad_bar = Σ_{α_t = C_t} C_t Q_t` current when a variable enters or leaves
-    /// its upper bound.
-    fn update_bounds_after_step(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
-        for k in [i, j] {
-            let was_upper = self.is_upper(k);
-            self.update_status(k);
+    /// Keeps `grad_bar = Σ_{α_t = C_t} C_t Q_t` current when a variable entered or left
+    /// its upper bound in the step (`was_upper`: before it).
+    fn update_bounds_after_step(
+        &mut self,
+        q: &mut dyn QMatrix,
+        ij: [usize; 2],
+        was_upper: [bool; 2],
+    ) {
+        for (k, was_upper) in ij.into_iter().zip(was_upper) {
             if was_upper != self.is_upper(k) {
                 let c = if was_upper {
                     -self.upper[k]
@@ -458,6 +485,7 @@ pub(crate) fn solve(
 /// (grid search along growing C) starts each from the last one's state: only the
 /// variables that change need a row of `Q` ([`Solver::restart`]). Its first
 /// [`Solver::run`] is exactly [`solve`].
+#[derive(Clone)]
 pub(crate) struct Solver {
     st: State,
 }
@@ -489,6 +517,7 @@ impl Solver {
             eps,
             unshrink: false,
             variant,
+            next_up: None,
         };
         for i in 0..l {
             st.update_status(i);
@@ -542,6 +571,49 @@ impl Solver {
         }
     }
 
+    /// Dual objective `½ αᵀQα + pᵀα` of the current state.
+    pub(crate) fn objective(&self) -> f64 {
+        let st = &self.st;
+        st.alpha
+            .iter()
+            .zip(st.grad.iter().zip(&st.p))
+            .map(|(a, (g, p))| a * (g + p))
+            .sum::<f64>()
+            / 2.0
+    }
+
+    /// Moves to `r·α` with bounds `upper = r·C` (alpha seeding by scaling, DeCoste and
+    /// Wagstaff 2000): `∇f = r(∇f − p) + p` and `grad_bar = r·grad_bar`, no row of `Q`
+    /// needed. Returns false (and changes nothing) unless `upper` is exactly `r` times
+    /// the current bounds and every variable keeps its status (a rounded `r·α_t`
+    /// reaching the new bound would need a row of `Q` for `grad_bar`).
+    pub(crate) fn scale(&mut self, r: f64, upper: &[f64]) -> bool {
+        let st = &mut self.st;
+        debug_assert_eq!(st.active_size, st.l);
+        if common_ratio(&st.upper, &st.active_set, upper) != Some(r) {
+            return false;
+        }
+        let keeps_status = (0..st.l).all(|t| {
+            let (a, u) = (st.alpha[t], upper[st.active_set[t]]);
+            st.is_upper(t) || (r * a < u && (a > 0.0) == (r * a > 0.0))
+        });
+        if !keeps_status {
+            return false;
+        }
+        for t in 0..st.l {
+            st.alpha[t] = if st.is_upper(t) {
+                upper[st.active_set[t]]
+            } else {
+                r * st.alpha[t]
+            };
+            st.upper[t] = upper[st.active_set[t]];
+            st.grad[t] = r * (st.grad[t] - st.p[t]) + st.p[t];
+            st.grad_bar[t] *= r;
+            st.update_status(t);
+        }
+        true
+    }
+
     /// Optimises from the current state until `m(α) − M(α) < ε` (LIBSVM's main loop:
     /// shrinking every `min(l, 1000)` iterations, gradient reconstruction before the
     /// final check) and reports the solution. Every variable is active afterwards.
@@ -550,6 +622,7 @@ impl Solver {
         let l = st.l;
         st.eps = opts.eps;
         st.unshrink = false;
+        st.next_up = None;
         let mut iter = 0;
         let mut counter = l.min(1000) + 1;
         while iter < opts.max_iter {

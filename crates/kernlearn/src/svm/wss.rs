@@ -9,7 +9,8 @@
 //! overall extreme.
 
 use super::solver::Status;
-use crate::simd::avx2;
+use super::vector::add_two_rows;
+use crate::simd::{avx2, avx512};
 
 /// Replacement for a non-positive curvature `Q_ii + Q_jj − 2 y_i y_j Q_ij` (LIBSVM's TAU).
 pub(crate) const TAU: f64 = 1e-12;
@@ -47,6 +48,11 @@ pub(crate) struct Partner {
 /// `I_up = {t : y_t = +1, α_t < C_t} ∪ {t : y_t = −1, α_t > 0}`.
 pub(crate) fn max_violation_up(v: Vars) -> (Option<usize>, f64) {
     #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the CPU supports AVX-512 F/BW/VL/DQ (checked above).
+        return unsafe { avx512_impl::max_violation_up(v) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU supports AVX2 (checked above).
         return unsafe { avx2_impl::max_violation_up(v) };
@@ -72,6 +78,28 @@ pub(crate) fn max_violation_up_scalar(v: Vars) -> (Option<usize>, f64) {
     (gmax_idx, gmax)
 }
 
+/// `g_t += a_t·da + b_t·db` (the gradient update of one SMO step, as
+/// [`add_two_rows`]) followed by [`max_violation_up`] of the updated variables: the
+/// next iteration's first scan, done in the same pass over the gradient where the CPU
+/// has AVX-512. Same gradient and same result as the two calls, bit for bit.
+pub(crate) fn update_and_max_violation_up(
+    y: &[i8],
+    status: &[Status],
+    grad: &mut [f64],
+    (a, da): (&[f32], f64),
+    (b, db): (&[f32], f64),
+) -> (Option<usize>, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the CPU supports AVX-512 F/BW/VL/DQ (checked above).
+        return unsafe {
+            avx512_impl::update_and_max_violation_up(y, status, grad, (a, da), (b, db))
+        };
+    }
+    add_two_rows(grad, a, da, b, db);
+    max_violation_up(Vars { y, status, grad })
+}
+
 /// The second scan for the chosen `i` (row `q_i` of `Q`, diagonal `qd`, `qd_i = Q_ii`,
 /// label `yi`, `gmax` from the first scan): over `t ∈ I_low = {y_t = +1, α_t > 0} ∪
 /// {y_t = −1, α_t < C_t}` with `b = gmax + y_t ∇f_t > 0`, the last index minimising
@@ -84,6 +112,11 @@ pub(crate) fn best_partner(
     yi: f64,
     gmax: f64,
 ) -> Partner {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the CPU supports AVX-512 F/BW/VL/DQ (checked above).
+        return unsafe { avx512_impl::best_partner(v, q_i, qd, qd_i, yi, gmax) };
+    }
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU supports AVX2 (checked above).
@@ -327,6 +360,245 @@ mod avx2_impl {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512_impl {
+    use super::{Partner, Status, Vars, TAU};
+    use std::arch::x86_64::*;
+
+    /// Relative error bound of `_mm512_rcp14_pd` (2⁻¹⁴), doubled for the product's
+    /// rounding: `|b²·rcp14(a) − fl(b²/a)| ≤ 2⁻¹³ |fl(b²/a)|`.
+    const RCP_SLACK: f64 = 1.0 + 1.0 / 4096.0;
+
+    /// Masks of the eight variables at `t`: `y = +1`, status Upper, status Lower.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    unsafe fn lane_masks(y: &[i8], status: &[Status], t: usize) -> (__mmask8, __mmask8, __mmask8) {
+        // SAFETY (caller): t + 8 <= len; Status is a fieldless #[repr(u8)] enum.
+        unsafe {
+            let y = _mm_loadl_epi64(y.as_ptr().add(t) as *const __m128i);
+            let st = _mm_loadl_epi64((status.as_ptr() as *const u8).add(t) as *const __m128i);
+            let pos = _mm_cmpeq_epi8_mask(y, _mm_set1_epi8(1)) as __mmask8;
+            let upper = _mm_cmpeq_epi8_mask(st, _mm_set1_epi8(Status::Upper as i8)) as __mmask8;
+            let lower = _mm_cmpeq_epi8_mask(st, _mm_set1_epi8(Status::Lower as i8)) as __mmask8;
+            (pos, upper, lower)
+        }
+    }
+
+    /// Per-lane extremes and the last index reaching each, reduced to the overall
+    /// extreme (`min` or max) and the largest index among the lanes reaching it.
+    fn reduce(values: __m512d, lanes: __m512i, min: bool) -> (Option<usize>, f64) {
+        let mut v = [0.0; 8];
+        let mut idx = [0i64; 8];
+        // SAFETY: eight f64 / i64 written into arrays of eight.
+        unsafe {
+            _mm512_storeu_pd(v.as_mut_ptr(), values);
+            _mm512_storeu_si512(idx.as_mut_ptr() as *mut __m512i, lanes);
+        }
+        let set = (0..8).filter(|&k| idx[k] >= 0);
+        let best = if min {
+            set.clone().map(|k| v[k]).fold(f64::INFINITY, f64::min)
+        } else {
+            set.clone().map(|k| v[k]).fold(f64::NEG_INFINITY, f64::max)
+        };
+        let at = set.filter(|&k| v[k] == best).map(|k| idx[k] as usize).max();
+        (at, best)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn max_violation_up(v: Vars) -> (Option<usize>, f64) {
+        let n = v.grad.len();
+        assert!(v.y.len() == n && v.status.len() == n);
+        let chunks = n / 8;
+        let mut best = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut best_idx = _mm512_set1_epi64(-1);
+        let mut idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let eight = _mm512_set1_epi64(8);
+        let sign_bit = _mm512_set1_epi64(i64::MIN);
+        for c in 0..chunks {
+            let t = 8 * c;
+            // SAFETY: t + 8 <= n for every slice (asserted lengths).
+            let (g, (pos, upper, lower)) = unsafe {
+                (
+                    _mm512_loadu_si512(v.grad.as_ptr().add(t) as *const _),
+                    lane_masks(v.y, v.status, t),
+                )
+            };
+            // −y g: flip the sign of g where y = +1 (exact).
+            let value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, pos, g, sign_bit));
+            // In I_up: not at the bound that blocks the ascent of −y∇f.
+            let blocked = (pos & upper) | (!pos & lower);
+            let take = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(!blocked, value, best);
+            best = _mm512_mask_mov_pd(best, take, value);
+            best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
+            idx = _mm512_add_epi64(idx, eight);
+        }
+        let (mut gmax_idx, gmax) = reduce(best, best_idx, false);
+        let mut gmax = if gmax_idx.is_some() {
+            gmax
+        } else {
+            f64::NEG_INFINITY
+        };
+        let start = 8 * chunks;
+        let (t_idx, t_max) = super::max_violation_up_scalar(v.tail(start));
+        if let Some(t) = t_idx {
+            if t_max >= gmax {
+                gmax = t_max;
+                gmax_idx = Some(start + t);
+            }
+        }
+        (gmax_idx, gmax)
+    }
+
+    /// [`super::update_and_max_violation_up`]: the update of [`super::add_two_rows`]
+    /// (`g + (a·da + b·db)`, no fused multiply-add) and the scan of
+    /// [`max_violation_up`] on each chunk while it is in registers.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn update_and_max_violation_up(
+        y: &[i8],
+        status: &[Status],
+        grad: &mut [f64],
+        (a, da): (&[f32], f64),
+        (b, db): (&[f32], f64),
+    ) -> (Option<usize>, f64) {
+        let n = grad.len();
+        assert!(y.len() == n && status.len() == n && a.len() >= n && b.len() >= n);
+        let chunks = n / 8;
+        let mut best = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut best_idx = _mm512_set1_epi64(-1);
+        let mut idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let eight = _mm512_set1_epi64(8);
+        let sign_bit = _mm512_set1_epi64(i64::MIN);
+        let (da_v, db_v) = (_mm512_set1_pd(da), _mm512_set1_pd(db));
+        for c in 0..chunks {
+            let t = 8 * c;
+            // SAFETY: t + 8 <= n for every slice (asserted lengths).
+            let (g, (pos, upper, lower)) = unsafe {
+                let at = _mm512_cvtps_pd(_mm256_loadu_ps(a.as_ptr().add(t)));
+                let bt = _mm512_cvtps_pd(_mm256_loadu_ps(b.as_ptr().add(t)));
+                let step = _mm512_add_pd(_mm512_mul_pd(at, da_v), _mm512_mul_pd(bt, db_v));
+                let g = _mm512_add_pd(_mm512_loadu_pd(grad.as_ptr().add(t)), step);
+                _mm512_storeu_pd(grad.as_mut_ptr().add(t), g);
+                (_mm512_castpd_si512(g), lane_masks(y, status, t))
+            };
+            let value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, pos, g, sign_bit));
+            let blocked = (pos & upper) | (!pos & lower);
+            let take = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(!blocked, value, best);
+            best = _mm512_mask_mov_pd(best, take, value);
+            best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
+            idx = _mm512_add_epi64(idx, eight);
+        }
+        let start = 8 * chunks;
+        super::add_two_rows(&mut grad[start..], &a[start..n], da, &b[start..n], db);
+        let (mut gmax_idx, gmax) = reduce(best, best_idx, false);
+        let mut gmax = if gmax_idx.is_some() {
+            gmax
+        } else {
+            f64::NEG_INFINITY
+        };
+        let tail = Vars { y, status, grad }.tail(start);
+        let (t_idx, t_max) = super::max_violation_up_scalar(tail);
+        if let Some(t) = t_idx {
+            if t_max >= gmax {
+                gmax = t_max;
+                gmax_idx = Some(start + t);
+            }
+        }
+        (gmax_idx, gmax)
+    }
+
+    /// The second scan, eight lanes at a time. The exact quotient `−b²/a` is computed
+    /// only for lanes whose approximation (`b²` times a 14-bit reciprocal of `a`) could
+    /// reach the lane's current minimum: the others cannot be taken, whatever the
+    /// rounding, so the result is the scalar scan's while most chunks skip the divider.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn best_partner(
+        v: Vars,
+        q_i: &[f32],
+        qd: &[f64],
+        qd_i: f64,
+        yi: f64,
+        gmax: f64,
+    ) -> Partner {
+        let n = v.grad.len();
+        assert!(v.y.len() == n && v.status.len() == n && q_i.len() == n && qd.len() >= n);
+        let chunks = n / 8;
+        let mut gmax2 = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut best = _mm512_set1_pd(f64::INFINITY);
+        let mut best_idx = _mm512_set1_epi64(-1);
+        let mut idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let eight = _mm512_set1_epi64(8);
+        let sign_bit = _mm512_set1_epi64(i64::MIN);
+        let zero = _mm512_setzero_pd();
+        let tau = _mm512_set1_pd(TAU);
+        let slack = _mm512_set1_pd(-RCP_SLACK);
+        let gmax_v = _mm512_set1_pd(gmax);
+        let qd_i_v = _mm512_set1_pd(qd_i);
+        let two_yi = _mm512_castpd_si512(_mm512_set1_pd(2.0 * yi));
+        for c in 0..chunks {
+            let t = 8 * c;
+            // SAFETY: t + 8 <= n for every slice (asserted lengths).
+            let (g, q, qd_t, (pos, upper, lower)) = unsafe {
+                (
+                    _mm512_loadu_si512(v.grad.as_ptr().add(t) as *const _),
+                    _mm512_cvtps_pd(_mm256_loadu_ps(q_i.as_ptr().add(t))),
+                    _mm512_loadu_pd(qd.as_ptr().add(t)),
+                    lane_masks(v.y, v.status, t),
+                )
+            };
+            let neg = !pos;
+            // y_t ∇f_t, exactly (a sign flip where y_t = −1).
+            let yg = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, neg, g, sign_bit));
+            // In I_low: not at the bound that blocks the descent of y∇f.
+            let open = !((pos & lower) | (neg & upper));
+            gmax2 = _mm512_mask_max_pd(gmax2, open, yg, gmax2);
+            let grad_diff = _mm512_add_pd(gmax_v, yg);
+            let valid = _mm512_mask_cmp_pd_mask::<_CMP_GT_OQ>(open, grad_diff, zero);
+            if valid == 0 {
+                idx = _mm512_add_epi64(idx, eight);
+                continue;
+            }
+            let k = _mm512_castsi512_pd(_mm512_mask_xor_epi64(two_yi, neg, two_yi, sign_bit));
+            let quad = _mm512_sub_pd(_mm512_add_pd(qd_i_v, qd_t), _mm512_mul_pd(k, q));
+            let positive = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(quad, zero);
+            let quad = _mm512_mask_mov_pd(tau, positive, quad);
+            let square = _mm512_mul_pd(grad_diff, grad_diff);
+            // −b²·(1 + 2⁻¹²)/a ≤ −b²/a: a lane failing this cannot beat its minimum.
+            let approx = _mm512_mul_pd(_mm512_mul_pd(square, slack), _mm512_rcp14_pd(quad));
+            let may = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(valid, approx, best);
+            if may != 0 {
+                let negated =
+                    _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(square), sign_bit));
+                let obj_diff = _mm512_maskz_div_pd(may, negated, quad);
+                let take = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(may, obj_diff, best);
+                best = _mm512_mask_mov_pd(best, take, obj_diff);
+                best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
+            }
+            idx = _mm512_add_epi64(idx, eight);
+        }
+        let (mut j, min) = reduce(best, best_idx, true);
+        let mut min = if j.is_some() { min } else { f64::INFINITY };
+        let mut maxes = [0.0; 8];
+        // SAFETY: eight f64 written into an array of eight.
+        unsafe { _mm512_storeu_pd(maxes.as_mut_ptr(), gmax2) };
+        let mut gmax2 = maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+        let start = 8 * chunks;
+        let tail = v.tail(start);
+        let rest = super::best_partner_scalar(tail, &q_i[start..], &qd[start..n], qd_i, yi, gmax);
+        gmax2 = gmax2.max(rest.gmax2);
+        if let Some(t) = rest.j {
+            if rest.obj_diff <= min {
+                min = rest.obj_diff;
+                j = Some(start + t);
+            }
+        }
+        Partner {
+            j,
+            obj_diff: min,
+            gmax2,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,6 +652,21 @@ mod tests {
             let fast = best_partner(v, &q_i, &qd, qd_i, yi, gmax);
             let slow = best_partner_scalar(v, &q_i, &qd, qd_i, yi, gmax);
             assert_eq!(fast, slow, "case {case}");
+            // The fused step: the gradient of `add_two_rows` and the scan of it.
+            let q_j: Vec<f32> = q_i.iter().rev().copied().collect();
+            let (da, db) = (next() as f64 / 7e9, -(next() as f64) / 3e9);
+            let mut fused = grad.clone();
+            let up = update_and_max_violation_up(&y, &status, &mut fused, (&q_i, da), (&q_j, db));
+            let mut apart = grad.clone();
+            add_two_rows(&mut apart, &q_i, da, &q_j, db);
+            let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fused), bits(&apart), "case {case}");
+            let v = Vars {
+                y: &y,
+                status: &status,
+                grad: &apart,
+            };
+            assert_eq!(up, max_violation_up_scalar(v), "case {case}");
         }
     }
 }

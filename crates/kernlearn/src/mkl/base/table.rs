@@ -83,7 +83,7 @@ impl GramTable {
         let len = Self::bytes(family, x) / std::mem::size_of::<f64>();
         let values = spare_table()
             .take(len)
-            .unwrap_or_else(|| huge_page_zeros(len));
+            .unwrap_or_else(|| crate::memory::huge_page_zeros(len));
         Self::new_in(family, x, values)
     }
 
@@ -180,33 +180,6 @@ impl GramTable {
             })
             .collect()
     }
-}
-
-/// `len` zeros for a large table, on transparent huge pages where Linux offers them for
-/// the asking (`madvise`; `enabled = madvise`, the common default): with 4 KiB pages, the
-/// first writes to sonar's 21 MB table take 5,000 page faults, which cost more than
-/// computing its values.
-fn huge_page_zeros(len: usize) -> Vec<f64> {
-    let values = vec![0.0; len];
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE_PAGE: usize = 2 << 20;
-        let start = values.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(&values[..]);
-        let (lo, hi) = (
-            start.next_multiple_of(HUGE_PAGE),
-            end / HUGE_PAGE * HUGE_PAGE,
-        );
-        if hi > lo {
-            // SAFETY: advice on whole pages inside `values`'s own allocation.
-            // MADV_HUGEPAGE changes how pages are backed, never their contents; a refusal
-            // (no huge pages) leaves them as they were, so its result is not needed.
-            unsafe {
-                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    values
 }
 
 impl Drop for GramTable {
