@@ -472,11 +472,22 @@ unsafe fn write_block(out: Disjoint, n: usize, r0: usize, dots: MatRef<'_, f64>)
             *o = later[row] as f32;
         }
     }
-    for c in 0..r0 {
-        // SAFETY (caller): row c < r0, columns r0..r1, is this block's alone.
-        let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(c * n + r0), m) };
-        for (o, col) in dst.iter_mut().zip(&cols) {
-            *o = col[c] as f32;
+    // Above the block, eight rows at a time through a transposed tile: each column of
+    // `dots` is read eight values at once, each output row written whole.
+    const TILE: usize = 8;
+    let mut tile = vec![[0.0f64; TILE]; m];
+    for c0 in (0..r0).step_by(TILE) {
+        let w = TILE.min(r0 - c0);
+        for (t, col) in tile.iter_mut().zip(&cols) {
+            t[..w].copy_from_slice(&col[c0..c0 + w]);
+        }
+        for k in 0..w {
+            let c = c0 + k;
+            // SAFETY (caller): row c < r0, columns r0..r1, is this block's alone.
+            let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(c * n + r0), m) };
+            for (o, t) in dst.iter_mut().zip(&tile) {
+                *o = t[k] as f32;
+            }
         }
     }
 }

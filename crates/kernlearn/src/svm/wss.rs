@@ -100,6 +100,48 @@ pub(crate) fn update_and_max_violation_up(
     max_violation_up(Vars { y, status, grad })
 }
 
+/// A vector first scan's result over its lanes, `(index, maximum)` (the maximum counts
+/// only with an index), continued over the variables from `start` with the scalar rule:
+/// the same result as the scalar scan of all of them.
+fn up_with_tail(v: Vars, start: usize, (idx, max): (Option<usize>, f64)) -> (Option<usize>, f64) {
+    let mut best = (
+        idx,
+        if idx.is_some() {
+            max
+        } else {
+            f64::NEG_INFINITY
+        },
+    );
+    if let (Some(t), t_max) = max_violation_up_scalar(v.tail(start)) {
+        if t_max >= best.1 {
+            best = (Some(start + t), t_max);
+        }
+    }
+    best
+}
+
+/// A vector second scan's result over its lanes (`obj_diff` counts only with a
+/// partner) merged with `rest`, the scalar scan of the variables from `start`, by the
+/// scalar rule.
+fn partner_with_tail(lanes: Partner, start: usize, rest: Partner) -> Partner {
+    let mut out = Partner {
+        j: lanes.j,
+        obj_diff: if lanes.j.is_some() {
+            lanes.obj_diff
+        } else {
+            f64::INFINITY
+        },
+        gmax2: lanes.gmax2.max(rest.gmax2),
+    };
+    if let Some(t) = rest.j {
+        if rest.obj_diff <= out.obj_diff {
+            out.obj_diff = rest.obj_diff;
+            out.j = Some(start + t);
+        }
+    }
+    out
+}
+
 /// The second scan for the chosen `i` (row `q_i` of `Q`, diagonal `qd`, `qd_i = Q_ii`,
 /// label `yi`, `gmax` from the first scan): over `t ∈ I_low = {y_t = +1, α_t > 0} ∪
 /// {y_t = −1, α_t < C_t}` with `b = gmax + y_t ∇f_t > 0`, the last index minimising
@@ -249,23 +291,8 @@ mod avx2_impl {
             _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, best_idx);
         }
         let gmax = values.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
-        let mut gmax_idx = last_index(values, lanes, gmax);
-        let mut gmax = if gmax_idx.is_some() {
-            gmax
-        } else {
-            f64::NEG_INFINITY
-        };
-        // The tail, in order, continuing the scalar rule from the vector result.
-        let start = 4 * chunks;
-        let tail = v.tail(start);
-        let (t_idx, t_max) = super::max_violation_up_scalar(tail);
-        if let Some(t) = t_idx {
-            if t_max >= gmax {
-                gmax = t_max;
-                gmax_idx = Some(start + t);
-            }
-        }
-        (gmax_idx, gmax)
+        let lanes = (last_index(values, lanes, gmax), gmax);
+        super::up_with_tail(v, 4 * chunks, lanes)
     }
 
     #[target_feature(enable = "avx2")]
@@ -338,25 +365,15 @@ mod avx2_impl {
             _mm256_storeu_pd(maxes.as_mut_ptr(), gmax2);
         }
         let min = values.iter().fold(f64::INFINITY, |m, &x| m.min(x));
-        let mut j = last_index(values, lanes, min);
-        let mut min = if j.is_some() { min } else { f64::INFINITY };
-        let mut gmax2 = maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
-        let start = 4 * chunks;
-        let tail = v.tail(start);
-        // The tail, in order: the scalar scan of it, merged with the same rules.
-        let rest = super::best_partner_scalar(tail, &q_i[start..], &qd[start..n], qd_i, yi, gmax);
-        gmax2 = gmax2.max(rest.gmax2);
-        if let Some(t) = rest.j {
-            if rest.obj_diff <= min {
-                min = rest.obj_diff;
-                j = Some(start + t);
-            }
-        }
-        Partner {
-            j,
+        let lanes = Partner {
+            j: last_index(values, lanes, min),
             obj_diff: min,
-            gmax2,
-        }
+            gmax2: maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)),
+        };
+        let start = 4 * chunks;
+        let rest =
+            super::best_partner_scalar(v.tail(start), &q_i[start..], &qd[start..n], qd_i, yi, gmax);
+        super::partner_with_tail(lanes, start, rest)
     }
 }
 
@@ -432,21 +449,7 @@ mod avx512_impl {
             best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
             idx = _mm512_add_epi64(idx, eight);
         }
-        let (mut gmax_idx, gmax) = reduce(best, best_idx, false);
-        let mut gmax = if gmax_idx.is_some() {
-            gmax
-        } else {
-            f64::NEG_INFINITY
-        };
-        let start = 8 * chunks;
-        let (t_idx, t_max) = super::max_violation_up_scalar(v.tail(start));
-        if let Some(t) = t_idx {
-            if t_max >= gmax {
-                gmax = t_max;
-                gmax_idx = Some(start + t);
-            }
-        }
-        (gmax_idx, gmax)
+        super::up_with_tail(v, 8 * chunks, reduce(best, best_idx, false))
     }
 
     /// [`super::update_and_max_violation_up`]: the update of [`super::add_two_rows`]
@@ -489,21 +492,11 @@ mod avx512_impl {
         }
         let start = 8 * chunks;
         super::add_two_rows(&mut grad[start..], &a[start..n], da, &b[start..n], db);
-        let (mut gmax_idx, gmax) = reduce(best, best_idx, false);
-        let mut gmax = if gmax_idx.is_some() {
-            gmax
-        } else {
-            f64::NEG_INFINITY
-        };
-        let tail = Vars { y, status, grad }.tail(start);
-        let (t_idx, t_max) = super::max_violation_up_scalar(tail);
-        if let Some(t) = t_idx {
-            if t_max >= gmax {
-                gmax = t_max;
-                gmax_idx = Some(start + t);
-            }
-        }
-        (gmax_idx, gmax)
+        super::up_with_tail(
+            Vars { y, status, grad },
+            start,
+            reduce(best, best_idx, false),
+        )
     }
 
     /// The second scan, eight lanes at a time. The exact quotient `−b²/a` is computed
@@ -575,27 +568,19 @@ mod avx512_impl {
             }
             idx = _mm512_add_epi64(idx, eight);
         }
-        let (mut j, min) = reduce(best, best_idx, true);
-        let mut min = if j.is_some() { min } else { f64::INFINITY };
+        let (j, min) = reduce(best, best_idx, true);
         let mut maxes = [0.0; 8];
         // SAFETY: eight f64 written into an array of eight.
         unsafe { _mm512_storeu_pd(maxes.as_mut_ptr(), gmax2) };
-        let mut gmax2 = maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
-        let start = 8 * chunks;
-        let tail = v.tail(start);
-        let rest = super::best_partner_scalar(tail, &q_i[start..], &qd[start..n], qd_i, yi, gmax);
-        gmax2 = gmax2.max(rest.gmax2);
-        if let Some(t) = rest.j {
-            if rest.obj_diff <= min {
-                min = rest.obj_diff;
-                j = Some(start + t);
-            }
-        }
-        Partner {
+        let lanes = Partner {
             j,
             obj_diff: min,
-            gmax2,
-        }
+            gmax2: maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)),
+        };
+        let start = 8 * chunks;
+        let rest =
+            super::best_partner_scalar(v.tail(start), &q_i[start..], &qd[start..n], qd_i, yi, gmax);
+        super::partner_with_tail(lanes, start, rest)
     }
 }
 
