@@ -186,12 +186,11 @@ impl Kernel {
     /// cache holds, computed without an `f64` copy of the whole matrix: blocks of rows of
     /// the lower triangle in parallel (dot-product kernels: one small matrix product per
     /// block, then the map), then mirrored. For [`Kernel::Precomputed`], `x` itself.
-    /// The matrix is on transparent huge pages where the system offers them (see
-    /// [`Kernel::gram_f32_into`] to fill storage the caller keeps).
+    /// [`Kernel::gram_f32_into`] fills storage the caller keeps instead.
     pub fn gram_f32(&self, x: &Features) -> Result<Vec<f32>> {
         self.validate(x.n_cols())?;
         let n = x.n_rows();
-        let mut values = crate::memory::huge_page_zeros::<f32>(n * n);
+        let mut values = vec![0f32; n * n];
         self.gram_f32_into(x, &mut values)?;
         Ok(values)
     }
