@@ -631,7 +631,7 @@ impl Solver {
         // LIBSVM shrinks first after min(l, 1000) iterations. A restarted solve starts
         // near its optimum with most variables already at their final bound, so it
         // shrinks ten times sooner: every scan of the path's solves gets shorter
-        // (grid searches: 7–9 % less time on magic's sample, banana and page-blocks).
+        // (grid searches: 3–9 % less time on magic's sample, banana and page-blocks).
         let mut counter = if self.warm {
             l.min(1000) / 10
         } else {
