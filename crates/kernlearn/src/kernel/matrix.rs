@@ -430,8 +430,6 @@ pub(crate) fn par_for(flops: usize) -> Par {
     }
 }
 
-/// Column `c` of a column-major matrix view as a slice (faer's owned matrices and their
-/// column blocks are column-major with unit row stride).
 /// Row-major `n × n` storage that parallel tasks write in disjoint regions.
 #[derive(Clone, Copy)]
 struct Disjoint(*mut f32);
@@ -491,6 +489,8 @@ unsafe fn write_block(out: Disjoint, n: usize, r0: usize, dots: MatRef<'_, f64>)
     }
 }
 
+/// Column `c` of a column-major matrix view as a slice (faer's owned matrices and their
+/// column blocks are column-major with unit row stride).
 fn column<'a>(m: MatMut<'a, f64>, c: usize) -> &'a mut [f64] {
     m.col_mut(c).try_as_col_major_mut().unwrap().as_slice_mut()
 }

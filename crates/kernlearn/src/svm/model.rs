@@ -939,7 +939,7 @@ pub(crate) fn decisions_from_train_kernel(
         for (m, w, rho) in &functions {
             let mut values = [0.0; 4];
             match block {
-                [r0, r1, r2, r3] => values = weighted_sums4([r0, r1, r2, r3], w),
+                [r0, r1, r2, r3] if n_train > 0 => values = weighted_sums4([r0, r1, r2, r3], w),
                 rows => {
                     for (v, row) in values.iter_mut().zip(rows) {
                         *v = weighted_sum(row, w);

@@ -339,7 +339,7 @@ impl<'a> CSvcPath<'a> {
             Some(last) => {
                 let (old, new) = (last.bounds, (c_pos, c_neg));
                 let mut scaled = last.solver.clone();
-                let scales = scaled.scale(c_pos / old.0, &upper);
+                let scales = scaled.scale(&upper);
                 let alpha = seed_alpha(&last.coef, &self.y, weights, old, new);
                 let mut seeded = last.solver;
                 seeded.restart(q, &alpha, &upper);

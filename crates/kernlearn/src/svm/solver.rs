@@ -587,16 +587,15 @@ impl Solver {
 
     /// Moves to `r·α` with bounds `upper = r·C` (alpha seeding by scaling, DeCoste and
     /// Wagstaff 2000): `∇f = r(∇f − p) + p` and `grad_bar = r·grad_bar`, no row of `Q`
-    /// needed. Returns false (and changes nothing) unless `upper` is exactly `r` times
-    /// the current bounds and every variable keeps its status (a rounded `r·α_t`
-    /// reaching the new bound would need a row of `Q` for `grad_bar`).
-    pub(crate) fn scale(&mut self, r: f64, upper: &[f64]) -> bool {
-        self.warm = true;
+    /// needed. Returns false (and changes nothing) unless `upper` is exactly one factor
+    /// `r` times the current bounds and every variable keeps its status (a rounded
+    /// `r·α_t` reaching the new bound would need a row of `Q` for `grad_bar`).
+    pub(crate) fn scale(&mut self, upper: &[f64]) -> bool {
         let st = &mut self.st;
         debug_assert_eq!(st.active_size, st.l);
-        if common_ratio(&st.upper, &st.active_set, upper) != Some(r) {
+        let Some(r) = common_ratio(&st.upper, &st.active_set, upper) else {
             return false;
-        }
+        };
         let keeps_status = (0..st.l).all(|t| {
             let (a, u) = (st.alpha[t], upper[st.active_set[t]]);
             st.is_upper(t) || (r * a < u && (a > 0.0) == (r * a > 0.0))
@@ -615,6 +614,7 @@ impl Solver {
             st.grad_bar[t] *= r;
             st.update_status(t);
         }
+        self.warm = true;
         true
     }
 
