@@ -95,6 +95,16 @@ impl State {
         self.status[i] == Status::Free
     }
 
+    /// Dual objective `½ αᵀQα + pᵀα = ½ Σ α_t (∇f_t + p_t)`.
+    fn objective(&self) -> f64 {
+        self.alpha
+            .iter()
+            .zip(self.grad.iter().zip(&self.p))
+            .map(|(a, (g, p))| a * (g + p))
+            .sum::<f64>()
+            / 2.0
+    }
+
     fn update_status(&mut self, i: usize) {
         self.status[i] = if self.alpha[i] >= self.upper[i] {
             Status::Upper
@@ -576,13 +586,7 @@ impl Solver {
 
     /// Dual objective `½ αᵀQα + pᵀα` of the current state.
     pub(crate) fn objective(&self) -> f64 {
-        let st = &self.st;
-        st.alpha
-            .iter()
-            .zip(st.grad.iter().zip(&st.p))
-            .map(|(a, (g, p))| a * (g + p))
-            .sum::<f64>()
-            / 2.0
+        self.st.objective()
     }
 
     /// Moves to `r·α` with bounds `upper = r·C` (alpha seeding by scaling, DeCoste and
@@ -668,13 +672,7 @@ impl Solver {
             st.active_size = l;
         }
         let (rho, r) = st.calculate_rho();
-        let obj = st
-            .alpha
-            .iter()
-            .zip(st.grad.iter().zip(&st.p))
-            .map(|(a, (g, p))| a * (g + p))
-            .sum::<f64>()
-            / 2.0;
+        let obj = st.objective();
         let mut alpha_out = vec![0.0; l];
         for (t, &orig) in st.active_set.iter().enumerate() {
             alpha_out[orig] = st.alpha[t];
