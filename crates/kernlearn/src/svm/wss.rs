@@ -121,9 +121,17 @@ fn up_with_tail(v: Vars, start: usize, (idx, max): (Option<usize>, f64)) -> (Opt
 }
 
 /// A vector second scan's result over its lanes (`obj_diff` counts only with a
-/// partner) merged with `rest`, the scalar scan of the variables from `start`, by the
-/// scalar rule.
-fn partner_with_tail(lanes: Partner, start: usize, rest: Partner) -> Partner {
+/// partner) continued over the variables from `start` with the scalar scan
+/// ([`best_partner_scalar`], same arguments), merged by the scalar rule.
+fn partner_with_tail(
+    lanes: Partner,
+    start: usize,
+    v: Vars,
+    (q_i, qd): (&[f32], &[f64]),
+    (qd_i, yi, gmax): (f64, f64, f64),
+) -> Partner {
+    let n = v.grad.len();
+    let rest = best_partner_scalar(v.tail(start), &q_i[start..], &qd[start..n], qd_i, yi, gmax);
     let mut out = Partner {
         j: lanes.j,
         obj_diff: if lanes.j.is_some() {
@@ -370,10 +378,7 @@ mod avx2_impl {
             obj_diff: min,
             gmax2: maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)),
         };
-        let start = 4 * chunks;
-        let rest =
-            super::best_partner_scalar(v.tail(start), &q_i[start..], &qd[start..n], qd_i, yi, gmax);
-        super::partner_with_tail(lanes, start, rest)
+        super::partner_with_tail(lanes, 4 * chunks, v, (q_i, qd), (qd_i, yi, gmax))
     }
 }
 
@@ -422,35 +427,64 @@ mod avx512_impl {
         at.map_or((None, best), |k| (Some(idx[k] as usize), v[k]))
     }
 
+    /// The first scan's state: per lane, the largest `−y_t ∇f_t` over `I_up` so far and
+    /// the last index reaching it, and the indices of the next eight variables.
+    struct UpLanes {
+        best: __m512d,
+        best_idx: __m512i,
+        idx: __m512i,
+    }
+
+    impl UpLanes {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+        fn new() -> Self {
+            Self {
+                best: _mm512_set1_pd(f64::NEG_INFINITY),
+                best_idx: _mm512_set1_epi64(-1),
+                idx: _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+            }
+        }
+
+        /// The next eight variables: gradient `g` (its bits) and their [`lane_masks`].
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+        fn step(&mut self, g: __m512i, (pos, upper, lower): (__mmask8, __mmask8, __mmask8)) {
+            // −y g: flip the sign of g where y = +1 (exact).
+            let sign_bit = _mm512_set1_epi64(i64::MIN);
+            let value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, pos, g, sign_bit));
+            // In I_up: not at the bound that blocks the ascent of −y∇f.
+            let blocked = (pos & upper) | (!pos & lower);
+            let take = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(!blocked, value, self.best);
+            self.best = _mm512_mask_mov_pd(self.best, take, value);
+            self.best_idx = _mm512_mask_mov_epi64(self.best_idx, take, self.idx);
+            self.idx = _mm512_add_epi64(self.idx, _mm512_set1_epi64(8));
+        }
+
+        /// The lanes' result continued over the variables from `start` (the tail).
+        fn finish(&self, v: Vars, start: usize) -> (Option<usize>, f64) {
+            super::up_with_tail(v, start, reduce(self.best, self.best_idx, false))
+        }
+    }
+
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn max_violation_up(v: Vars) -> (Option<usize>, f64) {
         let n = v.grad.len();
         assert!(v.y.len() == n && v.status.len() == n);
         let chunks = n / 8;
-        let mut best = _mm512_set1_pd(f64::NEG_INFINITY);
-        let mut best_idx = _mm512_set1_epi64(-1);
-        let mut idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-        let eight = _mm512_set1_epi64(8);
-        let sign_bit = _mm512_set1_epi64(i64::MIN);
+        let mut scan = UpLanes::new();
         for c in 0..chunks {
             let t = 8 * c;
             // SAFETY: t + 8 <= n for every slice (asserted lengths).
-            let (g, (pos, upper, lower)) = unsafe {
+            let (g, masks) = unsafe {
                 (
                     _mm512_loadu_si512(v.grad.as_ptr().add(t) as *const _),
                     lane_masks(v.y, v.status, t),
                 )
             };
-            // −y g: flip the sign of g where y = +1 (exact).
-            let value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, pos, g, sign_bit));
-            // In I_up: not at the bound that blocks the ascent of −y∇f.
-            let blocked = (pos & upper) | (!pos & lower);
-            let take = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(!blocked, value, best);
-            best = _mm512_mask_mov_pd(best, take, value);
-            best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
-            idx = _mm512_add_epi64(idx, eight);
+            scan.step(g, masks);
         }
-        super::up_with_tail(v, 8 * chunks, reduce(best, best_idx, false))
+        scan.finish(v, 8 * chunks)
     }
 
     /// [`super::update_and_max_violation_up`]: the update of [`super::add_two_rows`]
@@ -467,16 +501,12 @@ mod avx512_impl {
         let n = grad.len();
         assert!(y.len() == n && status.len() == n && a.len() >= n && b.len() >= n);
         let chunks = n / 8;
-        let mut best = _mm512_set1_pd(f64::NEG_INFINITY);
-        let mut best_idx = _mm512_set1_epi64(-1);
-        let mut idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-        let eight = _mm512_set1_epi64(8);
-        let sign_bit = _mm512_set1_epi64(i64::MIN);
+        let mut scan = UpLanes::new();
         let (da_v, db_v) = (_mm512_set1_pd(da), _mm512_set1_pd(db));
         for c in 0..chunks {
             let t = 8 * c;
             // SAFETY: t + 8 <= n for every slice (asserted lengths).
-            let (g, (pos, upper, lower)) = unsafe {
+            let (g, masks) = unsafe {
                 let at = _mm512_cvtps_pd(_mm256_loadu_ps(a.as_ptr().add(t)));
                 let bt = _mm512_cvtps_pd(_mm256_loadu_ps(b.as_ptr().add(t)));
                 let step = _mm512_add_pd(_mm512_mul_pd(at, da_v), _mm512_mul_pd(bt, db_v));
@@ -484,20 +514,11 @@ mod avx512_impl {
                 _mm512_storeu_pd(grad.as_mut_ptr().add(t), g);
                 (_mm512_castpd_si512(g), lane_masks(y, status, t))
             };
-            let value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(g, pos, g, sign_bit));
-            let blocked = (pos & upper) | (!pos & lower);
-            let take = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(!blocked, value, best);
-            best = _mm512_mask_mov_pd(best, take, value);
-            best_idx = _mm512_mask_mov_epi64(best_idx, take, idx);
-            idx = _mm512_add_epi64(idx, eight);
+            scan.step(g, masks);
         }
         let start = 8 * chunks;
         super::add_two_rows(&mut grad[start..], &a[start..n], da, &b[start..n], db);
-        super::up_with_tail(
-            Vars { y, status, grad },
-            start,
-            reduce(best, best_idx, false),
-        )
+        scan.finish(Vars { y, status, grad }, start)
     }
 
     /// The second scan, eight lanes at a time. The exact quotient `−b²/a` is computed
@@ -582,10 +603,7 @@ mod avx512_impl {
             obj_diff: min,
             gmax2: maxes.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x)),
         };
-        let start = 8 * chunks;
-        let rest =
-            super::best_partner_scalar(v.tail(start), &q_i[start..], &qd[start..n], qd_i, yi, gmax);
-        super::partner_with_tail(lanes, start, rest)
+        super::partner_with_tail(lanes, 8 * chunks, v, (q_i, qd), (qd_i, yi, gmax))
     }
 }
 
