@@ -20,9 +20,9 @@ pub(crate) fn avx2() -> bool {
 }
 
 /// Whether the CPU has AVX-512 F, BW, VL and DQ (with AVX2, which every AVX-512 CPU
-/// has), unless
-/// `KERNLEARN_NO_AVX512` is set in the environment: on some CPUs 512-bit instructions
-/// lower the clock for the whole core, and the variable lets a user measure that.
+/// has), unless `KERNLEARN_NO_AVX512` is set in the environment: on some CPUs 512-bit
+/// instructions lower the clock for the whole core, and the variable lets a user
+/// measure that.
 pub(crate) fn avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -339,15 +339,14 @@ impl<'a> CSvcPath<'a> {
             Some(last) => {
                 let (old, new) = (last.bounds, (c_pos, c_neg));
                 let mut scaled = last.solver.clone();
-                let scales = scaled.scale(&upper);
+                let scaled = scaled.scale(&upper).then_some(scaled);
                 let alpha = seed_alpha(&last.coef, &self.y, weights, old, new);
                 let mut seeded = last.solver;
                 seeded.restart(q, &alpha, &upper);
                 // Both are feasible: start from the one closer to the optimum.
-                if scales && scaled.objective() < seeded.objective() {
-                    scaled
-                } else {
-                    seeded
+                match scaled {
+                    Some(scaled) if scaled.objective() < seeded.objective() => scaled,
+                    _ => seeded,
                 }
             }
         };
