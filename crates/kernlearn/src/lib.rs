@@ -53,12 +53,12 @@
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]
 
-/// Declares each family's module and lists its declaration ([`learner::Family`],
-/// its folder's `FAMILY`) in [`FAMILIES`], in catalogue order: adding a family is its
-/// folder and one name here.
+/// Lists each family's declaration ([`learner::Family`], its folder's `FAMILY`) in
+/// [`FAMILIES`], in catalogue order: adding a family is its folder, its `pub mod` line
+/// below and its name here. The modules are declared outside the macro so that rustfmt
+/// (which does not enter macro calls) formats the family folders.
 macro_rules! families {
     ($($(#[$when:meta])* $family:ident),* $(,)?) => {
-        $($(#[$when])* pub mod $family;)*
         /// Every family, in catalogue order (the registry, [`method`], reads them).
         pub(crate) static FAMILIES: &[&learner::Family] = &[$($(#[$when])* &$family::FAMILY),*];
     };
@@ -79,6 +79,20 @@ families!(
     #[cfg(test)]
     test_family
 );
+
+pub mod ard;
+#[cfg(feature = "networks")]
+pub mod ckl;
+#[cfg(feature = "networks")]
+pub mod dkmo;
+pub mod fixed;
+#[cfg(feature = "conic")]
+pub mod hyperkernel;
+pub mod localized;
+pub mod mkl;
+pub mod nonparametric;
+#[cfg(test)]
+mod test_family;
 
 mod check;
 pub mod cluster;

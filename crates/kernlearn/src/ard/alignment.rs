@@ -151,11 +151,25 @@ impl Problem {
         let factor = target_factor(y, task)?;
         let mut gram = Mat::<f64>::zeros(factor.ncols(), factor.ncols());
         let par = Par::Seq;
-        matmul(gram.as_mut(), Accum::Replace, factor.transpose(), &factor, 1.0, par);
+        matmul(
+            gram.as_mut(),
+            Accum::Replace,
+            factor.transpose(),
+            &factor,
+            1.0,
+            par,
+        );
         let target_norm = gram.norm_l2();
         let mut target = Mat::<f64>::zeros(n, n);
         let par = Par::rayon(0);
-        matmul(target.as_mut(), Accum::Replace, &factor, factor.transpose(), 1.0, par);
+        matmul(
+            target.as_mut(),
+            Accum::Replace,
+            &factor,
+            factor.transpose(),
+            1.0,
+            par,
+        );
         if target_norm.is_nan() || target_norm <= 0.0 {
             return Err(Error::data("ard: the target has no variance"));
         }
@@ -174,7 +188,14 @@ impl Problem {
             .map(|i| (0..d).map(|k| z[(i, k)] * z[(i, k)]).sum())
             .collect();
         let mut k = Mat::<f64>::zeros(n, n);
-        matmul(k.as_mut(), Accum::Replace, &z, z.transpose(), 1.0, Par::rayon(0));
+        matmul(
+            k.as_mut(),
+            Accum::Replace,
+            &z,
+            z.transpose(),
+            1.0,
+            Par::rayon(0),
+        );
         for j in 0..n {
             for i in 0..n {
                 let dist = (sq[i] + sq[j] - 2.0 * k[(i, j)]).max(0.0);
@@ -272,7 +293,9 @@ pub(crate) fn learn_widths(
     let spread = problem.mean_square_differences();
     let total: f64 = spread.iter().sum();
     if total.is_nan() || total <= 0.0 {
-        return Err(Error::data("ard: every feature is constant on the training rows"));
+        return Err(Error::data(
+            "ard: every feature is constant on the training rows",
+        ));
     }
     // Σ_k γ E[(x_k − x'_k)²] = 1: the mean squared distance is one width.
     let mut rho = vec![-(total.ln()); spread.len()];
@@ -291,12 +314,17 @@ pub(crate) fn learn_widths(
         }
         // The first step has no curvature yet: a unit move in the largest coordinate.
         let mut step = if memory.is_empty() {
-            1.0 / direction.iter().fold(0.0_f64, |m, v| m.max(v.abs())).max(1e-12)
+            1.0 / direction
+                .iter()
+                .fold(0.0_f64, |m, v| m.max(v.abs()))
+                .max(1e-12)
         } else {
             1.0
         };
         let found = loop {
-            let next: Vec<f64> = (rho.iter().zip(&direction)).map(|(r, d)| r + step * d).collect();
+            let next: Vec<f64> = (rho.iter().zip(&direction))
+                .map(|(r, d)| r + step * d)
+                .collect();
             let (v, g) = problem.value_and_gradient(&next);
             // Armijo's sufficient rise.
             if v >= value + 1e-4 * step * slope {
@@ -339,7 +367,13 @@ mod tests {
         let values: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>()).collect();
         let x = Features::new(n, d, values).unwrap();
         let y = (0..n)
-            .map(|i| if x.row(i)[0] + 0.3 * x.row(i)[1] > 0.65 { 1.0 } else { -1.0 })
+            .map(|i| {
+                if x.row(i)[0] + 0.3 * x.row(i)[1] > 0.65 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            })
             .collect();
         (x, y)
     }
@@ -357,7 +391,11 @@ mod tests {
             up[k] += h;
             down[k] -= h;
             let fd = (p.value_and_gradient(&up).0 - p.value_and_gradient(&down).0) / (2.0 * h);
-            assert!((fd - g[k]).abs() < 1e-6 * (1.0 + fd.abs()), "{k}: {fd} vs {}", g[k]);
+            assert!(
+                (fd - g[k]).abs() < 1e-6 * (1.0 + fd.abs()),
+                "{k}: {fd} vs {}",
+                g[k]
+            );
         }
     }
 
@@ -370,7 +408,9 @@ mod tests {
         let (a, _) = p.value_and_gradient(&gammas.map(f64::ln));
         let n = 12;
         let k = |i: usize, j: usize| {
-            let s: f64 = (0..3).map(|c| gammas[c] * (x.row(i)[c] - x.row(j)[c]).powi(2)).sum();
+            let s: f64 = (0..3)
+                .map(|c| gammas[c] * (x.row(i)[c] - x.row(j)[c]).powi(2))
+                .sum();
             (-s).exp()
         };
         let h = |i: usize, j: usize| f64::from(u8::from(i == j)) - 1.0 / n as f64;

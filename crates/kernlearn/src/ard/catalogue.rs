@@ -6,14 +6,18 @@ use super::learner::ArdLearner;
 use super::ArdModel;
 use crate::data::Dataset;
 use crate::estimator::Task;
-use crate::learner::options::{CLASS_WEIGHT, C, NO_FALLBACK, SMO};
+use crate::learner::options::{C, CLASS_WEIGHT, NO_FALLBACK, SMO};
 use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::svm::SvmType;
 use crate::{Error, Result};
 
 /// `--ard-iterations`.
-pub(crate) static ARD_ITERATIONS: OptionSpec = OptionSpec::new("ard-iterations", OptionValue::Count, "ard: most L-BFGS steps of the alignment ascent over the widths (default 100)");
+pub(crate) static ARD_ITERATIONS: OptionSpec = OptionSpec::new(
+    "ard-iterations",
+    OptionValue::Count,
+    "ard: most L-BFGS steps of the alignment ascent over the widths (default 100)",
+);
 /// `--ard-sample`.
 pub(crate) static ARD_SAMPLE: OptionSpec = OptionSpec::new("ard-sample", OptionValue::Count, "ard: most training rows the alignment is computed on, a seeded random subset beyond it (default 400; each step costs O(n² d))");
 /// `--ard-scale`.
@@ -50,12 +54,18 @@ fn build(
     let max_iter = options.count(&ARD_ITERATIONS)?.unwrap_or(100);
     let sample = options.count(&ARD_SAMPLE)?.unwrap_or(400);
     if sample < 4 {
-        return Err(Error::param("ard-sample", format!("{sample} rows are too few (at least 4)")));
+        return Err(Error::param(
+            "ard-sample",
+            format!("{sample} rows are too few (at least 4)"),
+        ));
     }
     let scale = options.number(&ARD_SCALE)?.unwrap_or(1.0);
     crate::check::positive_finite("ard-scale", scale)?;
     if search.is_some() && options.number(&ARD_SCALE)?.is_some() {
-        return Err(Error::param("ard-scale", "the selection chooses the scale; give it only without --select grid"));
+        return Err(Error::param(
+            "ard-scale",
+            "the selection chooses the scale; give it only without --select grid",
+        ));
     }
     Ok(Method::new(ArdLearner {
         params,

@@ -58,7 +58,10 @@ impl Estimator for ArdModel {
         Estimator::validate(&self.svm)?;
         let d = self.svm.n_features();
         ensure(self.relevance.len() == d, || {
-            format!("relevance: {} values for {d} features", self.relevance.len())
+            format!(
+                "relevance: {} values for {d} features",
+                self.relevance.len()
+            )
         })?;
         ensure(
             self.relevance.iter().all(|r| r.is_finite() && *r >= 0.0),

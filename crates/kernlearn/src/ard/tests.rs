@@ -2,9 +2,9 @@
 
 use crate::data::{Dataset, Features, ScaleMode};
 use crate::estimator::Estimator;
+use crate::method::GridSettings;
 use crate::method::{MethodKind, MethodOptions};
 use crate::pipeline::Pipeline;
-use crate::method::GridSettings;
 use crate::Method;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -46,8 +46,13 @@ fn ard_finds_the_informative_features_and_beats_svm_cv() {
     let test = circle_with_noise(600, 8, 2);
     let fit = |name: &str| {
         let kind: MethodKind = name.parse().unwrap();
-        let method = Method::build(kind, &MethodOptions::default(), &train, Some(GridSettings::default()))
-            .unwrap();
+        let method = Method::build(
+            kind,
+            &MethodOptions::default(),
+            &train,
+            Some(GridSettings::default()),
+        )
+        .unwrap();
         Pipeline::fit(ScaleMode::None, &method, &train, 3, &|_| {}).unwrap()
     };
     let ard = fit("ard");
@@ -57,10 +62,16 @@ fn ard_finds_the_informative_features_and_beats_svm_cv() {
     assert!(relevance[0] + relevance[1] > 0.8, "{relevance:?}");
     let acc_ard = accuracy(&ard.pipeline.predict(&test.x).unwrap(), &test.y);
     let acc_svm = accuracy(&svm.pipeline.predict(&test.x).unwrap(), &test.y);
-    assert!(acc_ard > acc_svm + 0.03, "ARD {acc_ard} vs SVM-CV {acc_svm}");
+    assert!(
+        acc_ard > acc_svm + 0.03,
+        "ARD {acc_ard} vs SVM-CV {acc_svm}"
+    );
     let text = serde_json::to_string(&ard.pipeline).unwrap();
     let back = Pipeline::from_json(&text, "ard").unwrap();
-    assert_eq!(back.predict(&test.x).unwrap(), ard.pipeline.predict(&test.x).unwrap());
+    assert_eq!(
+        back.predict(&test.x).unwrap(),
+        ard.pipeline.predict(&test.x).unwrap()
+    );
     assert_eq!(back.model.feature_relevance(), Some(relevance));
 }
 
@@ -87,14 +98,21 @@ fn without_selection_the_model_is_the_svm_on_the_learned_widths() {
         Estimator::predict(&svm, &train.x).unwrap(),
         fit.pipeline.predict(&train.x).unwrap()
     );
-    let e = Method::build(kind, &{
-        let mut o = MethodOptions::default();
-        o.set("ard-scale", "2").unwrap();
-        o
-    }, &train, Some(GridSettings::default()));
+    let e = Method::build(
+        kind,
+        &{
+            let mut o = MethodOptions::default();
+            o.set("ard-scale", "2").unwrap();
+            o
+        },
+        &train,
+        Some(GridSettings::default()),
+    );
     assert!(e.unwrap_err().to_string().contains("ard-scale"));
     let mut o = MethodOptions::default();
     o.set("ard-sample", "2").unwrap();
-    let e = Method::build(kind, &o, &train, None).unwrap_err().to_string();
+    let e = Method::build(kind, &o, &train, None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("ard-sample") && e.contains("too few"), "{e}");
 }

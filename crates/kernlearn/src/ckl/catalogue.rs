@@ -57,11 +57,7 @@ pub(crate) static CKL_SEARCH: OptionSpec = OptionSpec::new("ckl-search", OptionV
 const RANDOM_SEARCH: &str =
     "random search of D, σ², learning rate (thesis Table 5.3; --configs, default 100) scored on the early-stopping split (thesis §5.4.1) or by k-fold CV (--ckl-search)";
 /// The features and the random search.
-static FEATURES: &[&OptionSpec] = &[
-    &FOURIER_FEATURES,
-    &INIT_VARIANCE,
-    &FEATURE_MAP,
-];
+static FEATURES: &[&OptionSpec] = &[&FOURIER_FEATURES, &INIT_VARIANCE, &FEATURE_MAP];
 
 /// The continuous-kernel-learning family.
 pub(crate) static FAMILY: Family = Family {

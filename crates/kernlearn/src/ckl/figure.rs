@@ -11,9 +11,7 @@ use std::path::Path;
 /// Histogram of the frequency norms ‖ω_j‖ before and after CKL's training, with the
 /// density of the initial distribution (‖ω‖ = σ·χ_d for ω ~ N(0, σ² I_d)).
 pub(super) fn write_spectrum_plot(model: &CklModel, path: &Path) -> Result<()> {
-    let (Some(initial), FeatureMap::Fourier(learned)) =
-        (&model.initial, &model.features)
-    else {
+    let (Some(initial), FeatureMap::Fourier(learned)) = (&model.initial, &model.features) else {
         return Err(Error::data("the model has no learned Fourier spectrum"));
     };
     let (before, after) = (initial.norms(), learned.norms());
@@ -96,4 +94,3 @@ fn ln_gamma(x: f64) -> f64 {
     let sum = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
 }
-

@@ -16,15 +16,15 @@
 //!   Table 5.3 ([`RandomSearch`]).
 
 mod catalogue;
+pub mod features;
 #[cfg(feature = "plot")]
 mod figure;
-pub mod features;
 pub mod learner;
 mod model;
 mod network;
 
-pub(crate) use catalogue::FAMILY;
 pub use catalogue::SearchScoring;
+pub(crate) use catalogue::FAMILY;
 pub use features::{FeatureMap, FeatureMapKind, FourierFeatures};
 pub use learner::{CklLearner, RandomSearch};
 pub use model::{CklModel, CklParams, SpectralKernel};

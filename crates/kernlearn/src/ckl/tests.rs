@@ -1,9 +1,9 @@
+use super::SearchScoring;
 use super::*;
 use crate::data::synthetic::gaussian_blobs;
 use crate::data::Features;
 use crate::estimator::Estimator;
 use crate::kernel::{Kernel, KernelSource};
-use super::SearchScoring;
 use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions};
 use crate::nn::{OptimizerChoice, TrainSettings};
 use crate::svm::{SvmModel, SvmParams};
@@ -266,13 +266,19 @@ fn bad_input_is_a_clear_error() {
         (vec![("ckl-search", "holdout")], "ckl-search"),
     ];
     for (set, name) in cases {
-        let e = build("ckl".parse::<MethodKind>().unwrap(), &set, None).unwrap_err().to_string();
+        let e = build("ckl".parse::<MethodKind>().unwrap(), &set, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(name), "{set:?}: {e}");
     }
     let no_split = [("validation-fraction", "0"), ("epochs", "50")];
-    let e = build("ckl".parse::<MethodKind>().unwrap(), &no_split, Some(GridSettings::default()))
-        .unwrap_err()
-        .to_string();
+    let e = build(
+        "ckl".parse::<MethodKind>().unwrap(),
+        &no_split,
+        Some(GridSettings::default()),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("ckl-search"), "{e}");
     // Without a validation split nothing stops the default 10,000 epochs early: the
     // user must say how many.
@@ -280,9 +286,22 @@ fn bad_input_is_a_clear_error() {
     let e = build("ckl".parse::<MethodKind>().unwrap(), &endless, None)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("validation-fraction") && e.contains("--epochs"), "{e}");
-    assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("norm-cap", "1")], None).is_err());
-    assert!(build("rff-linear".parse::<MethodKind>().unwrap(), &[("feature-map", "nystrom")], None).is_ok());
+    assert!(
+        e.contains("validation-fraction") && e.contains("--epochs"),
+        "{e}"
+    );
+    assert!(build(
+        "rff-linear".parse::<MethodKind>().unwrap(),
+        &[("norm-cap", "1")],
+        None
+    )
+    .is_err());
+    assert!(build(
+        "rff-linear".parse::<MethodKind>().unwrap(),
+        &[("feature-map", "nystrom")],
+        None
+    )
+    .is_ok());
     let (x, y) = stripes(40, 1);
     let mut nan = x.clone();
     nan.row_mut(3)[1] = f64::NAN;

@@ -14,15 +14,29 @@ use crate::options::{OptionSpec, OptionValue};
 /// `--dkmo-embedding`.
 pub(crate) static DKMO_EMBEDDING: OptionSpec = OptionSpec::new("dkmo-embedding", OptionValue::Choice(&SCHEME_NAMES), "dkmo, m-dkmo: dense embeddings of each kernel, clustered (5 clustered Nyström embeddings: k-means, k-medians, k-medoids, agglomerative, spectral landmarks; default with features) or nystrom (random-column Nyström of varying size and rank; default for a Gram set)").python("embedding");
 /// `--dkmo-embeddings`.
-pub(crate) static DKMO_EMBEDDINGS: OptionSpec = OptionSpec::new("dkmo-embeddings", OptionValue::Count, "dkmo, m-dkmo with nystrom embeddings: embeddings per kernel P (default 6, the paper's)").python("embeddings");
+pub(crate) static DKMO_EMBEDDINGS: OptionSpec = OptionSpec::new(
+    "dkmo-embeddings",
+    OptionValue::Count,
+    "dkmo, m-dkmo with nystrom embeddings: embeddings per kernel P (default 6, the paper's)",
+)
+.python("embeddings");
 /// `--dkmo-hidden`.
 pub(crate) static DKMO_HIDDEN: OptionSpec = OptionSpec::new("dkmo-hidden", OptionValue::Text, "dkmo, m-dkmo: hidden layer sizes of each embedding's network (default 256,512,256,128, the paper's)").python("hidden");
 /// `--dropout`.
-pub(crate) static DROPOUT: OptionSpec = OptionSpec::new("dropout", OptionValue::Number, "dkmo, m-dkmo: dropout rate after every hidden layer (default 0.5, the paper's)");
+pub(crate) static DROPOUT: OptionSpec = OptionSpec::new(
+    "dropout",
+    OptionValue::Number,
+    "dkmo, m-dkmo: dropout rate after every hidden layer (default 0.5, the paper's)",
+);
 /// `--kernel-dropout`.
 pub(crate) static KERNEL_DROPOUT: OptionSpec = OptionSpec::new("kernel-dropout", OptionValue::Number, "dkmo, m-dkmo: kernel dropout rate of the fusion layers, whole embeddings (or kernels) dropped (default 0.5, the paper's; 0 = off)");
 /// `--dkmo-fusion`.
-pub(crate) static DKMO_FUSION: OptionSpec = OptionSpec::new("dkmo-fusion", OptionValue::Choice(&FUSION_NAMES), "dkmo, m-dkmo: merge of the fusion layers, sum (default, the paper's) or concat").python("fusion");
+pub(crate) static DKMO_FUSION: OptionSpec = OptionSpec::new(
+    "dkmo-fusion",
+    OptionValue::Choice(&FUSION_NAMES),
+    "dkmo, m-dkmo: merge of the fusion layers, sum (default, the paper's) or concat",
+)
+.python("fusion");
 /// `--dkmo-no-refit`.
 pub(crate) static DKMO_NO_REFIT: OptionSpec = OptionSpec::new("dkmo-no-refit", OptionValue::Flag, "dkmo, m-dkmo: keep the network of the best validation epoch, trained on the rows outside the validation split, instead of the default: early stopping on the validation split (--validation-fraction) chooses the epochs of every training run, then the whole network is trained again from the same seed on all training rows for those epochs (the paper states neither epochs nor a validation split)").negated_python("refit");
 

@@ -2,11 +2,11 @@
 //! the epochs are chosen by early stopping on a validation split of the training part,
 //! then the network is trained again on all training rows ([`DkmoParams::refit`]).
 
-use super::model::{DkmoModel, DkmoParams};
 use super::catalogue::{
     DKMO_EMBEDDING, DKMO_EMBEDDINGS, DKMO_FUSION, DKMO_HIDDEN, DKMO_NO_REFIT, DROPOUT,
     KERNEL_DROPOUT,
 };
+use super::model::{DkmoModel, DkmoParams};
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::kernel::KernelOnFeatures;
@@ -15,10 +15,10 @@ use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn,
 };
+use crate::mkl::KernelFamily;
 use crate::mkl::{KERNELS, LANDMARKS};
 use crate::nn::options::apply_training;
 use crate::options::MethodOptions;
-use crate::mkl::KernelFamily;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,7 +47,9 @@ pub(crate) fn build(
         ..DkmoParams::default()
     };
     // Without a kernel or width the §V-A rule sets the Gaussian's γ from the data.
-    let explicit = [&KERNEL, &GAMMA, &SIGMA].iter().any(|o| options.is_given(o));
+    let explicit = [&KERNEL, &GAMMA, &SIGMA]
+        .iter()
+        .any(|o| options.is_given(o));
     if options.text(&KERNEL) == Some("precomputed") {
         p.precomputed = true;
     } else if explicit {
@@ -120,7 +122,11 @@ impl Learner for DkmoLearner {
     /// twice with a refit.
     fn steps(&self) -> u64 {
         let t = &self.params.train;
-        let passes = if self.params.refit && t.validation_fraction > 0.0 { 2 } else { 1 };
+        let passes = if self.params.refit && t.validation_fraction > 0.0 {
+            2
+        } else {
+            1
+        };
         t.max_epochs as u64 * if self.params.multi { 2 } else { 1 } * passes
     }
 

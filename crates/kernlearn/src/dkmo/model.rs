@@ -3,6 +3,7 @@
 use super::embed::{fit_ensemble, Embedding, EmbeddingScheme, EnsembleSize};
 use super::input::{check_gram, cosine_gram, cosine_rows, rule_kernel, to_features, KernelInput};
 use super::net::{Architecture, DkmoNet, Fusion};
+use crate::check::memory_fits;
 use crate::data::{class_labels, Features};
 use crate::estimator::{no_such_output, Estimator, FitSummary, Representation, Task};
 use crate::kernel::KernelOnFeatures;
@@ -11,7 +12,6 @@ use crate::nn::{
     TrainingData,
 };
 use crate::trace::Trace;
-use crate::check::memory_fits;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -145,10 +145,8 @@ impl DkmoParams {
             embeddings,
         )?;
         let h = &self.hidden;
-        let weights = rank * h[0] as f64
-            + h.windows(2)
-                .map(|w| w[0] as f64 * w[1] as f64)
-                .sum::<f64>();
+        let weights =
+            rank * h[0] as f64 + h.windows(2).map(|w| w[0] as f64 * w[1] as f64).sum::<f64>();
         let units: f64 = h.iter().map(|&u| u as f64).sum();
         let network = branches * (4.0 * 4.0 * weights + 3.0 * 4.0 * n * units);
         memory_fits(
@@ -611,7 +609,12 @@ impl Estimator for DkmoModel {
     fn representation(&self, name: &str, x: &Features, _pair: usize) -> Result<Representation> {
         if name != "fused" {
             let offered = self.representations();
-            return Err(no_such_output("representation", name, &self.method(), &offered));
+            return Err(no_such_output(
+                "representation",
+                name,
+                &self.method(),
+                &offered,
+            ));
         }
         let values = self.fused_representation(x)?;
         let columns = (1..=values.n_cols()).map(|j| format!("f{j}")).collect();
@@ -738,7 +741,10 @@ impl Estimator for DkmoModel {
     /// The softmax output of each class: `decision_<class>`, one column per class (not
     /// one per class pair).
     fn decision_names(&self, _width: usize) -> Vec<String> {
-        self.classes.iter().map(|c| format!("decision_{c}")).collect()
+        self.classes
+            .iter()
+            .map(|c| format!("decision_{c}"))
+            .collect()
     }
 
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
@@ -830,9 +836,14 @@ mod tests {
         assert_eq!(again.model.weights, fit.model.weights);
         // Without the refit: the best validation epoch, on the rows outside the split.
         p.refit = false;
-        let kept = DkmoModel::fit(&p, &train.x, &train.y, 3, &|| {}).unwrap().model;
+        let kept = DkmoModel::fit(&p, &train.x, &train.y, 3, &|| {})
+            .unwrap()
+            .model;
         assert!(!kept.info.refit);
-        assert_eq!(kept.info.best_epoch, info.best_epoch, "same choice of epochs");
+        assert_eq!(
+            kept.info.best_epoch, info.best_epoch,
+            "same choice of epochs"
+        );
         assert!(kept.info.train_rows < n, "{} rows", kept.info.train_rows);
         assert_ne!(kept.weights, fit.model.weights);
     }
@@ -859,9 +870,15 @@ mod tests {
         for (m, &e) in info.pretrain_epochs.iter().enumerate() {
             let rows = refit.iter().filter(|r| r[0] == m as f64).count();
             assert_eq!(rows, e, "pre-training of kernel {m}");
-            assert!(refit.iter().filter(|r| r[0] == m as f64).all(|r| r[3].is_nan()));
+            assert!(refit
+                .iter()
+                .filter(|r| r[0] == m as f64)
+                .all(|r| r[3].is_nan()));
         }
-        assert_eq!(refit.iter().filter(|r| r[0] == 2.0).count(), info.best_epoch);
+        assert_eq!(
+            refit.iter().filter(|r| r[0] == 2.0).count(),
+            info.best_epoch
+        );
     }
 
     /// Two kernels given only as values (a Gram set), cosine-normalised, pre-trained and

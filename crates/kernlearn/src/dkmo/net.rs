@@ -146,7 +146,6 @@ impl Architecture {
             Fusion::Concat => per.iter().sum(),
         }
     }
-
 }
 
 /// A DKMO (one group) or M-DKMO (several) network.

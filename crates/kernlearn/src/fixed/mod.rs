@@ -5,7 +5,7 @@
 mod learner;
 
 use crate::estimator::Task;
-use crate::learner::options::{CLASS_WEIGHT, C, EPSILON, KERNEL_MACHINE, NU, PROBABILITY};
+use crate::learner::options::{C, CLASS_WEIGHT, EPSILON, KERNEL_MACHINE, NU, PROBABILITY};
 use crate::learner::{Family, MethodInfo, ModelKind};
 use crate::svm::SvmModel;
 

@@ -2,12 +2,12 @@
 //! `--select grid`) the width factor of the base kernels chosen by k-fold
 //! cross-validation inside the training part.
 
-use super::kernels::HyperkernelKind;
-use super::model::{HyperkernelModel, HyperkernelParams};
-use super::program::Problem;
 use super::catalogue::{
     HK_DELTA, HK_RANK, HK_WIDTH_FACTOR, HYPERKERNEL, LAMBDA_H, LAMBDA_Q, PROBLEM,
 };
+use super::kernels::HyperkernelKind;
+use super::model::{HyperkernelModel, HyperkernelParams};
+use super::program::Problem;
 use crate::data::{Dataset, Features};
 use crate::estimator::{Estimator, Task};
 use crate::learner::options::{C, NU};
@@ -86,10 +86,23 @@ pub(crate) fn build(
         p.problem,
         Problem::NuSvm | Problem::OneClass | Problem::NuSvr
     );
-    let reads_lambda_h = matches!(p.hyperkernel, HyperkernelKind::Harmonic | HyperkernelKind::Ard);
+    let reads_lambda_h = matches!(
+        p.hyperkernel,
+        HyperkernelKind::Harmonic | HyperkernelKind::Ard
+    );
     for (given, reads, option, reader) in [
-        (options.is_given(&C), reads_c, "c", "--problem c-svm, lsvm, nu-svr or kta"),
-        (options.is_given(&NU), reads_nu, "nu", "--problem nu-svm, one-class or nu-svr"),
+        (
+            options.is_given(&C),
+            reads_c,
+            "c",
+            "--problem c-svm, lsvm, nu-svr or kta",
+        ),
+        (
+            options.is_given(&NU),
+            reads_nu,
+            "nu",
+            "--problem nu-svm, one-class or nu-svr",
+        ),
         (
             options.is_given(&LAMBDA_H),
             reads_lambda_h,
@@ -188,15 +201,17 @@ impl Learner for HyperkernelLearner {
                 cv_errors.push((factor, err));
             }
             // Smallest CV error; a tie goes to the larger factor (the paper's rule).
-            let best = cv_errors
-                .iter()
-                .fold((f64::NAN, f64::INFINITY), |b, &(f, e)| {
-                    if e <= b.1 {
-                        (f, e)
-                    } else {
-                        b
-                    }
-                });
+            let best =
+                cv_errors.iter().fold(
+                    (f64::NAN, f64::INFINITY),
+                    |b, &(f, e)| {
+                        if e <= b.1 {
+                            (f, e)
+                        } else {
+                            b
+                        }
+                    },
+                );
             params.width_factor = best.0;
         }
         // `HyperkernelModel::fit` reports the end of each stage; the bar names the next.

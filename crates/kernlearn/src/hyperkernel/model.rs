@@ -512,10 +512,7 @@ impl ConicInputs {
     /// The same program solved in one piece over every expansion pair, without the
     /// working set of [`Self::solve`] (for benchmarks and to check that both reach the
     /// same optimum): optimal value, β, interior-point iterations and seconds.
-    pub fn solve_full(
-        &self,
-        params: &HyperkernelParams,
-    ) -> Result<(f64, Vec<f64>, usize, f64)> {
+    pub fn solve_full(&self, params: &HyperkernelParams) -> Result<(f64, Vec<f64>, usize, f64)> {
         let t = Instant::now();
         let s = self.program(params).solve_full()?;
         Ok((s.objective, s.beta, s.iterations, t.elapsed().as_secs_f64()))

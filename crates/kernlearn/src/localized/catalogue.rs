@@ -20,11 +20,8 @@ pub(crate) static LKL_EPSILON: OptionSpec = OptionSpec::new("lkl-epsilon", Optio
 const LOCALIZED_SELECTION: &str = "C by SVM-CV; the SVM-CV model unless the method beats it in k-fold CV (--no-fallback: C by k-fold CV over the grid's Cs)";
 const CLASSIFY: &[Task] = &[Task::Classification];
 /// What every localized method reads.
-static LOCALIZED_OPTIONS: &[&[&OptionSpec]] = &[
-    &[&KERNELS, &C],
-    SMO,
-    &[&NO_FALLBACK, &SOLVER, &LKL_EPSILON],
-];
+static LOCALIZED_OPTIONS: &[&[&OptionSpec]] =
+    &[&[&KERNELS, &C], SMO, &[&NO_FALLBACK, &SOLVER, &LKL_EPSILON]];
 
 /// The localized family.
 pub(crate) static FAMILY: Family = Family {

@@ -2,11 +2,11 @@
 //! family, with the SVMs' C chosen by k-fold CV over the grid's Cs (the thesis fixes
 //! C = 1).
 
+use super::catalogue::{LKL_EPSILON, SOLVER};
 use super::{
     ClmklSettings, GateRegression, LmklSettings, LocalizedMethod, LocalizedModel, LocalizedParams,
     SvmSolver,
 };
-use super::catalogue::{LKL_EPSILON, SOLVER};
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{CLUSTERS, NO_FALLBACK};
@@ -15,8 +15,8 @@ use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
     FELL_BACK,
 };
-use crate::options::MethodOptions;
 use crate::mkl::learner::family_of;
+use crate::options::MethodOptions;
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};

@@ -7,8 +7,8 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::estimator::{no_such_output, Estimator, FitSummary, Representation};
 use crate::estimator::one_vs_one_estimator_methods;
+use crate::estimator::{no_such_output, Estimator, FitSummary, Representation};
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::validate::count_sum;
 use crate::{Error, Result};
@@ -201,7 +201,12 @@ impl Estimator for LocalizedModel {
     fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
         if name != "gates" {
             let offered = self.representations();
-            return Err(no_such_output("representation", name, &self.method(), &offered));
+            return Err(no_such_output(
+                "representation",
+                name,
+                &self.method(),
+                &offered,
+            ));
         }
         let machines = &self.machines.machines;
         let machine = machines.get(pair).ok_or_else(|| {
@@ -223,7 +228,10 @@ impl Estimator for LocalizedModel {
     }
 
     fn support_rows(&self, pair: usize) -> Option<Vec<usize>> {
-        self.machines.machines.get(pair).map(LocalizedMachine::support_rows)
+        self.machines
+            .machines
+            .get(pair)
+            .map(LocalizedMachine::support_rows)
     }
 
     fn method(&self) -> String {

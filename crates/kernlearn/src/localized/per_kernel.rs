@@ -130,7 +130,6 @@ impl RegressionGate {
         }
         Ok(())
     }
-
 }
 
 /// Result of the per-kernel stage on the training points.

@@ -13,15 +13,32 @@ use crate::options::{OptionSpec, OptionValue};
 pub static KERNELS: OptionSpec = OptionSpec::new("kernels", OptionValue::Text, "MKL and localized methods: base kernels, as a spec (`;`-separated `KERNEL[@all|@each|@[i,j,..]]`, e.g. `family12@each` = the thesis's 12 kernels on every single feature, `rbf(sigma=2)@all;poly(degree=2,gamma=1)@[0,3]`) or a JSON file written by kernlearn (default: `family12@each`, the thesis's Fig. 3.1 family; for the localized methods `linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(gamma=1/d)@all`)")
 .file();
 /// `--mwu-epsilon`.
-pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new("mwu-epsilon", OptionValue::Number, "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)");
+pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new(
+    "mwu-epsilon",
+    OptionValue::Number,
+    "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)",
+);
 /// `--lambda`.
-pub(crate) static LAMBDA: OptionSpec = OptionSpec::new("lambda", OptionValue::Number, "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)").python("easymkl_lambda");
+pub(crate) static LAMBDA: OptionSpec = OptionSpec::new(
+    "lambda",
+    OptionValue::Number,
+    "EasyMKL: trade-off λ ∈ (0, 1] (default 0.1; chosen by CV with --select grid)",
+)
+.python("easymkl_lambda");
 /// `--gmkl-reg`.
 pub(crate) static GMKL_REG: OptionSpec = OptionSpec::new("gmkl-reg", OptionValue::Choice(&REGULARISER_NAMES), "spg-gmkl: regulariser of the kernel weights d, l1 (d on the simplex Σd = 1, sparse; default) or pnorm (r(d) = (λ/p) Σ d^p on d ≥ 0, dense)");
 /// `--gmkl-p`.
-pub(crate) static GMKL_P: OptionSpec = OptionSpec::new("gmkl-p", OptionValue::Number, "spg-gmkl with --gmkl-reg pnorm: the exponent p > 1 (default 2)");
+pub(crate) static GMKL_P: OptionSpec = OptionSpec::new(
+    "gmkl-p",
+    OptionValue::Number,
+    "spg-gmkl with --gmkl-reg pnorm: the exponent p > 1 (default 2)",
+);
 /// `--gmkl-lambda`.
-pub(crate) static GMKL_LAMBDA: OptionSpec = OptionSpec::new("gmkl-lambda", OptionValue::Number, "spg-gmkl with --gmkl-reg pnorm: the weight λ > 0 of (λ/p) Σ d^p (default 1)");
+pub(crate) static GMKL_LAMBDA: OptionSpec = OptionSpec::new(
+    "gmkl-lambda",
+    OptionValue::Number,
+    "spg-gmkl with --gmkl-reg pnorm: the weight λ > 0 of (λ/p) Σ d^p (default 1)",
+);
 /// `--landmarks`.
 pub(crate) static LANDMARKS: OptionSpec = OptionSpec::new("landmarks", OptionValue::Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's). dkmo, m-dkmo: landmarks (clusters or columns) per dense embedding (default 100; the paper does not state it)");
 

@@ -2,22 +2,24 @@
 //! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
 
 use super::base::GramTable;
+use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, KERNELS, LAMBDA, LANDMARKS, MWU_EPSILON};
 use super::{
     EasyMklParams, GmklRegulariser, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
 };
-use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, KERNELS, LAMBDA, LANDMARKS, MWU_EPSILON};
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{NO_FALLBACK, TOL};
-use crate::learner::selection::{base_svm_cv, best_candidate, best_value, fall_back, keeps_learned};
+use crate::learner::selection::{
+    base_svm_cv, best_candidate, best_value, fall_back, keeps_learned,
+};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
     FELL_BACK,
 };
 use crate::options::MethodOptions;
-use crate::Error;
 use crate::svm::SvmType;
+use crate::Error;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -164,13 +166,11 @@ pub(crate) fn build(
             })
         }
         _ => {
-            let mut params = NystromLinearParams::new(family, options.count(&LANDMARKS)?.unwrap_or(150));
+            let mut params =
+                NystromLinearParams::new(family, options.count(&LANDMARKS)?.unwrap_or(150));
             params.svm.c = base.c;
             params.validate()?;
-            return Ok(Method::new(NystromLinearLearner {
-                params,
-                search,
-            }));
+            return Ok(Method::new(NystromLinearLearner { params, search }));
         }
     };
     method.validate()?;

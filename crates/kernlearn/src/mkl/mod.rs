@@ -32,6 +32,9 @@ mod uniform;
 
 pub(crate) use base::KernelBank;
 pub(crate) use base::TableBufferReuse;
+#[cfg(feature = "networks")]
+pub(crate) use catalogue::LANDMARKS;
+pub(crate) use catalogue::{FAMILY, KERNELS};
 pub use easymkl::EasyMklParams;
 pub(crate) use family::family_machine;
 pub use family::{family12, FamilyItem, FeatureSet, KernelFamily, KernelSet};
@@ -47,9 +50,6 @@ pub use mwumkl::{
 pub use nystrom::{
     NystromFeatures, NystromLinearMachine, NystromLinearModel, NystromLinearParams, NystromMap,
 };
-pub(crate) use catalogue::{FAMILY, KERNELS};
-#[cfg(feature = "networks")]
-pub(crate) use catalogue::LANDMARKS;
 pub use spggmkl::{GmklRegulariser, SpgGmklParams};
 pub use uniform::UniformParams;
 

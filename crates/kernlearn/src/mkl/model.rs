@@ -11,11 +11,11 @@ use super::mwumkl::{self, MwumklParams};
 use super::spggmkl::{self, SpgGmklParams};
 use super::uniform::{self, UniformParams};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary};
 use crate::estimator::one_vs_one_estimator_methods;
+use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::OneVsOne;
-use crate::trace::Trace;
 use crate::select::Grid;
+use crate::trace::Trace;
 use crate::validate::count_sum;
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -287,9 +287,9 @@ impl Estimator for MklModel {
         for machine in &self.machines.machines {
             for (k, &w) in kernels.iter().zip(&machine.weights) {
                 match &k.features {
-                    Some(cols) if !cols.is_empty() => {
-                        cols.iter().for_each(|&c| relevance[c] += w / cols.len() as f64)
-                    }
+                    Some(cols) if !cols.is_empty() => cols
+                        .iter()
+                        .for_each(|&c| relevance[c] += w / cols.len() as f64),
                     _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
                 }
             }

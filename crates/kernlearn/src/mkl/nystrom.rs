@@ -17,9 +17,9 @@ use super::family::KernelFamily;
 use super::linear::{solve_linear_svm, LinearSvmParams};
 use super::machine::check_binary;
 use crate::data::Features;
+use crate::estimator::one_vs_one_estimator_methods;
 use crate::estimator::{Estimator, FitSummary};
 use crate::linalg::symmetric_eigen;
-use crate::estimator::one_vs_one_estimator_methods;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::validate::count_sum;
 use crate::{Error, Result};
@@ -101,7 +101,11 @@ impl NystromFeatures {
 
     /// Every kernel's map on the given landmarks (e.g. k-means centres, which need not
     /// be training points), trace factors from the training points `x`.
-    pub(crate) fn at_landmarks(family: &KernelFamily, x: &Features, landmarks: Features) -> Result<Self> {
+    pub(crate) fn at_landmarks(
+        family: &KernelFamily,
+        x: &Features,
+        landmarks: Features,
+    ) -> Result<Self> {
         let bank = KernelBank::new(family, x)?;
         bank.base().require_psd("the Nyström approximation")?;
         let s = landmarks.n_rows();

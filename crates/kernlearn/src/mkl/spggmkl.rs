@@ -44,8 +44,8 @@ use super::family::KernelFamily;
 use super::machine::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
 use crate::kernel::{fill_row_chunked, KernelSource};
-use crate::trace::Trace;
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
+use crate::trace::Trace;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -70,7 +70,6 @@ pub enum GmklRegulariser {
 pub(crate) const REGULARISER_NAMES: [&str; 2] = ["l1", "pnorm"];
 
 impl GmklRegulariser {
-
     fn validate(&self) -> Result<()> {
         if let GmklRegulariser::PNorm { p, lambda } = *self {
             if !(p > 1.0 && p.is_finite()) {

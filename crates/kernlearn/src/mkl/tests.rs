@@ -11,8 +11,8 @@ use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformP
 use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
-use crate::trace::Trace;
 use crate::svm::{solve_c_svc, SolverSettings, SvmModel, SvmParams};
+use crate::trace::Trace;
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, ZeroConeT};
 use std::path::Path;
@@ -59,7 +59,10 @@ fn mkl_relevance_splits_each_kernels_weight_over_its_features() {
             }),
             family: spec.parse().unwrap(),
         };
-        MklModel::fit(&params, &x, &y).unwrap().feature_relevance().unwrap()
+        MklModel::fit(&params, &x, &y)
+            .unwrap()
+            .feature_relevance()
+            .unwrap()
     };
     let r = fit("linear@all;rbf(gamma=1)@[0]");
     assert!((r[0] - (0.5 + 0.5 / d)).abs() < 1e-12, "{r:?}");

@@ -26,9 +26,17 @@ const START_NAMES: [&str; 2] = ["svm", "zero"];
 /// `--knpl-gamma`.
 pub(crate) static KNPL_GAMMA: OptionSpec = OptionSpec::new("knpl-gamma", OptionValue::Number, "KNPL: regulariser γ of γ‖G‖²_F (default without --select: the reference γ₀ at which Γ(α_SVM) and 11ᵀ have equal norm; with --select grid: chosen by CV)");
 /// `--tau`.
-pub(crate) static TAU: OptionSpec = OptionSpec::new("tau", OptionValue::Number, "DANK: nuclear-norm weight τ (default 0.01, the paper's; dank-scalable uses τ = 0)");
+pub(crate) static TAU: OptionSpec = OptionSpec::new(
+    "tau",
+    OptionValue::Number,
+    "DANK: nuclear-norm weight τ (default 0.01, the paper's; dank-scalable uses τ = 0)",
+);
 /// `--eta`.
-pub(crate) static ETA: OptionSpec = OptionSpec::new("eta", OptionValue::Number, "DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule)");
+pub(crate) static ETA: OptionSpec = OptionSpec::new(
+    "eta",
+    OptionValue::Number,
+    "DANK: η of η‖F − 11ᵀ‖²_F (default: ‖α‖² of the SVM, the paper's rule)",
+);
 /// `--dank-scheme`.
 pub(crate) static DANK_SCHEME: OptionSpec = OptionSpec::new("dank-scheme", OptionValue::Choice(&SCHEME_NAMES), "DANK: solver, newton (default: Newton steps by SMO with a line search, stops at KKT violation ≤ 1e-3) or the paper's first-order updates: nesterov (Algorithm 1), monotone (its monotone variant), plain (projected gradient)").python("scheme");
 /// `--dank-step`.

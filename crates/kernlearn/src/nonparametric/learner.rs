@@ -10,7 +10,9 @@ use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
 use crate::estimator::{Estimator, Task};
 use crate::learner::options::NO_FALLBACK;
-use crate::learner::selection::{best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected};
+use crate::learner::selection::{
+    best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected,
+};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn, FELL_BACK,

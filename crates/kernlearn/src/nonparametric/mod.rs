@@ -11,14 +11,16 @@
 //! - [`ScalableDankModel`]: scalable DANK (section 5): k-means clusters, one box-only
 //!   subproblem (22) per cluster.
 
+mod catalogue;
 pub mod dank;
 pub mod knpl;
 pub(crate) mod learner;
 pub(crate) mod machine;
 mod projection;
 mod scalable;
-mod catalogue;
 
+pub(crate) use catalogue::FAMILY;
+pub use catalogue::SCALABLE_DANK;
 pub use dank::{
     DankFitInfo, DankMachines, DankModel, DankParams, DankSettings, EigenRoute, Scheme, StepRule,
 };
@@ -28,8 +30,6 @@ pub use machine::LearnedKernelMachine;
 pub use scalable::{
     binary_labels, fit_cluster, ClusterMachine, ScalableDankModel, ScalableDankParams,
 };
-pub use catalogue::SCALABLE_DANK;
-pub(crate) use catalogue::FAMILY;
 
 /// Helpers shared by the tests of this module's methods.
 #[cfg(test)]

@@ -10,8 +10,8 @@ use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::Kernel;
 use crate::learner::options::KERNEL_MACHINE;
 use crate::learner::{
-    timed, AnyModel, ChosenParams, Family, FittedMethod, GridSettings, Learner, Method,
-    MethodInfo, Model, ModelKind, ProgressFn,
+    timed, AnyModel, ChosenParams, Family, FittedMethod, GridSettings, Learner, Method, MethodInfo,
+    Model, ModelKind, ProgressFn,
 };
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::{Error, Result};
@@ -210,7 +210,9 @@ mod tests {
         let kind: MethodKind = "kernel-mean".parse().unwrap();
         assert_eq!(kind.family().name, "test family");
         assert!(options().iter().any(|o| o.name == "kernel-mean-no-offset"));
-        assert!(MethodKind::catalogue_json().to_string().contains("kernel-mean"));
+        assert!(MethodKind::catalogue_json()
+            .to_string()
+            .contains("kernel-mean"));
         let data = sandwich(80, 0.2, 4).unwrap();
         let mut o = MethodOptions::default();
         o.set("sigma", "1").unwrap();

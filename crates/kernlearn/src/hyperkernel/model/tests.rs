@@ -236,7 +236,9 @@ fn bad_input_names_the_cause() {
         .to_string();
     assert!(e.contains("constant"), "{e}");
     // Huge targets are not "constant": their spread overflows, and the error says so.
-    let huge: Vec<f64> = (0..20).map(|i| if i % 2 == 0 { 1e200 } else { -1e200 }).collect();
+    let huge: Vec<f64> = (0..20)
+        .map(|i| if i % 2 == 0 { 1e200 } else { -1e200 })
+        .collect();
     let e = HyperkernelModel::fit(&p, &d.x, &huge, &quiet)
         .unwrap_err()
         .to_string();
@@ -302,6 +304,9 @@ fn working_set_reaches_the_full_programs_optimum() {
             .iter()
             .zip(&beta_ws)
             .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
-        assert!(dbeta < 1e-2 * prep.scale, "{problem} ({factor}): max |Δβ| {dbeta}");
+        assert!(
+            dbeta < 1e-2 * prep.scale,
+            "{problem} ({factor}): max |Δβ| {dbeta}"
+        );
     }
 }

@@ -10,8 +10,8 @@ use super::admm::{
 };
 use super::params::{KnplParams, KnplScheme};
 use crate::kernel::PrecomputedKernel;
-use crate::trace::Trace;
 use crate::svm::{solve_c_svc, DualSolution};
+use crate::trace::Trace;
 use crate::Result;
 use faer::{Mat, MatRef};
 use std::time::Instant;

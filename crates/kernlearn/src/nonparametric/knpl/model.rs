@@ -366,8 +366,8 @@ mod tests {
     use super::super::testing::{params, sine_data, three_classes};
     use super::super::{gamma_reference, KnplParams};
     use super::*;
-    use crate::learner::AnyModel;
     use crate::kernel::Kernel;
+    use crate::learner::AnyModel;
     use crate::nonparametric::testing::largest_gap;
     use crate::svm::{SvmModel, SvmParams};
     use crate::Error;
