@@ -122,7 +122,7 @@ const NAMED_KERNELS_UP_TO: usize = 200_000;
 /// kernel family its parameters record), when there are not too many.
 fn kernel_names(model: &dyn Estimator) -> Option<Vec<String>> {
     let spec = model.params_json().get("kernels")?.as_str()?.to_string();
-    let family: kernlearn::mkl::KernelFamily = spec.parse().ok()?;
+    let family: kernlearn::bank::KernelFamily = spec.parse().ok()?;
     let d = model.n_features();
     if family.len(d) > NAMED_KERNELS_UP_TO {
         return None;

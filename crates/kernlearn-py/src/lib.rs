@@ -5,6 +5,7 @@
 //! and hands back numpy arrays or JSON. The scikit-learn conventions (parameter names,
 //! attribute layout, validation) live in the pure-Python layer.
 
+use kernlearn::bank::KernelFamily;
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
@@ -12,7 +13,7 @@ use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::method::{ChosenParams, FELL_BACK};
 use kernlearn::method::{GridSettings, MethodOptions};
-use kernlearn::mkl::{KernelFamily, MwumklParams, MwumklShard};
+use kernlearn::mkl::{MwumklParams, MwumklShard};
 use kernlearn::nonparametric::{self, ClusterMachine, ScalableDankModel, ScalableDankParams};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::{SvmModel, SvmParams};

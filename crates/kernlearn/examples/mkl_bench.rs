@@ -15,11 +15,12 @@
 //! margin; `none` = hard margin), `--svm-c` (UNIFORM), `--lambda` (EasyMKL),
 //! `--landmarks` (LIBLINEAR+), `--methods uniform,mwumkl,easymkl,nystrom`, `--json FILE`.
 
+use kernlearn::bank::KernelFamily;
 use kernlearn::data::{read_csv, stratified_split, Dataset, ScaleMode, Scaler};
 use kernlearn::estimator::Estimator;
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
-    weight_sparsity, EasyMklParams, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
+    weight_sparsity, EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, UniformParams,
 };
 use std::collections::BTreeMap;

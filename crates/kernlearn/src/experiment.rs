@@ -186,7 +186,7 @@ impl Experiment {
         self.check_data(name, data)?;
         let start = Instant::now();
         // The repeats' MKL selection tables have the same size: one buffer serves them.
-        let _reuse = crate::mkl::TableBufferReuse::begin();
+        let _reuse = crate::bank::TableBufferReuse::begin();
         let mut runs = Vec::with_capacity(self.repeats);
         for r in 0..self.repeats {
             runs.push(self.run_repeat(data, r, progress)?);

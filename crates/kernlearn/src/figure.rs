@@ -7,11 +7,11 @@
 //! ADMM; `pg_norm`: SPG-GMKL; `val_accuracy`: a network; otherwise DANK's solver).
 
 use crate::estimator::Estimator;
-use crate::nonparametric::knpl::{alternation, Alternation};
 use crate::output::write_atomic_with;
 use crate::pipeline::Pipeline;
 use crate::plot::{bar_chart, line_plot};
 use crate::trace::Trace;
+use crate::trace::{alternation, Alternation};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 

@@ -43,6 +43,9 @@
 //! - [`output`]: the one writer of every file (no clobbering, atomic writes).
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
 //! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
+//! - [`bank`]: kernel families and banks of base kernels, the machine on a fixed
+//!   combination, the Gilbert solver and Nyström maps: the floor of every family that
+//!   combines kernels.
 //! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
 //! - [`localized`]: localized MKL (LMKL, C-LMKL, SWMKL, LD-MKL; gated kernels).
 //! - [`ard`]: automatic relevance determination (per-feature widths by kernel-target
@@ -81,6 +84,7 @@ families!(
 );
 
 pub mod ard;
+pub mod bank;
 #[cfg(feature = "networks")]
 pub mod ckl;
 #[cfg(feature = "networks")]

@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["estimator"],
     &["svm"],
     &["select"],
+    &["bank"],
     &["learner"],
     FAMILIES,
     &["method"],
@@ -324,5 +325,92 @@ fn the_front_ends_name_no_family() {
     assert!(
         found.is_empty(),
         "family names in the front ends: {found:?}"
+    );
+}
+
+/// `code` names `module` as a path segment (`crate::mkl::…`, `kernlearn::mkl::…`,
+/// `crate::{mkl, …}`) after `prefix`.
+fn names_module(code: &str, prefix: &str, module: &str) -> bool {
+    code.match_indices(prefix).any(|(at, _)| {
+        let tail = &code[at + prefix.len()..];
+        let word = |t: &str| -> String {
+            t.trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        match tail.strip_prefix('{') {
+            Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                .split(',')
+                .any(|item| word(item) == module),
+            None => word(tail) == module,
+        }
+    })
+}
+
+/// Families stand on the shared floor (`bank`, `learner`, `svm`, …), never on one
+/// another, tests included: a second family's types are reached through the catalogue.
+#[test]
+fn no_family_imports_another() {
+    let families = families();
+    let mut found = Vec::new();
+    for family in &families {
+        let mut files = Vec::new();
+        rust_files(&src().join(family), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code: String = text
+                .lines()
+                .map(|l| l.find("//").map_or(l, |i| &l[..i]))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for other in families.iter().filter(|o| *o != family) {
+                if names_module(&code, "crate::", other) {
+                    found.push(format!("{} → {other}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "imports from one family into another: {found:?}"
+    );
+}
+
+/// The modules above the families (the pipeline, experiments, figures) and the front
+/// ends (CLI, Python binding) reach the families through the catalogue and the fitted
+/// model's interface only: none names a family's module.
+#[test]
+fn nothing_above_the_families_names_one() {
+    let families = families();
+    let crates = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut files = vec![src().join("lib.rs")];
+    for module in ["method", "pipeline", "experiment", "figure"] {
+        let file = src().join(format!("{module}.rs"));
+        if file.exists() {
+            files.push(file);
+        }
+        if src().join(module).is_dir() {
+            rust_files(&src().join(module), &mut files);
+        }
+    }
+    let mut front = Vec::new();
+    for dir in ["kernlearn-cli/src", "kernlearn-py/src"] {
+        rust_files(&crates.join(dir), &mut front);
+    }
+    let mut found = Vec::new();
+    for (file, prefix) in (files.iter().skip(1).map(|f| (f, "crate::")))
+        .chain(front.iter().map(|f| (f, "kernlearn::")))
+    {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for family in &families {
+            if names_module(&code, prefix, family) {
+                found.push(format!("{}: {family}", file.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "family modules named above the families: {found:?}"
     );
 }

@@ -3,13 +3,14 @@
 //! gets clear errors. The checks against independent computations on the crate's
 //! internals (UNIFORM, MWUMKL, Gilbert, EasyMKL's KOMD) are in `src/mkl/tests.rs`.
 
+use kernlearn::bank::{KernelFamily, NystromFeatures};
 use kernlearn::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use kernlearn::estimator::Estimator;
 use kernlearn::kernel::normalize_trace;
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
-    EasyMklParams, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, NystromFeatures,
-    NystromLinearModel, NystromLinearParams, UniformParams,
+    EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams, NystromLinearModel,
+    NystromLinearParams, UniformParams,
 };
 use kernlearn::AnyModel;
 use kernlearn::Pipeline;

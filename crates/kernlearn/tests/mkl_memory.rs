@@ -2,8 +2,9 @@
 //! measures the peak heap growth of a fit (this file is its own test binary, and runs
 //! its checks in one test so that nothing else allocates meanwhile).
 
+use kernlearn::bank::KernelFamily;
 use kernlearn::data::Features;
-use kernlearn::mkl::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams};
+use kernlearn::mkl::{MklMethod, MklModel, MklParams, MwumklParams};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -14,6 +14,7 @@
 //! `scripts/fuzz_parsers.sh` (over a million generated inputs) is reported in
 //! `docs/RELIABILITY.md`, "Parsers: property tests".
 
+use kernlearn::bank::{FamilyItem, FeatureSet, KernelFamily, KernelSet};
 use kernlearn::data::{
     parse_csv, parse_csv_unlabeled, parse_keel, parse_keel_with_target, parse_libsvm, read_csv,
     read_dataset, read_keel, read_libsvm, to_csv_string, to_keel_string, to_libsvm_string,
@@ -21,7 +22,6 @@ use kernlearn::data::{
 };
 use kernlearn::kernel::Kernel;
 use kernlearn::method::MethodOptions;
-use kernlearn::mkl::{FamilyItem, FeatureSet, KernelFamily, KernelSet};
 use kernlearn::{Method, MethodKind, Pipeline};
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -3,9 +3,9 @@
 //! and Nyström features on uniform or k-means landmarks. They are CKL's initial layer
 //! and the inputs of the "fixed features + linear model" baselines.
 
+use crate::bank::{KernelFamily, NystromFeatures};
 use crate::cluster::KMeans;
 use crate::data::Features;
-use crate::mkl::{KernelFamily, NystromFeatures};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,10 +4,10 @@
 use super::embed::SCHEME_NAMES;
 use super::net::FUSION_NAMES;
 use super::DkmoModel;
+use crate::bank::{KERNELS, LANDMARKS};
 use crate::estimator::Task;
 use crate::learner::options::{COEF0, DEGREE, GAMMA, KERNEL, SIGMA};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
-use crate::mkl::{KERNELS, LANDMARKS};
 use crate::nn::options::TRAINING;
 use crate::options::{OptionSpec, OptionValue};
 

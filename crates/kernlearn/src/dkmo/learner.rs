@@ -7,6 +7,8 @@ use super::catalogue::{
     KERNEL_DROPOUT,
 };
 use super::model::{DkmoModel, DkmoParams};
+use crate::bank::KernelFamily;
+use crate::bank::{KERNELS, LANDMARKS};
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::kernel::KernelOnFeatures;
@@ -15,8 +17,6 @@ use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn,
 };
-use crate::mkl::KernelFamily;
-use crate::mkl::{KERNELS, LANDMARKS};
 use crate::nn::options::apply_training;
 use crate::options::MethodOptions;
 use crate::{Error, Result};

@@ -2,10 +2,10 @@
 //! (Moeller 2017, chapter 4), and the options they read.
 
 use super::LocalizedModel;
+use crate::bank::KERNELS;
 use crate::estimator::Task;
 use crate::learner::options::{C, CLUSTERS, NO_FALLBACK, SMO};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
-use crate::mkl::KERNELS;
 use crate::options::{OptionSpec, OptionValue};
 
 /// Command-line names of the classifiers' solvers.

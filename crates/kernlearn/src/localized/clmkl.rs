@@ -21,10 +21,10 @@
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
 use super::per_kernel::localized_bank;
 use super::LocalizedParams;
+use crate::bank::{KernelBank, KernelFamily};
 use crate::check::non_negative_finite;
 use crate::data::Features;
 use crate::kernel::KernelSource;
-use crate::mkl::{KernelBank, KernelFamily};
 use crate::svm::{DualSolution, SubsetSource};
 use crate::{Error, Result};
 use rand::seq::index::sample;
@@ -272,7 +272,7 @@ impl SoftClusters {
     /// temperature.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite, indices_below};
-        crate::mkl::family_machine(
+        crate::bank::family_machine(
             "sample",
             &self.sample,
             &self.family,

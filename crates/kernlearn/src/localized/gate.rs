@@ -2,7 +2,7 @@
 //!
 //! `κ_γ(x, x') = Σ_i γ_i(x, x') κ_i(x, x')`,
 //!
-//! with the trace-normalised base kernels `K̄_i` of [`crate::mkl::KernelBank`] as the
+//! with the trace-normalised base kernels `K̄_i` of [`crate::bank::KernelBank`] as the
 //! `κ_i`. Two kinds of gate cover every method of chapter 4:
 //!
 //! - **separable** (section 4.3.1): `γ_i(x, x') = Σ_{q ∈ i} η_q(x) η_q(x')`, a sum of
@@ -16,9 +16,9 @@
 //! [`GatedKernel`] is a [`KernelSource`] that computes each row from base-kernel columns
 //! on demand, and [`GatedMachine`] is the fitted expansion on such a kernel.
 
+use crate::bank::{KernelBank, KernelFamily};
 use crate::data::Features;
 use crate::kernel::{fill_row_chunked, KernelSource};
-use crate::mkl::{KernelBank, KernelFamily};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -324,7 +324,7 @@ impl GatedMachine {
     ) -> Result<()> {
         use crate::validate::{ensure, finite, finite_value, indices_below};
         let sv = &self.support_vectors;
-        let m = crate::mkl::family_machine(
+        let m = crate::bank::family_machine(
             "support_vectors",
             sv,
             &self.family,
@@ -492,7 +492,7 @@ pub(super) fn softmax_rows(scores: &mut [f64], m: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mkl::KernelBank;
+    use crate::bank::KernelBank;
 
     pub(crate) fn points(n: usize, d: usize, seed: u64) -> Features {
         let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

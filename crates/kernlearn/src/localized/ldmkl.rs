@@ -23,8 +23,8 @@
 use super::gate::softmax_rows;
 use super::per_kernel::{fit_per_kernel, localized_bank, one_hot, GateRegression, RegressionGate};
 use super::LocalizedParams;
+use crate::bank::{KernelBank, MachineInfo, MklMachine};
 use crate::data::Features;
-use crate::mkl::{KernelBank, MachineInfo, MklMachine};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -222,10 +222,11 @@ fn retrain(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::bank::{KernelFamily, MklMachine};
     use crate::estimator::Estimator;
     use crate::localized::{LocalizedMethod, LocalizedModel, SvmSolver};
     use crate::metrics::accuracy;
-    use crate::mkl::{MklMethod, MklModel, MklParams, UniformParams};
+    use crate::svm::SolverSettings;
 
     /// Points `(a, b, r)` on `[0, 1]³`: where `r < 0.5` the class is `a ∈ (¼, ¾)`, elsewhere
     /// `b ∈ (¼, ¾)`. A kernel on `a` alone is right in the first region and blind in
@@ -270,12 +271,22 @@ pub(crate) mod tests {
         xt: &Features,
         yt: &[f64],
     ) -> f64 {
-        let params = MklParams {
-            method: MklMethod::Uniform(UniformParams::default()),
-            family: spec.parse().unwrap(),
-        };
-        let m = MklModel::fit(&params, x, y).unwrap();
-        accuracy(&m.predict(xt).unwrap(), yt).unwrap()
+        // The SVM (C = 1) on the one kernel, a machine of the floor as UNIFORM fits it.
+        let family: KernelFamily = spec.parse().unwrap();
+        let bank = KernelBank::new(&family, x).unwrap();
+        let m = MklMachine::fit_weighted(
+            &family,
+            &bank,
+            y,
+            vec![1.0],
+            1.0,
+            &SolverSettings::default(),
+        )
+        .unwrap();
+        let predicted: Vec<f64> = (m.decision(xt).unwrap().iter())
+            .map(|&f| if f > 0.0 { 1.0 } else { -1.0 })
+            .collect();
+        accuracy(&predicted, yt).unwrap()
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::{
     ClmklSettings, GateRegression, LmklSettings, LocalizedMethod, LocalizedModel, LocalizedParams,
     SvmSolver,
 };
+use crate::bank::family_of;
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{CLUSTERS, NO_FALLBACK};
@@ -15,7 +16,6 @@ use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
     FELL_BACK,
 };
-use crate::mkl::learner::family_of;
 use crate::options::MethodOptions;
 use crate::svm::SvmType;
 use crate::Result;

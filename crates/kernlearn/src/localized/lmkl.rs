@@ -26,9 +26,9 @@
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
 use super::per_kernel::localized_bank;
 use super::LocalizedParams;
+use crate::bank::KernelBank;
 use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
-use crate::mkl::KernelBank;
 use crate::svm::DualSolution;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -306,11 +306,12 @@ impl LmklMachine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bank::{KernelFamily, MklMachine};
     use crate::estimator::Estimator;
     use crate::localized::ldmkl::tests::{two_regions, TWO_KERNELS};
     use crate::localized::{LocalizedMachine, LocalizedMethod, LocalizedModel};
     use crate::metrics::accuracy;
-    use crate::mkl::{MklMethod, MklModel, MklParams, UniformParams};
+    use crate::svm::SolverSettings;
 
     fn lmkl(settings: LmklSettings, c: f64) -> LocalizedParams {
         LocalizedParams {
@@ -333,20 +334,24 @@ mod tests {
             ..LmklSettings::default()
         };
         let model = LocalizedModel::fit(&lmkl(settings, 2.0), &x, &y).unwrap();
-        let uniform = MklParams {
-            method: MklMethod::Uniform(UniformParams {
-                c: 1.0,
-                ..UniformParams::default()
-            }),
-            family: TWO_KERNELS.parse().unwrap(),
-        };
-        let u = MklModel::fit(&uniform, &x, &y).unwrap();
+        // UNIFORM's machine (C = 1 on the average kernel), fitted on the floor with the
+        // model's first class as +1, as one-vs-one trains its pair.
+        let family: KernelFamily = TWO_KERNELS.parse().unwrap();
+        let bank = KernelBank::new(&family, &x).unwrap();
+        let first = model.classes()[0];
+        let pair: Vec<f64> = y
+            .iter()
+            .map(|&v| if v == first { 1.0 } else { -1.0 })
+            .collect();
+        let settings = SolverSettings::default();
+        let u = MklMachine::fit_weighted(&family, &bank, &pair, vec![0.5, 0.5], 1.0, &settings)
+            .unwrap();
         let (a, b) = (
             model.decision_function(&xt).unwrap(),
-            u.decision_function(&xt).unwrap(),
+            u.decision(&xt).unwrap(),
         );
         for (p, q) in a.iter().zip(&b) {
-            assert!((p[0] - q[0]).abs() < 2e-3, "{} vs {}", p[0], q[0]);
+            assert!((p[0] - q).abs() < 2e-3, "{} vs {q}", p[0]);
         }
         assert_eq!(model.n_support(), u.n_support());
     }
@@ -356,7 +361,7 @@ mod tests {
     #[test]
     fn gradient_matches_finite_differences() {
         let (x, _) = two_regions(40, 8);
-        let family: crate::mkl::KernelFamily =
+        let family: crate::bank::KernelFamily =
             "rbf(sigma=0.5)@all;poly(degree=2,gamma=1,coef0=1)@all;linear@[1]"
                 .parse()
                 .unwrap();

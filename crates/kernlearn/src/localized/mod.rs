@@ -38,7 +38,7 @@ pub use per_kernel::{GateRegression, RegressionGate};
 pub use solver::SvmSolver;
 pub use swmkl::SwmklMachine;
 
-use crate::mkl::KernelFamily;
+use crate::bank::KernelFamily;
 use crate::svm::SolverSettings;
 use crate::Result;
 use serde::{Deserialize, Serialize};

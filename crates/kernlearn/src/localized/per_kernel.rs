@@ -10,10 +10,10 @@
 //! scikit-learn's `gamma='auto'` of the thesis's time), `C = 1`, `ε = 0.1`.
 
 use super::LocalizedParams;
+use crate::bank::{KernelBank, MachineInfo, MklMachine};
 use crate::check::{non_negative_finite, positive_finite};
 use crate::data::Features;
 use crate::kernel::Kernel;
-use crate::mkl::{KernelBank, MachineInfo, MklMachine};
 use crate::svm::{DualSolution, SvmModel, SvmParams, SvmType};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,9 @@
 //! (LIBSVM's algorithm; the thesis's Table 4.2) or the single-kernel form of MWUMKL, the
 //! kernelised Gilbert algorithm (Table 4.3, section 4.5.6).
 
+use crate::bank::{solve_gilbert, GilbertSettings};
 use crate::check::positive_finite;
 use crate::kernel::KernelSource;
-use crate::mkl::{solve_gilbert, GilbertSettings};
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
 use crate::Result;
 use serde::{Deserialize, Serialize};

@@ -1,17 +1,14 @@
 //! What the multiple-kernel family offers: UNIFORM, MWUMKL, EasyMKL, SPG-GMKL and
 //! LIBLINEAR+ on a kernel family (Moeller 2017, chapter 3), and the options they read.
-//! `--kernels` and `--landmarks` are read by the localized and DKMO families too.
 
 use super::spggmkl::REGULARISER_NAMES;
 use super::{MklModel, NystromLinearModel};
+use crate::bank::{KERNELS, LANDMARKS};
 use crate::estimator::Task;
 use crate::learner::options::{C, NO_FALLBACK, SMO, TOL};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::options::{OptionSpec, OptionValue};
 
-/// `--kernels`.
-pub static KERNELS: OptionSpec = OptionSpec::new("kernels", OptionValue::Text, "MKL and localized methods: base kernels, as a spec (`;`-separated `KERNEL[@all|@each|@[i,j,..]]`, e.g. `family12@each` = the thesis's 12 kernels on every single feature, `rbf(sigma=2)@all;poly(degree=2,gamma=1)@[0,3]`) or a JSON file written by kernlearn (default: `family12@each`, the thesis's Fig. 3.1 family; for the localized methods `linear@all;poly(degree=2,gamma=1,coef0=1)@all;rbf(gamma=1/d)@all`)")
-.file();
 /// `--mwu-epsilon`.
 pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new(
     "mwu-epsilon",
@@ -39,9 +36,6 @@ pub(crate) static GMKL_LAMBDA: OptionSpec = OptionSpec::new(
     OptionValue::Number,
     "spg-gmkl with --gmkl-reg pnorm: the weight λ > 0 of (λ/p) Σ d^p (default 1)",
 );
-/// `--landmarks`.
-pub(crate) static LANDMARKS: OptionSpec = OptionSpec::new("landmarks", OptionValue::Count, "nystrom-linear: landmarks per kernel (default 150, the thesis's). dkmo, m-dkmo: landmarks (clusters or columns) per dense embedding (default 100; the paper does not state it)");
-
 /// UNIFORM, MWUMKL and SPG-GMKL with `--select grid`.
 const MKL_SELECTION: &str = "C by SVM-CV, then UNIFORM or the method by k-fold CV; the SVM-CV model unless that beats it (--no-fallback: C by k-fold CV over the grid's Cs)";
 const CLASSIFY: &[Task] = &[Task::Classification];

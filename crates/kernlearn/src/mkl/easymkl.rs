@@ -20,9 +20,9 @@
 //! the library's SMO solver with a box `C` large enough never to bind
 //! (`α*_i ≤ 2 n₊n₋/(λ n)` because `γᵀQγ ≥ λ(1/n₊ + 1/n₋)` on `Γ`).
 
-use super::base::{KernelBank, Ridged};
-use super::family::KernelFamily;
-use super::machine::{check_binary, MachineInfo, MklMachine};
+use crate::bank::KernelFamily;
+use crate::bank::{check_binary, MachineInfo, MklMachine};
+use crate::bank::{KernelBank, Ridged};
 use crate::kernel::KernelSource;
 use crate::svm::{solve_c_svc, SolverSettings};
 use crate::{Error, Result};

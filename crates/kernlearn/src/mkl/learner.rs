@@ -1,12 +1,12 @@
 //! The multiple-kernel methods as [`Learner`]s: UNIFORM, MWUMKL, EasyMKL and LIBLINEAR+
 //! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
 
-use super::base::GramTable;
-use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, KERNELS, LAMBDA, LANDMARKS, MWU_EPSILON};
+use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, LAMBDA, MWU_EPSILON};
 use super::{
-    EasyMklParams, GmklRegulariser, KernelFamily, MklMethod, MklModel, MklParams, MwumklParams,
+    EasyMklParams, GmklRegulariser, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
 };
+use crate::bank::{family_of, GramTable, KernelFamily, LANDMARKS};
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{NO_FALLBACK, TOL};
@@ -56,28 +56,6 @@ pub struct NystromLinearLearner {
     /// Folds and the C values of the CV; `None` fits `params` as they are.
     #[serde(default)]
     pub search: Option<GridSettings>,
-}
-
-/// The base kernels `options.kernels` names (or `default`), checked against `data`.
-pub(crate) fn family_of(
-    options: &MethodOptions,
-    default: &str,
-    data: &Dataset,
-) -> Result<KernelFamily> {
-    let family = KernelFamily::from_spec_or_file(options.text(&KERNELS).unwrap_or(default))?;
-    family.validate(data.x.n_cols())?;
-    // Per kernel and point the methods hold at most a few f32/f64 values (MWUMKL's O(mn)
-    // state, UNIFORM's kernel table); 16 bytes is an upper bound.
-    let kernels = family.len(data.x.n_cols());
-    crate::check::memory_fits(
-        "kernels",
-        &format!(
-            "the family `{family}` ({kernels} kernels on {} points)",
-            data.len()
-        ),
-        16.0 * kernels as f64 * data.len() as f64,
-    )?;
-    Ok(family)
 }
 
 /// Most kernel-value updates an SPG-GMKL fit may plan: every iteration touches every

@@ -3,13 +3,13 @@
 //! are learned per pair (they depend on the labels); each pair's kernels are normalised
 //! on that pair's points.
 
-use super::base::{GramTable, KernelBank};
 use super::easymkl::{self, EasyMklParams};
-use super::family::KernelFamily;
-use super::machine::MklMachine;
 use super::mwumkl::{self, MwumklParams};
 use super::spggmkl::{self, SpgGmklParams};
 use super::uniform::{self, UniformParams};
+use crate::bank::KernelFamily;
+use crate::bank::MklMachine;
+use crate::bank::{GramTable, KernelBank};
 use crate::data::Features;
 use crate::estimator::one_vs_one_estimator_methods;
 use crate::estimator::{Estimator, FitSummary};

@@ -38,9 +38,9 @@
 //! the SVM's scale (`w_SVM = w/‖w‖²`, margin points at `±1`):
 //! `coef_j = ᾱ_j y_j / s`, `rho = Σ_j ᾱ_j y_j (Ḡ_μᾱ)_j / s`.
 
-use super::base::{GramTable, KernelBank};
-use super::family::KernelFamily;
-use super::machine::{check_binary, MachineInfo, MklMachine};
+use crate::bank::KernelFamily;
+use crate::bank::{check_binary, MachineInfo, MklMachine};
+use crate::bank::{GramTable, KernelBank};
 use crate::check::positive_finite;
 use crate::simd::{add_column_difference, add_scaled, Squared};
 use crate::{Error, Result};

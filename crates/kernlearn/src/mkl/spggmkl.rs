@@ -35,13 +35,13 @@
 //! [`GRAM_BUDGET_BYTES`] (as `f32`, the precision of the solver's cache), they are
 //! computed once and every SMO solve reads `Σ_k d_k K̄_k` from them, as do the
 //! gradients; otherwise the combination is evaluated on demand
-//! ([`super::base::CombinedKernel`]) and the gradients from kernel columns on the
+//! ([`crate::bank::CombinedKernel`]) and the gradients from kernel columns on the
 //! support vectors ([`super::easymkl::kernel_margins`]).
 
-use super::base::KernelBank;
 use super::easymkl::kernel_margins;
-use super::family::KernelFamily;
-use super::machine::{check_binary, MachineInfo, MklMachine};
+use crate::bank::KernelBank;
+use crate::bank::KernelFamily;
+use crate::bank::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
 use crate::kernel::{fill_row_chunked, KernelSource};
 use crate::svm::{solve_c_svc, DualSolution, SolverSettings};

@@ -6,8 +6,9 @@
 
 use super::spggmkl::{self, GmklRegulariser, SpgGmklParams};
 use super::EasyMklParams;
-use super::{easymkl, mwumkl, solve_gilbert, GilbertSettings, KernelBank};
-use super::{KernelFamily, MklMethod, MklModel, MklParams, MwumklParams, UniformParams};
+use super::{easymkl, mwumkl};
+use super::{MklMethod, MklModel, MklParams, MwumklParams, UniformParams};
+use crate::bank::{solve_gilbert, GilbertSettings, KernelBank, KernelFamily};
 use crate::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
 use crate::kernel::{normalize_trace, Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
@@ -624,7 +625,7 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
     assert!(super::MwumklShard::new(&family, &x, &y, &p, m..m + 1).is_err());
 }
 
-/// A selection's [`super::base::GramTable`] changes the speed of a fit, not its result:
+/// A selection's [`crate::bank::GramTable`] changes the speed of a fit, not its result:
 /// UNIFORM, MWUMKL, EasyMKL and SPG-GMKL fitted on a subset of the table's rows (a fold's
 /// training part, three classes so that each class pair is a further subset) with the
 /// kernel values read from the table give bit-identical decision values to the fit that
@@ -635,7 +636,7 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
 /// holds once). A table of another family, or of other points, is not used.
 #[test]
 fn a_gram_table_gives_the_same_fit_bit_for_bit() {
-    use super::base::GramTable;
+    use crate::bank::GramTable;
     use std::sync::Arc;
     let (x, y) = data("wine.csv", 178);
     let family = table_family();
@@ -706,7 +707,7 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
 /// UNIFORM, MWUMKL, EasyMKL and SPG-GMKL on `(xt, yt)` with and without `table` (which holds the
 /// rows of `x`): the same decision values on `x`, and on `held` read from the table.
 fn same_fits_with_and_without(
-    table: &std::sync::Arc<super::base::GramTable>,
+    table: &std::sync::Arc<crate::bank::GramTable>,
     (xt, yt): (&Features, &[f64]),
     x: &Features,
     held: &Features,

@@ -1,12 +1,10 @@
 //! UNIFORM (Moeller 2017, section 3.4.1; Pavlidis et al. 2001): the C-SVM on the
 //! average of the trace-normalised base kernels, `K = (1/m) Σ_i K̄_i`. The average is
-//! computed entry by entry for the SMO solver ([`super::base::CombinedKernel`]), so
+//! computed entry by entry for the SMO solver ([`crate::bank::CombinedKernel`]), so
 //! memory is the solver's row cache, not `m` Gram matrices.
 
-use super::base::KernelBank;
-use super::family::KernelFamily;
-use super::machine::{check_binary, MachineInfo, MklMachine};
-use crate::svm::{solve_c_svc, SolverSettings};
+use crate::bank::{KernelBank, KernelFamily, MklMachine};
+use crate::svm::SolverSettings;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -46,17 +44,13 @@ pub(super) fn fit_binary(
     params: &UniformParams,
 ) -> Result<MklMachine> {
     params.validate()?;
-    check_binary(y, bank.n_points())?;
     let m = bank.n_kernels();
-    let weights = vec![1.0 / m as f64; m];
-    let source = bank.combined(&weights)?;
-    let sol = solve_c_svc(&source, y, params.c, params.c, &params.solver, None)?;
-    let info = MachineInfo {
-        iterations: sol.iterations,
-        objective: sol.objective,
-        ..MachineInfo::default()
-    };
-    Ok(MklMachine::new(
-        family, bank, weights, &sol.coef, sol.rho, info,
-    ))
+    MklMachine::fit_weighted(
+        family,
+        bank,
+        y,
+        vec![1.0 / m as f64; m],
+        params.c,
+        &params.solver,
+    )
 }

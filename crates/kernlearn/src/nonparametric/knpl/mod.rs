@@ -53,7 +53,7 @@ mod model;
 mod params;
 mod search;
 
-pub use model::{alternation, Alternation, KnplModel, KnplPairInfo, ALTERNATION_TOL};
+pub use model::{KnplModel, KnplPairInfo};
 pub use params::{KnplParams, KnplScheme};
 pub(crate) use search::gamma_reference;
 pub use search::{GammaPoint, KnplSearch, KnplSelection};

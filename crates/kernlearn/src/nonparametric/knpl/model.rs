@@ -8,7 +8,7 @@ use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
 use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
-use crate::trace::Trace;
+use crate::trace::{alternation, Alternation, Trace};
 use crate::validate::count_sum;
 use crate::Result;
 use faer::MatRef;
@@ -134,63 +134,6 @@ impl KnplModel {
                 (lo.min(p.g_min), hi.max(p.g_max))
             })
     }
-}
-
-/// Largest change in the last outer round, relative to `max(1, |value|)`, that still
-/// counts as converged (SMO's tolerance moves the objectives by about this much).
-pub const ALTERNATION_TOL: f64 = 1e-3;
-
-/// How Algorithm 2's alternation ended, judged from a quantity recorded after each outer
-/// round t = 0, …, T: the SVM dual objective of the α-step
-/// ([`KnplPairInfo::dual_objectives`], which [`KnplModel`]'s warnings use: it does not
-/// grow with γ as `H(α, G) ≥ γn²` does, so its relative change shows α moving at every
-/// γ) or `H(α_t, G_t)` itself. Algorithm 2 has no stopping rule: it always runs T
-/// rounds, so "converged" means that the last round no longer moved the quantity.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum Alternation {
-    /// The last round changed the value by at most [`ALTERNATION_TOL`] (relative), or
-    /// there is no round to judge (T = 0, or nothing recorded).
-    Converged,
-    /// The value alternates between two levels: the last round moved it by `change`
-    /// (relative), but v_T ≈ v_{T−2} and v_{T−1} ≈ v_{T−3} (a 2-cycle of the
-    /// best-response iteration: a large G shrinks α, whose small Γ(α) gives back
-    /// G ≈ 11ᵀ).
-    TwoCycle {
-        /// The two levels, lower first.
-        levels: (f64, f64),
-        /// Relative change in the last round.
-        change: f64,
-    },
-    /// The value still moved by `change` (relative) in the last round, without a
-    /// 2-cycle.
-    NotConverged {
-        /// Relative change in the last round.
-        change: f64,
-    },
-}
-
-/// [`Alternation`] of a sequence `v_0, …, v_T` recorded after each round.
-pub fn alternation(values: &[f64]) -> Alternation {
-    let t = values.len();
-    if t < 2 {
-        return Alternation::Converged;
-    }
-    let h = |k: usize| values[t - 1 - k];
-    let scale = h(0).abs().max(1.0);
-    let rel = |a: f64, b: f64| (a - b).abs() / scale;
-    let change = rel(h(0), h(1));
-    if change.is_nan() || change <= ALTERNATION_TOL {
-        return Alternation::Converged;
-    }
-    // A 2-cycle: every other value repeats (to a tenth of the swing), over the last
-    // four values (three when only three were recorded).
-    let repeats = |k: usize| rel(h(k), h(k + 2)) <= 0.1 * change;
-    if t >= 3 && repeats(0) && (t < 4 || repeats(1)) {
-        let levels = (h(0).min(h(1)), h(0).max(h(1)));
-        return Alternation::TwoCycle { levels, change };
-    }
-    Alternation::NotConverged { change }
 }
 
 /// Four significant digits.

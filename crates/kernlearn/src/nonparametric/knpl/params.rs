@@ -31,9 +31,9 @@ fn alternate() -> KnplScheme {
     KnplScheme::Alternate
 }
 
-/// The relative change below which [`super::alternation`] calls a run converged.
+/// The relative change below which [`crate::trace::alternation`] calls a run converged.
 fn default_ascent_tol() -> f64 {
-    super::ALTERNATION_TOL
+    crate::trace::ALTERNATION_TOL
 }
 
 /// Hyper-parameters of KNPL (problem (4), Algorithms 1 and 2).

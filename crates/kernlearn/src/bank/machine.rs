@@ -6,10 +6,11 @@
 //! positive for the pair's first class. Multiclass models hold one per class pair
 //! ([`crate::multiclass::OneVsOne`]).
 
-use super::base::{GramTable, KernelBank};
-use super::family::KernelFamily;
+use super::KernelFamily;
+use super::{GramTable, KernelBank};
 use crate::data::Features;
 use crate::multiclass::BinaryMachine;
+use crate::svm::{solve_c_svc, SolverSettings};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -69,6 +70,28 @@ impl MklMachine {
             rho,
             info,
         }
+    }
+
+    /// The C-SVM on the fixed combination `Σ_i μ_i K̄_i` of `bank`'s kernels (`y ∈ {±1}`;
+    /// UNIFORM with `μ_i = 1/m`, Moeller 2017 section 3.4.1); `objective` is the dual
+    /// objective.
+    pub(crate) fn fit_weighted(
+        family: &KernelFamily,
+        bank: &KernelBank,
+        y: &[f64],
+        weights: Vec<f64>,
+        c: f64,
+        solver: &SolverSettings,
+    ) -> Result<Self> {
+        check_binary(y, bank.n_points())?;
+        let source = bank.combined(&weights)?;
+        let sol = solve_c_svc(&source, y, c, c, solver, None)?;
+        let info = MachineInfo {
+            iterations: sol.iterations,
+            objective: sol.objective,
+            ..MachineInfo::default()
+        };
+        Ok(Self::new(family, bank, weights, &sol.coef, sol.rho, info))
     }
 
     /// Number of support vectors.

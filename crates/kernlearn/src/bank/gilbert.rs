@@ -62,7 +62,7 @@ pub(crate) fn solve_gilbert(
     positive_finite("epsilon", settings.epsilon)?;
     non_negative_finite("ridge", settings.ridge)?;
     let n = source.len();
-    super::machine::check_binary(y, n)?;
+    super::check_binary(y, n)?;
     let ridge = settings.ridge;
     let all: Vec<usize> = (0..n).collect();
     let mut cache = RowCache::new(n, settings.cache_bytes);
