@@ -366,6 +366,9 @@ impl DkmoModel {
     }
 }
 
+/// Each kernel's Gram matrix as features and as a matrix, and M-DKMO's cosine diagonals.
+type KernelMatrices = (Vec<Features>, Vec<faer::Mat<f64>>, Option<Vec<Vec<f64>>>);
+
 /// Every kernel's Gram matrix of the training rows, as features (the embeddings' input)
 /// and as a matrix (the embeddings' fit), after the kernel count is checked against the
 /// variant: M-DKMO's are cosine-normalised (with each kernel's training diagonal, which
@@ -374,7 +377,7 @@ fn kernel_matrices(
     params: &DkmoParams,
     input: &KernelInput,
     x: &Features,
-) -> Result<(Vec<Features>, Vec<faer::Mat<f64>>, Option<Vec<Vec<f64>>>)> {
+) -> Result<KernelMatrices> {
     let mut grams = input.rows(x)?;
     if params.precomputed {
         grams
