@@ -19,7 +19,7 @@
 //! squared error (regression, last column `target`), mean ± std.
 
 use kernlearn::data::{
-    read_dataset, stratified_split, train_test_split, Dataset, ScaleMode, Scaler,
+    read_dataset, stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler,
 };
 use kernlearn::estimator::{Estimator, Task};
 use kernlearn::method::{GridSettings, Learner, Method, MethodKind};
@@ -113,8 +113,13 @@ fn speed(path: &str, rows: usize, out: Option<&str>) -> Res<()> {
         "DANK fit from alpha = 0: {:.2} s, {} iterations, converged {}, h {:.6}, F in [{:.4}, {:.4}], rank {}",
         t.elapsed().as_secs_f64(), info.iterations, info.converged, info.objective, info.f_min, info.f_max, info.rank
     );
-    // F(α) by both eigendecomposition routes: the same short fits from α = 0 (each
-    // iteration decomposes 11ᵀ + Γ(α)), compared by time and by the learned F.
+    compare_eigen_routes(&cold, &d.x, &y)?;
+    compare_schemes(&cold, &d.x, &y, out)
+}
+
+/// F(α) by both eigendecomposition routes: the same short fits from α = 0 (each
+/// iteration decomposes 11ᵀ + Γ(α)), compared by time and by the learned F.
+fn compare_eigen_routes(cold: &DankParams, x: &Features, y: &[f64]) -> Res<()> {
     let mut times = [0.0; 2];
     let mut f = Vec::new();
     for (r, route) in [EigenRoute::Reduced, EigenRoute::Full]
@@ -125,7 +130,7 @@ fn speed(path: &str, rows: usize, out: Option<&str>) -> Res<()> {
         p.settings.eigen = route;
         p.settings.max_iter = ROUTE_ITERATIONS;
         let t = Instant::now();
-        let model = DankModel::fit(&p, &d.x, &y)?;
+        let model = DankModel::fit(&p, x, y)?;
         times[r] = t.elapsed().as_secs_f64();
         let DankMachines::Classifier(ovo) = &model.machines else {
             return Err("DANK: a classifier was expected".into());
@@ -143,7 +148,12 @@ fn speed(path: &str, rows: usize, out: Option<&str>) -> Res<()> {
         times[1],
         times[1] / times[0],
     );
-    // Fig. 4: the first-order schemes and step rules from α = 0.
+    Ok(())
+}
+
+/// Fig. 4: the first-order schemes and step rules from α = 0, each fit's trace written
+/// to `out` as CSV.
+fn compare_schemes(cold: &DankParams, x: &Features, y: &[f64], out: Option<&str>) -> Res<()> {
     for (name, scheme, step) in [
         (
             "pg_backtracking",
@@ -175,7 +185,7 @@ fn speed(path: &str, rows: usize, out: Option<&str>) -> Res<()> {
         p.settings.scheme = scheme;
         p.settings.step = step;
         let t = Instant::now();
-        let (model, traces) = DankModel::fit_traced(&p, &d.x, &y)?;
+        let (model, traces) = DankModel::fit_traced(&p, x, y)?;
         let info = &model.info[0];
         println!(
             "{name:24} {:5} iterations, converged {}, h {:.6}, L {:.3e}, {:.2} s",

@@ -22,7 +22,7 @@
 //! to CVXPY. `--write-syndata FILE [--n 400]` writes the paper's synthetic set (seed 0)
 //! as CSV instead.
 
-use kernlearn::data::read_csv;
+use kernlearn::data::{read_csv, Dataset};
 use kernlearn::hyperkernel::{ConicInputs, HyperkernelModel, HyperkernelParams, Problem};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -51,6 +51,81 @@ fn slope(points: &[(f64, f64)]) -> f64 {
         sxx += (x.ln() - mx).powi(2);
     }
     sxy / sxx
+}
+
+/// The working-set rounds of a fit's conic solve and its β, largest first.
+fn print_rounds(n: usize, r: u64, model: &HyperkernelModel) {
+    let info = &model.info;
+    let rounds: Vec<String> = info
+        .rounds
+        .iter()
+        .map(|w| {
+            format!(
+                "{} pairs / {} cols / {} it / {:.2} s",
+                w.pairs, w.factor_columns, w.iterations, w.seconds
+            )
+        })
+        .collect();
+    println!(
+        "n {n} repeat {r}: rank {}, R {}, terms {}, objective {:.6}, solve {:.2} s, rounds: {}",
+        info.rank,
+        info.basis_rank,
+        info.terms,
+        info.objective,
+        info.seconds_solve,
+        rounds.join("; ")
+    );
+    let mut beta = model.kernel.beta.clone();
+    beta.sort_by(|a, b| b.total_cmp(a));
+    let shown: Vec<String> = beta.iter().map(|b| format!("{b:.1e}")).collect();
+    println!("  β (largest first): {}", shown.join(" "));
+}
+
+/// Writes the exact conic program of a fit on `d` (and Clarabel's result on it) as the
+/// JSON that scripts/bench_hyperkernel.py hands to CVXPY.
+fn dump_program(
+    dir: &str,
+    n: usize,
+    params: &HyperkernelParams,
+    d: &Dataset,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let prep = ConicInputs::prepare(params, &d.x, &d.y)?;
+    let (obj, _, iters, secs) = prep.solve(params)?;
+    let q = &prep.q;
+    let json = serde_json::json!({
+        "n": n, "problem": params.problem.name(), "c": params.c, "nu": params.nu(),
+        "lambda_q": params.lambda_q, "scale": prep.scale, "y": prep.labels,
+        "q": (0..q.nrows()).map(|i| (0..q.ncols()).map(|k| q[(i, k)]).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "factors": prep.factors.iter().map(|c| (0..c.nrows()).map(|i| (0..c.ncols()).map(|k| c[(i, k)]).collect::<Vec<_>>()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "hyper_chol": prep.hyper_chol, "rank": prep.rank(),
+        "clarabel_objective": obj, "clarabel_seconds": secs, "clarabel_iterations": iters,
+    });
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(
+        Path::new(dir).join(format!("hk_{n}.json")),
+        json.to_string(),
+    )?;
+    Ok(())
+}
+
+/// The whole program in one solve next to the working set of the fit: objectives,
+/// iterations, seconds and the largest difference in β.
+fn compare_full(params: &HyperkernelParams, d: &Dataset) -> Result<(), Box<dyn std::error::Error>> {
+    let prep = ConicInputs::prepare(params, &d.x, &d.y)?;
+    let (obj_ws, beta_ws, it_ws, s_ws) = prep.solve(params)?;
+    let (obj, beta, it, s) = prep.solve_full(params)?;
+    let dbeta = beta
+        .iter()
+        .zip(&beta_ws)
+        .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+    let support = beta.iter().filter(|&&b| b > 1e-6 * prep.scale).count();
+    println!(
+        "full program: objective {obj:.9} ({it} iterations, {s:.2} s); working set: \
+         {obj_ws:.9} ({it_ws} iterations, {s_ws:.2} s); rel. diff {:.1e}, max |Δβ| {dbeta:.1e}, \
+         pairs with β > 1e-6: {support}",
+        (obj - obj_ws).abs() / obj.abs().max(1e-300)
+    );
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -106,66 +181,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let cpu = cpu_seconds().unwrap_or(f64::NAN) - cpu0;
             let info = &model.info;
             if opts.contains_key("rounds") {
-                let rounds: Vec<String> = info
-                    .rounds
-                    .iter()
-                    .map(|w| {
-                        format!(
-                            "{} pairs / {} cols / {} it / {:.2} s",
-                            w.pairs, w.factor_columns, w.iterations, w.seconds
-                        )
-                    })
-                    .collect();
-                println!(
-                    "n {n} repeat {r}: rank {}, R {}, terms {}, objective {:.6}, solve {:.2} s, rounds: {}",
-                    info.rank,
-                    info.basis_rank,
-                    info.terms,
-                    info.objective,
-                    info.seconds_solve,
-                    rounds.join("; ")
-                );
-                let mut beta = model.kernel.beta.clone();
-                beta.sort_by(|a, b| b.total_cmp(a));
-                let shown: Vec<String> = beta.iter().map(|b| format!("{b:.1e}")).collect();
-                println!("  β (largest first): {}", shown.join(" "));
+                print_rounds(n, r, &model);
             }
             if r == 0 {
                 if let Some(dir) = &dump {
-                    let prep = ConicInputs::prepare(&params, &d.x, &d.y)?;
-                    let (obj, _, iters, secs) = prep.solve(&params)?;
-                    let q = &prep.q;
-                    let json = serde_json::json!({
-                        "n": n, "problem": problem.name(), "c": params.c, "nu": params.nu(),
-                        "lambda_q": params.lambda_q, "scale": prep.scale, "y": prep.labels,
-                        "q": (0..q.nrows()).map(|i| (0..q.ncols()).map(|k| q[(i, k)]).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                        "factors": prep.factors.iter().map(|c| (0..c.nrows()).map(|i| (0..c.ncols()).map(|k| c[(i, k)]).collect::<Vec<_>>()).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                        "hyper_chol": prep.hyper_chol, "rank": prep.rank(),
-                        "clarabel_objective": obj, "clarabel_seconds": secs, "clarabel_iterations": iters,
-                    });
-                    std::fs::create_dir_all(dir)?;
-                    std::fs::write(
-                        Path::new(dir).join(format!("hk_{n}.json")),
-                        json.to_string(),
-                    )?;
+                    dump_program(dir, n, &params, &d)?;
                 }
             }
             if r == 0 && opts.contains_key("full") {
-                // The whole program in one solve next to the working set of the fit.
-                let prep = ConicInputs::prepare(&params, &d.x, &d.y)?;
-                let (obj_ws, beta_ws, it_ws, s_ws) = prep.solve(&params)?;
-                let (obj, beta, it, s) = prep.solve_full(&params)?;
-                let dbeta = beta
-                    .iter()
-                    .zip(&beta_ws)
-                    .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
-                let support = beta.iter().filter(|&&b| b > 1e-6 * prep.scale).count();
-                println!(
-                    "full program: objective {obj:.9} ({it} iterations, {s:.2} s); working set: \
-                     {obj_ws:.9} ({it_ws} iterations, {s_ws:.2} s); rel. diff {:.1e}, max |Δβ| {dbeta:.1e}, \
-                     pairs with β > 1e-6: {support}",
-                    (obj - obj_ws).abs() / obj.abs().max(1e-300)
-                );
+                compare_full(&params, &d)?;
             }
             let cols: usize = ConicInputs::prepare(&params, &d.x, &d.y)?
                 .factors

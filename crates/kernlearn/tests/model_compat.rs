@@ -68,7 +68,7 @@ fn release_0_1_0_models_predict_identically() {
 }
 
 /// Model files of the methods without a release-0.1.0 fixture (hyperkernel, CKL, DKMO,
-/// the other MKL and localized methods, ν-SVC, one-class, DANK-SVR), written by the build
+/// the other MKL and localized methods, ν-SVC, one-class, DANK-SVR, ARD), written by the build
 /// of tests/fixtures/models-families/README.md, load and predict exactly what that
 /// build predicted: every label and decision value bit for bit.
 #[test]
@@ -90,6 +90,7 @@ fn family_model_files_predict_bit_identically() {
         ("dank-svr", "tests/fixtures/models-families/housing100.csv"),
         ("nu-svc", "data/heart.csv"),
         ("one-class", "data/heart.csv"),
+        ("ard", "data/heart.csv"),
     ];
     for (name, data) in cases {
         let model = repo().join(format!("{dir}/{name}.json"));

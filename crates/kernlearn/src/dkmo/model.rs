@@ -270,42 +270,7 @@ impl DkmoModel {
         }
         params.check_memory(x)?;
         let input = kernel_input(params, x)?;
-        let mut grams = input.rows(x)?;
-        if params.precomputed {
-            grams
-                .iter()
-                .enumerate()
-                .try_for_each(|(m, k)| check_gram(k, m + 1))?;
-        }
-        if params.multi == (input.n_kernels() == 1) && params.multi {
-            return Err(Error::param(
-                "kernels",
-                "M-DKMO needs at least two kernels (DKMO takes one)",
-            ));
-        }
-        if !params.multi && input.n_kernels() != 1 {
-            return Err(Error::data(format!(
-                "DKMO takes one kernel, the data hold {}; use m-dkmo to fuse several",
-                input.n_kernels()
-            )));
-        }
-        let mut cosine_diag = None;
-        let mut mats = Vec::with_capacity(grams.len());
-        if params.multi {
-            let mut diags = Vec::new();
-            for k in &grams {
-                let (m, d) = cosine_gram(k)?;
-                mats.push(m);
-                diags.push(d);
-            }
-            grams = mats.iter().map(to_features).collect::<Result<_>>()?;
-            cosine_diag = Some(diags);
-        } else {
-            mats = grams
-                .iter()
-                .map(|k| faer::Mat::from_fn(k.n_rows(), k.n_cols(), |i, j| k.row(i)[j]))
-                .collect();
-        }
+        let (grams, mats, cosine_diag) = kernel_matrices(params, &input, x)?;
         let scheme = params.scheme.unwrap_or(if params.precomputed {
             EmbeddingScheme::Nystrom
         } else {
@@ -345,27 +310,7 @@ impl DkmoModel {
             seed,
             on_epoch,
         };
-        let chosen = stages.train(None)?;
-        let (net, info, trace) = if params.refit && params.train.validation_fraction > 0.0 {
-            // The epochs early stopping chose, then every stage again on all rows
-            // from the same seed: the usual way to use the validation rows as well.
-            let epochs = Epochs {
-                pretrain: chosen.pretrain_best.clone(),
-                last: chosen.info.best_epoch,
-            };
-            let refit = stages.train(Some(&epochs))?;
-            let mut trace = chosen.trace;
-            refit.trace.rows.into_iter().for_each(|r| trace.push(r));
-            let info = DkmoFitInfo {
-                best_epoch: chosen.info.best_epoch,
-                val_accuracy: chosen.info.val_accuracy,
-                refit: true,
-                ..refit.info
-            };
-            (refit.net, info, trace)
-        } else {
-            (chosen.net, chosen.info, chosen.trace)
-        };
+        let (net, info, trace) = stages.train_and_refit()?;
         let model = DkmoModel {
             params: params.clone(),
             input,
@@ -419,6 +364,57 @@ impl DkmoModel {
         let (n, d) = h.dims2().nn()?;
         Features::new(n, d, crate::nn::values_of(&h)?)
     }
+}
+
+/// Each kernel's Gram matrix as features and as a matrix, and M-DKMO's cosine diagonals.
+type KernelMatrices = (Vec<Features>, Vec<faer::Mat<f64>>, Option<Vec<Vec<f64>>>);
+
+/// Every kernel's Gram matrix of the training rows, as features (the embeddings' input)
+/// and as a matrix (the embeddings' fit), after the kernel count is checked against the
+/// variant: M-DKMO's are cosine-normalised (with each kernel's training diagonal, which
+/// prediction reuses), DKMO's single one is used as is.
+fn kernel_matrices(
+    params: &DkmoParams,
+    input: &KernelInput,
+    x: &Features,
+) -> Result<KernelMatrices> {
+    let mut grams = input.rows(x)?;
+    if params.precomputed {
+        grams
+            .iter()
+            .enumerate()
+            .try_for_each(|(m, k)| check_gram(k, m + 1))?;
+    }
+    if params.multi == (input.n_kernels() == 1) && params.multi {
+        return Err(Error::param(
+            "kernels",
+            "M-DKMO needs at least two kernels (DKMO takes one)",
+        ));
+    }
+    if !params.multi && input.n_kernels() != 1 {
+        return Err(Error::data(format!(
+            "DKMO takes one kernel, the data hold {}; use m-dkmo to fuse several",
+            input.n_kernels()
+        )));
+    }
+    let mut cosine_diag = None;
+    let mut mats = Vec::with_capacity(grams.len());
+    if params.multi {
+        let mut diags = Vec::new();
+        for k in &grams {
+            let (m, d) = cosine_gram(k)?;
+            mats.push(m);
+            diags.push(d);
+        }
+        grams = mats.iter().map(to_features).collect::<Result<_>>()?;
+        cosine_diag = Some(diags);
+    } else {
+        mats = grams
+            .iter()
+            .map(|k| faer::Mat::from_fn(k.n_rows(), k.n_cols(), |i, j| k.row(i)[j]))
+            .collect();
+    }
+    Ok((grams, mats, cosine_diag))
 }
 
 /// Where the kernels come from for these settings and data.
@@ -557,6 +553,32 @@ impl Stages<'_> {
             trace,
             pretrain_best,
         })
+    }
+
+    /// The stages with the settings' early stopping, then (with [`DkmoParams::refit`] and a
+    /// validation split) again on all rows for the epochs it chose: the kept network, its
+    /// fit report and the trace of every run.
+    fn train_and_refit(&self) -> Result<(DkmoNet, DkmoFitInfo, Trace)> {
+        let chosen = self.train(None)?;
+        if !(self.params.refit && self.params.train.validation_fraction > 0.0) {
+            return Ok((chosen.net, chosen.info, chosen.trace));
+        }
+        // The epochs early stopping chose, then every stage again on all rows from the
+        // same seed: the usual way to use the validation rows as well.
+        let epochs = Epochs {
+            pretrain: chosen.pretrain_best.clone(),
+            last: chosen.info.best_epoch,
+        };
+        let refit = self.train(Some(&epochs))?;
+        let mut trace = chosen.trace;
+        refit.trace.rows.into_iter().for_each(|r| trace.push(r));
+        let info = DkmoFitInfo {
+            best_epoch: chosen.info.best_epoch,
+            val_accuracy: chosen.info.val_accuracy,
+            refit: true,
+            ..refit.info
+        };
+        Ok((refit.net, info, trace))
     }
 
     /// One training run of `net` on `z`, its epochs appended to `trace` as `phase`;

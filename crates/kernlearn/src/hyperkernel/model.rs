@@ -3,7 +3,7 @@
 use super::kernels::{ExplicitTerm, Hyperkernel, HyperkernelKind};
 use super::learned::LearnedKernel;
 use super::lowrank::{factor_pairs, Pairs};
-use super::program::{Problem, ProgramInput, WorkingSetRound};
+use super::program::{Problem, ProgramInput, ProgramSolution, WorkingSetRound};
 use crate::data::Features;
 use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::Kernel;
@@ -519,6 +519,98 @@ impl ConicInputs {
     }
 }
 
+/// The learned kernel `k(x, x') = Σ_a β_a k̲(x̲_a, (x, x'))` (Proposition 8): the
+/// expansion pairs with β > 0 (relative 1e-9 dropped).
+fn learned_kernel(
+    prep: &ConicInputs,
+    sol: &ProgramSolution,
+    x: &Features,
+) -> Result<LearnedKernel> {
+    let bmax = sol.beta.iter().cloned().fold(0.0, f64::max);
+    let keep: Vec<usize> = (0..sol.beta.len())
+        .filter(|&a| sol.beta[a] > 1e-9 * bmax)
+        .collect();
+    if keep.is_empty() {
+        return Err(Error::numerical(
+            "the conic program returned β = 0: no learned kernel",
+        ));
+    }
+    let pair_rows = |side: usize| -> Vec<usize> {
+        keep.iter()
+            .map(|&t| {
+                let (i, j) = prep.pairs[t];
+                if side == 0 {
+                    i
+                } else {
+                    j
+                }
+            })
+            .collect()
+    };
+    LearnedKernel::new(
+        prep.hyperkernel.clone(),
+        x.select_rows(&pair_rows(0)),
+        x.select_rows(&pair_rows(1)),
+        keep.iter().map(|&t| sol.beta[t]).collect(),
+    )
+}
+
+/// Largest gap, relative to the largest `|f|`, between the program's output on the
+/// training points and the hypothesis `Σ_j c_j k(x_i, x_j) + b` read from its duals on
+/// the learned Gram matrix `gram`.
+fn relative_recovery_error(gram: &Mat<f64>, sol: &ProgramSolution) -> f64 {
+    let m = gram.nrows();
+    let f_rec: Vec<f64> = (0..m)
+        .map(|i| (0..m).map(|j| gram[(i, j)] * sol.coef[j]).sum::<f64>() + sol.bias)
+        .collect();
+    let fmax = sol.f_train.iter().fold(0.0f64, |a, f| a.max(f.abs()));
+    f_rec
+        .iter()
+        .zip(&sol.f_train)
+        .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
+        / fmax.max(1e-300)
+}
+
+/// The hypothesis' `(c, b)`: the program's duals when they reproduce its output (within
+/// [`RECOVERY_TOL`]), else SMO refitted on the learned Gram matrix (always for KTA,
+/// whose hypothesis is a C-SVM on the learned kernel, Example 12).
+fn choose_hypothesis(
+    params: &HyperkernelParams,
+    gram: &Mat<f64>,
+    labels: &[f64],
+    sol: &ProgramSolution,
+    recovery_error: f64,
+) -> Result<(Vec<f64>, f64, Hypothesis)> {
+    let problem = params.problem;
+    let m = gram.nrows();
+    if !(problem == Problem::Kta || recovery_error.is_nan() || recovery_error > RECOVERY_TOL) {
+        return Ok((sol.coef.clone(), sol.bias, Hypothesis::Conic));
+    }
+    // ν-SVM solves a centred copy; the others read the learned Gram matrix as is.
+    let raw = || crate::kernel::PrecomputedKernel::new(gram.as_ref());
+    let settings = SolverSettings::default();
+    let (coef, bias) = match problem {
+        Problem::NuSvm => nu_svc_refit(gram, labels, params.nu(), &settings)?,
+        Problem::OneClass => dual(solve_one_class(&raw()?, params.nu(), &settings)?),
+        Problem::NuSvr => dual(solve_nu_svr(
+            &raw()?,
+            labels,
+            params.c * m as f64,
+            params.nu(),
+            &settings,
+        )?),
+        _ => dual(solve_c_svc(
+            &raw()?,
+            labels,
+            params.c,
+            params.c,
+            &settings,
+            None,
+        )?),
+    };
+    Ok((coef, bias, Hypothesis::SmoRefit))
+}
+
 impl HyperkernelModel {
     /// Fits on training data `x` with labels / targets `y` (ignored for one-class);
     /// `progress` is called after the factorisation, the conic solve and the hypothesis.
@@ -538,7 +630,6 @@ impl HyperkernelModel {
             prep.rank(),
             prep.residual_trace
         ));
-        let labels = &prep.labels;
         let seconds_factor = prep.seconds;
         let input = prep.program(params);
         let solve_start = Instant::now();
@@ -548,74 +639,11 @@ impl HyperkernelModel {
             "conic program ({}) solved by Clarabel: {} iterations, objective {:.6}",
             problem, sol.iterations, sol.objective
         ));
-        // The learned kernel: the expansion pairs with β > 0 (relative 1e-9 dropped).
-        let bmax = sol.beta.iter().cloned().fold(0.0, f64::max);
-        let keep: Vec<usize> = (0..sol.beta.len())
-            .filter(|&a| sol.beta[a] > 1e-9 * bmax)
-            .collect();
-        if keep.is_empty() {
-            return Err(Error::numerical(
-                "the conic program returned β = 0: no learned kernel",
-            ));
-        }
-        let pair_rows = |side: usize| -> Vec<usize> {
-            keep.iter()
-                .map(|&t| {
-                    let (i, j) = prep.pairs[t];
-                    if side == 0 {
-                        i
-                    } else {
-                        j
-                    }
-                })
-                .collect()
-        };
-        let kernel = LearnedKernel::new(
-            prep.hyperkernel.clone(),
-            x.select_rows(&pair_rows(0)),
-            x.select_rows(&pair_rows(1)),
-            keep.iter().map(|&t| sol.beta[t]).collect(),
-        )?;
+        let kernel = learned_kernel(&prep, &sol, x)?;
         let gram = kernel.gram(x)?;
-        let f_rec: Vec<f64> = (0..m)
-            .map(|i| (0..m).map(|j| gram[(i, j)] * sol.coef[j]).sum::<f64>() + sol.bias)
-            .collect();
-        let fmax = sol.f_train.iter().fold(0.0f64, |a, f| a.max(f.abs()));
-        let recovery_error = f_rec
-            .iter()
-            .zip(&sol.f_train)
-            .fold(0.0f64, |a, (r, f)| a.max((r - f).abs()))
-            / fmax.max(1e-300);
-        let (coef, bias, hypothesis) = if problem == Problem::Kta
-            || recovery_error.is_nan()
-            || recovery_error > RECOVERY_TOL
-        {
-            // ν-SVM solves a centred copy; the others read the learned Gram matrix as is.
-            let raw = || crate::kernel::PrecomputedKernel::new(gram.as_ref());
-            let settings = SolverSettings::default();
-            let (coef, bias) = match problem {
-                Problem::NuSvm => nu_svc_refit(&gram, labels, params.nu(), &settings)?,
-                Problem::OneClass => dual(solve_one_class(&raw()?, params.nu(), &settings)?),
-                Problem::NuSvr => dual(solve_nu_svr(
-                    &raw()?,
-                    labels,
-                    params.c * m as f64,
-                    params.nu(),
-                    &settings,
-                )?),
-                _ => dual(solve_c_svc(
-                    &raw()?,
-                    labels,
-                    params.c,
-                    params.c,
-                    &settings,
-                    None,
-                )?),
-            };
-            (coef, bias, Hypothesis::SmoRefit)
-        } else {
-            (sol.coef.clone(), sol.bias, Hypothesis::Conic)
-        };
+        let recovery_error = relative_recovery_error(&gram, &sol);
+        let (coef, bias, hypothesis) =
+            choose_hypothesis(params, &gram, &prep.labels, &sol, recovery_error)?;
         progress(&format!(
             "hypothesis: {} (recovery error {recovery_error:.2e})",
             match hypothesis {

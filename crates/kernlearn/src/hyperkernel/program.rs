@@ -428,11 +428,22 @@ impl ProgramInput<'_> {
     /// solution (β over all pairs) and the multiplier `ν` of `Σ_a C_a u_a = w`.
     fn solve_on(&self, set: &[usize]) -> Result<(ProgramSolution, Vec<f64>)> {
         let start = std::time::Instant::now();
-        let (m, rdim) = (self.q.nrows(), self.q.ncols());
-        let p_all = self.factors.len();
-        let p = set.len();
         let factors: Vec<&Mat<f64>> = set.iter().map(|&a| &self.factors[a]).collect();
         let mut cp = Conic::default();
+        let kernel = self.push_kernel_part(&mut cp, set, &factors);
+        let loss = self.push_loss(&mut cp, kernel.w);
+        let sol = cp.solve(self.max_iter)?;
+        Ok(self.read_solution(set, &factors, &kernel, &loss, &sol, start))
+    }
+
+    /// The part shared by every problem: the variables β, `s`, `t₂`, `w` and `u_a`, the
+    /// rotated cones `‖u_a‖² ≤ β_a s_a`, `Σ_a C_a u_a = w`, `β ≥ 0`, `1ᵀβ = scale` and the
+    /// hyperkernel regulariser `‖K̲^{½} β‖ ≤ t₂` (the module doc's SOC form of the
+    /// paper's LMI), with the objective `½ Σ_a s_a + w_Q t₂`.
+    fn push_kernel_part(&self, cp: &mut Conic, set: &[usize], factors: &[&Mat<f64>]) -> KernelPart {
+        let rdim = self.q.ncols();
+        let p_all = self.factors.len();
+        let p = set.len();
         let beta = cp.vars(p);
         let s = cp.vars(p);
         let t2 = cp.vars(1);
@@ -481,123 +492,32 @@ impl ProgramInput<'_> {
         cp.push(Cone::Soc, reg);
         let reg_weight = self.reg_weight();
         cp.q[t2] = reg_weight;
-        // f_i = Q_i w: terms of row i.
-        let f_terms = |i: usize| -> Vec<(usize, f64)> {
-            (0..rdim).map(|k| (w + k, self.q[(i, k)])).collect()
-        };
-        let y = self.y;
-        let mf = m as f64;
-        let (margin, margin2, b, rho);
+        KernelPart {
+            beta,
+            t2,
+            w,
+            eq_row,
+            reg_weight,
+        }
+    }
+
+    /// `f_i = Q_i w`: the terms of row `i` of the output on the training points.
+    fn f_terms(&self, w: usize, i: usize) -> Vec<(usize, f64)> {
+        (0..self.q.ncols())
+            .map(|k| (w + k, self.q[(i, k)]))
+            .collect()
+    }
+
+    /// The loss of `self.problem` on the output `f = Q w`: its variables, constraints and
+    /// objective terms (SDPs (27)–(32) of Examples 7–12).
+    fn push_loss(&self, cp: &mut Conic, w: usize) -> LossPart {
         match self.problem {
-            Problem::CSvm | Problem::NuSvm | Problem::Lsvm => {
-                b = Some(cp.vars(1));
-                let zeta = cp.vars(m);
-                rho = (self.problem == Problem::NuSvm).then(|| cp.vars(1));
-                let rows = (0..m)
-                    .map(|i| {
-                        let mut t: Vec<(usize, f64)> =
-                            f_terms(i).into_iter().map(|(j, v)| (j, y[i] * v)).collect();
-                        t.push((b.expect("set"), y[i]));
-                        t.push((zeta + i, 1.0));
-                        match rho {
-                            Some(r) => {
-                                t.push((r, -1.0));
-                                (t, 0.0)
-                            }
-                            None => (t, -1.0),
-                        }
-                    })
-                    .collect();
-                margin = cp.push(Cone::NonNeg, rows);
-                margin2 = None;
-                match self.problem {
-                    Problem::CSvm => {
-                        (0..m).for_each(|i| cp.q[zeta + i] = self.c);
-                        cp.push(
-                            Cone::NonNeg,
-                            (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect(),
-                        );
-                    }
-                    Problem::NuSvm => {
-                        (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / mf);
-                        let r = rho.expect("ν-SVM has ρ");
-                        cp.q[r] = -self.nu;
-                        let mut rows: Vec<Expr> =
-                            (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
-                        rows.push((vec![(r, 1.0)], 0.0));
-                        cp.push(Cone::NonNeg, rows);
-                    }
-                    _ => {
-                        // ℓ₂ loss C/2 Σ ζ² and ½ b² (Mangasarian and Musicant 2001).
-                        (0..m).for_each(|i| cp.square(zeta + i, self.c));
-                        cp.square(b.expect("set"), 1.0);
-                    }
-                }
-            }
-            Problem::OneClass => {
-                b = None;
-                let zeta = cp.vars(m);
-                let r = cp.vars(1);
-                rho = Some(r);
-                let rows = (0..m)
-                    .map(|i| {
-                        let mut t = f_terms(i);
-                        t.push((zeta + i, 1.0));
-                        t.push((r, -1.0));
-                        (t, 0.0)
-                    })
-                    .collect();
-                margin = cp.push(Cone::NonNeg, rows);
-                margin2 = None;
-                (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / (self.nu * mf));
-                cp.q[r] = -1.0;
-                let mut rows: Vec<Expr> = (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
-                rows.push((vec![(r, 1.0)], 0.0));
-                cp.push(Cone::NonNeg, rows);
-            }
-            Problem::NuSvr => {
-                let bv = cp.vars(1);
-                b = Some(bv);
-                let eps = cp.vars(1);
-                let zeta = cp.vars(m);
-                let zeta_s = cp.vars(m);
-                rho = None;
-                // f_i + b − y_i ≤ ε + ζ_i  and  y_i − f_i − b ≤ ε + ζ*_i.
-                let upper = (0..m)
-                    .map(|i| {
-                        let mut t: Vec<(usize, f64)> =
-                            f_terms(i).into_iter().map(|(j, v)| (j, -v)).collect();
-                        t.extend([(bv, -1.0), (eps, 1.0), (zeta + i, 1.0)]);
-                        (t, y[i])
-                    })
-                    .collect();
-                margin = cp.push(Cone::NonNeg, upper);
-                let lower = (0..m)
-                    .map(|i| {
-                        let mut t = f_terms(i);
-                        t.extend([(bv, 1.0), (eps, 1.0), (zeta_s + i, 1.0)]);
-                        (t, -y[i])
-                    })
-                    .collect();
-                margin2 = Some(cp.push(Cone::NonNeg, lower));
-                // C per sample, as the classifiers' Vapnik-style C (1/(λm) = C): in LIBSVM's
-                // ν-SVR form C'(νε + (1/m) Σ(ζ + ζ*)) this is C' = C·m.
-                cp.q[eps] = self.c * mf * self.nu;
-                (0..m).for_each(|i| {
-                    cp.q[zeta + i] = self.c;
-                    cp.q[zeta_s + i] = self.c;
-                });
-                let mut rows: Vec<Expr> =
-                    (0..2 * m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
-                rows.push((vec![(eps, 1.0)], 0.0));
-                cp.push(Cone::NonNeg, rows);
-            }
+            Problem::CSvm | Problem::NuSvm | Problem::Lsvm => self.push_svm_loss(cp, w),
+            Problem::OneClass => self.push_one_class_loss(cp, w),
+            Problem::NuSvr => self.push_svr_loss(cp, w),
             Problem::Kta => {
                 // ½ yᵀK(β)†y: w is the projection Qᵀy of the labels.
-                b = None;
-                rho = None;
-                margin = usize::MAX;
-                margin2 = None;
+                let (m, rdim, y) = (self.q.nrows(), self.q.ncols(), self.y);
                 let rows = (0..rdim)
                     .map(|k| {
                         let qy: f64 = (0..m).map(|i| self.q[(i, k)] * y[i]).sum();
@@ -605,9 +525,162 @@ impl ProgramInput<'_> {
                     })
                     .collect();
                 cp.push(Cone::Zero, rows);
+                LossPart {
+                    margin: usize::MAX,
+                    margin2: None,
+                    b: None,
+                    rho: None,
+                }
             }
         }
-        let sol = cp.solve(self.max_iter)?;
+    }
+
+    /// The classifiers' margins `y_i (f_i + b) ≥ 1 − ζ_i` (`≥ ρ − ζ_i` for the ν-SVM) and
+    /// their slack penalties: C-SVM (Example 7), ν-SVM (Example 8), ℓ₂-loss SVM (Example 9).
+    fn push_svm_loss(&self, cp: &mut Conic, w: usize) -> LossPart {
+        let (m, y) = (self.q.nrows(), self.y);
+        let mf = m as f64;
+        let b = cp.vars(1);
+        let zeta = cp.vars(m);
+        let rho = (self.problem == Problem::NuSvm).then(|| cp.vars(1));
+        let rows = (0..m)
+            .map(|i| {
+                let mut t: Vec<(usize, f64)> = (self.f_terms(w, i).into_iter())
+                    .map(|(j, v)| (j, y[i] * v))
+                    .collect();
+                t.push((b, y[i]));
+                t.push((zeta + i, 1.0));
+                match rho {
+                    Some(r) => {
+                        t.push((r, -1.0));
+                        (t, 0.0)
+                    }
+                    None => (t, -1.0),
+                }
+            })
+            .collect();
+        let margin = cp.push(Cone::NonNeg, rows);
+        match self.problem {
+            Problem::CSvm => {
+                (0..m).for_each(|i| cp.q[zeta + i] = self.c);
+                cp.push(
+                    Cone::NonNeg,
+                    (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect(),
+                );
+            }
+            Problem::NuSvm => {
+                (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / mf);
+                let r = rho.expect("ν-SVM has ρ");
+                cp.q[r] = -self.nu;
+                let mut rows: Vec<Expr> = (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+                rows.push((vec![(r, 1.0)], 0.0));
+                cp.push(Cone::NonNeg, rows);
+            }
+            _ => {
+                // ℓ₂ loss C/2 Σ ζ² and ½ b² (Mangasarian and Musicant 2001).
+                (0..m).for_each(|i| cp.square(zeta + i, self.c));
+                cp.square(b, 1.0);
+            }
+        }
+        LossPart {
+            margin,
+            margin2: None,
+            b: Some(b),
+            rho,
+        }
+    }
+
+    /// Novelty detection (Example 10): `f_i ≥ ρ − ζ_i`, objective
+    /// `1/(νm) Σ ζ_i − ρ`.
+    fn push_one_class_loss(&self, cp: &mut Conic, w: usize) -> LossPart {
+        let m = self.q.nrows();
+        let mf = m as f64;
+        let zeta = cp.vars(m);
+        let r = cp.vars(1);
+        let rows = (0..m)
+            .map(|i| {
+                let mut t = self.f_terms(w, i);
+                t.push((zeta + i, 1.0));
+                t.push((r, -1.0));
+                (t, 0.0)
+            })
+            .collect();
+        let margin = cp.push(Cone::NonNeg, rows);
+        (0..m).for_each(|i| cp.q[zeta + i] = 1.0 / (self.nu * mf));
+        cp.q[r] = -1.0;
+        let mut rows: Vec<Expr> = (0..m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+        rows.push((vec![(r, 1.0)], 0.0));
+        cp.push(Cone::NonNeg, rows);
+        LossPart {
+            margin,
+            margin2: None,
+            b: None,
+            rho: Some(r),
+        }
+    }
+
+    /// ν-regression (Example 11): the ε-tube `|f_i + b − y_i| ≤ ε + ζ_i` (ζ* below) with
+    /// the tube's width ε a variable weighted by ν.
+    fn push_svr_loss(&self, cp: &mut Conic, w: usize) -> LossPart {
+        let (m, y) = (self.q.nrows(), self.y);
+        let mf = m as f64;
+        let bv = cp.vars(1);
+        let eps = cp.vars(1);
+        let zeta = cp.vars(m);
+        let zeta_s = cp.vars(m);
+        // f_i + b − y_i ≤ ε + ζ_i  and  y_i − f_i − b ≤ ε + ζ*_i.
+        let upper = (0..m)
+            .map(|i| {
+                let mut t: Vec<(usize, f64)> = self
+                    .f_terms(w, i)
+                    .into_iter()
+                    .map(|(j, v)| (j, -v))
+                    .collect();
+                t.extend([(bv, -1.0), (eps, 1.0), (zeta + i, 1.0)]);
+                (t, y[i])
+            })
+            .collect();
+        let margin = cp.push(Cone::NonNeg, upper);
+        let lower = (0..m)
+            .map(|i| {
+                let mut t = self.f_terms(w, i);
+                t.extend([(bv, 1.0), (eps, 1.0), (zeta_s + i, 1.0)]);
+                (t, -y[i])
+            })
+            .collect();
+        let margin2 = Some(cp.push(Cone::NonNeg, lower));
+        // C per sample, as the classifiers' Vapnik-style C (1/(λm) = C): in LIBSVM's
+        // ν-SVR form C'(νε + (1/m) Σ(ζ + ζ*)) this is C' = C·m.
+        cp.q[eps] = self.c * mf * self.nu;
+        (0..m).for_each(|i| {
+            cp.q[zeta + i] = self.c;
+            cp.q[zeta_s + i] = self.c;
+        });
+        let mut rows: Vec<Expr> = (0..2 * m).map(|i| (vec![(zeta + i, 1.0)], 0.0)).collect();
+        rows.push((vec![(eps, 1.0)], 0.0));
+        cp.push(Cone::NonNeg, rows);
+        LossPart {
+            margin,
+            margin2,
+            b: Some(bv),
+            rho: None,
+        }
+    }
+
+    /// The solved restricted program in the paper's terms: β over all pairs (clamped at
+    /// 0), the hypothesis' coefficients from the margins' duals (`G(β)† z`), its output on
+    /// the training points, and the multiplier `ν` of `Σ_a C_a u_a = w` for the pricing.
+    fn read_solution(
+        &self,
+        set: &[usize],
+        factors: &[&Mat<f64>],
+        kernel: &KernelPart,
+        loss: &LossPart,
+        sol: &ConicSolution,
+        start: std::time::Instant,
+    ) -> (ProgramSolution, Vec<f64>) {
+        let (m, rdim, y) = (self.q.nrows(), self.q.ncols(), self.y);
+        let (w, margin) = (kernel.w, loss.margin);
         let x = &sol.x;
         let f_w: Vec<f64> = (0..m)
             .map(|i| (0..rdim).map(|k| self.q[(i, k)] * x[w + k]).sum())
@@ -615,47 +688,70 @@ impl ProgramInput<'_> {
         let (coef, bias) = match self.problem {
             Problem::CSvm | Problem::NuSvm | Problem::Lsvm => (
                 (0..m).map(|i| y[i] * sol.z[margin + i]).collect(),
-                x[b.expect("set")],
+                x[loss.b.expect("set")],
             ),
             Problem::OneClass => (
                 (0..m).map(|i| sol.z[margin + i]).collect(),
-                -x[rho.expect("set")],
+                -x[loss.rho.expect("set")],
             ),
             Problem::NuSvr => {
-                let m2 = margin2.expect("set");
+                let m2 = loss.margin2.expect("set");
                 (
                     (0..m).map(|i| sol.z[m2 + i] - sol.z[margin + i]).collect(),
-                    x[b.expect("set")],
+                    x[loss.b.expect("set")],
                 )
             }
             Problem::Kta => (vec![0.0; m], 0.0),
         };
         let f_train = f_w.iter().map(|f| f + bias).collect();
-        let mut beta_all = vec![0.0; p_all];
+        let mut beta_all = vec![0.0; self.factors.len()];
         for (j, &a) in set.iter().enumerate() {
-            beta_all[a] = x[beta + j].max(0.0);
+            beta_all[a] = x[kernel.beta + j].max(0.0);
         }
-        let nu = sol.z[eq_row..eq_row + rdim].to_vec();
-        Ok((
+        let nu = sol.z[kernel.eq_row..kernel.eq_row + rdim].to_vec();
+        (
             ProgramSolution {
                 beta: beta_all,
                 coef,
                 bias,
                 f_train,
                 objective: sol.objective,
-                regulariser: reg_weight * x[t2],
+                regulariser: kernel.reg_weight * x[kernel.t2],
                 iterations: sol.iterations,
-                status: sol.status,
+                status: sol.status.clone(),
                 rounds: vec![WorkingSetRound {
-                    pairs: p,
+                    pairs: set.len(),
                     factor_columns: factors.iter().map(|c| c.ncols()).sum(),
                     iterations: sol.iterations,
                     seconds: start.elapsed().as_secs_f64(),
                 }],
             },
             nu,
-        ))
+        )
     }
+}
+
+/// Where [`ProgramInput::push_kernel_part`] put β, `t₂`, `w` and `Σ_a C_a u_a = w`.
+struct KernelPart {
+    beta: usize,
+    t2: usize,
+    w: usize,
+    /// First row of `Σ_a C_a u_a = w` (its duals are `ν`).
+    eq_row: usize,
+    /// Weight of `t₂` in the objective.
+    reg_weight: f64,
+}
+
+/// Where [`ProgramInput::push_loss`] put the rows and variables the solution is read from.
+struct LossPart {
+    /// First row of the margin constraints (their duals are `α`); unused for KTA.
+    margin: usize,
+    /// First row of ν-SVR's lower tube constraints.
+    margin2: Option<usize>,
+    /// The offset `b`, for problems that have one.
+    b: Option<usize>,
+    /// The margin `ρ` (ν-SVM, one-class).
+    rho: Option<usize>,
 }
 
 #[cfg(test)]

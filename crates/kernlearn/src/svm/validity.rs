@@ -1,7 +1,7 @@
 //! The consistency check of a [`SvmModel`] read from a file, before it predicts.
 
 use super::model::SvmModel;
-use crate::validate::within;
+use crate::validate::{classes, ensure, finite, indices_below, pair_count, within};
 use crate::Result;
 
 impl SvmModel {
@@ -17,11 +17,18 @@ impl SvmModel {
     /// `sv_indices` entry below `n_features`, the number of training points). The fit
     /// report (`info`) is not checked: prediction does not read it.
     pub(crate) fn validate(&self) -> Result<()> {
-        use crate::validate::{classes, ensure, finite, indices_below, pair_count};
         within("params", self.params.validate(self.n_features))?;
+        let n_pairs = self.check_classes()?;
+        self.check_coefficients(n_pairs)?;
+        self.check_support_vectors()
+    }
+
+    /// The classes and per-class support-vector counts against the formulation; the
+    /// number of decision functions (class pairs, 1 outside classification).
+    fn check_classes(&self) -> Result<usize> {
         let kind = self.params.svm_type;
         let n_sv = self.sv_indices.len();
-        let n_pairs = if kind.is_classifier() {
+        Ok(if kind.is_classifier() {
             classes("classes", &self.classes)?;
             let k = self.classes.len();
             ensure(self.n_sv_per_class.len() == k, || {
@@ -68,7 +75,14 @@ impl SvmModel {
                 )
             })?;
             1
-        };
+        })
+    }
+
+    /// `sv_coef`, `rho`, `prob_a` and `prob_b`: one finite value per support vector and
+    /// per decision function (`n_pairs` of them).
+    fn check_coefficients(&self, n_pairs: usize) -> Result<()> {
+        let kind = self.params.svm_type;
+        let n_sv = self.sv_indices.len();
         for (r, row) in self.sv_coef.iter().enumerate() {
             ensure(row.len() == n_sv, || {
                 format!(
@@ -112,6 +126,14 @@ impl SvmModel {
             })?;
             finite(field, values)?;
         }
+        Ok(())
+    }
+
+    /// The support vectors: indices below the number of training points for a
+    /// precomputed kernel, else one row each (sparse or dense, not both) of
+    /// `n_features` columns.
+    fn check_support_vectors(&self) -> Result<()> {
+        let n_sv = self.sv_indices.len();
         if self.params.kernel.is_precomputed() {
             return indices_below(
                 "sv_indices",
