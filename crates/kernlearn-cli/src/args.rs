@@ -9,7 +9,7 @@ use kernlearn::data::{
     SparseDataset,
 };
 use kernlearn::method::{GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue};
-use kernlearn::{Error, Estimator, Pipeline, Result};
+use kernlearn::{Error, Pipeline, Result};
 use std::path::{Path, PathBuf};
 
 /// Where the data comes from.

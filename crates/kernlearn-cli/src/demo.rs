@@ -10,7 +10,7 @@ use kernlearn::data::synthetic::with_noise_columns;
 use kernlearn::data::{parse_csv, Dataset};
 use kernlearn::experiment::{compare, Experiment, ExperimentReport};
 use kernlearn::method::{GridSettings, Progress, FELL_BACK};
-use kernlearn::{Learner, Method, MethodKind, Result, Task};
+use kernlearn::{Method, MethodKind, Result, Task};
 use serde_json::{json, Value};
 
 /// Datasets compiled into the binary, so the demo runs anywhere without setup, and how

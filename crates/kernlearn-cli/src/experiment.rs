@@ -10,7 +10,7 @@ use kernlearn::data::{read_dataset, Format};
 use kernlearn::experiment::{csv_rows, markdown_table, paired_table, Experiment, ExperimentReport};
 use kernlearn::method::Progress;
 use kernlearn::output::{write_atomic, Outputs};
-use kernlearn::{Error, Learner, Result};
+use kernlearn::{Error, Result};
 use kernlearn::{Method, MethodKind};
 use serde_json::json;
 use std::path::PathBuf;

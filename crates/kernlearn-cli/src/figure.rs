@@ -11,7 +11,6 @@ use crate::report;
 use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::data::Features;
-use kernlearn::estimator::Estimator;
 use kernlearn::figure::{BOUNDARY_METHODS, GATES_METHOD};
 use kernlearn::method::{GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
@@ -21,7 +20,7 @@ use kernlearn::plot::{
     LineKind, Panel, PlaneGrid,
 };
 use kernlearn::AnyModel;
-use kernlearn::{Error, Learner, Method, MethodKind, Result};
+use kernlearn::{Error, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -17,9 +17,7 @@ use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, Scale
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::method::Progress;
 use kernlearn::output::{write_atomic, Outputs};
-use kernlearn::{
-    AnyModel, Error, Estimator, FittedPipeline, Learner, Method, Pipeline, Result, Task,
-};
+use kernlearn::{AnyModel, Error, FittedPipeline, Method, Pipeline, Result, Task};
 use out::out;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -456,7 +454,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         }
     }
     let mut out = Map::new();
-    report::model_fields(&fitted.pipeline.model, &mut out);
+    report::model_fields(&*fitted.pipeline.model, &mut out);
     report::relevance_fields(&fitted, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     if let Some(sel) = &fitted.selection {
@@ -549,7 +547,7 @@ fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) ->
     let fitted = Pipeline::fit_sparse(args.scale, &method, &train.x, &train.y, args.seed)?;
     pb.finish_and_clear();
     let mut out = Map::new();
-    report::model_fields(&fitted.pipeline.model, &mut out);
+    report::model_fields(&*fitted.pipeline.model, &mut out);
     out.insert("n_train".into(), json!(train.y.len()));
     out.insert("n_features".into(), json!(train.x.n_cols()));
     out.insert("nnz".into(), json!(train.x.nnz()));
@@ -758,7 +756,7 @@ fn score_split(
     test: &Dataset,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    let model = &pipeline.model;
+    let model = &*pipeline.model;
     report::model_fields(model, out);
     out.insert("n_train".into(), json!(train.len()));
     out.insert("n_test".into(), json!(test.len()));

@@ -3,7 +3,6 @@
 use crate::args::{DataArgs, ModelArgs};
 use crate::out::outln;
 use clap::Args;
-use kernlearn::estimator::Estimator;
 use kernlearn::method::GridSettings;
 use kernlearn::select::{Grid, Selection};
 use kernlearn::{Error, Result};

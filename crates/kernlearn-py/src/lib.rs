@@ -9,7 +9,6 @@ use kernlearn::bank::KernelFamily;
 use kernlearn::cluster::distributed::{answer, PartitionState, Reply, Request};
 use kernlearn::cluster::Centres;
 use kernlearn::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
-use kernlearn::estimator::Estimator;
 use kernlearn::experiment::{Experiment, RepeatResult};
 use kernlearn::method::{ChosenParams, FELL_BACK};
 use kernlearn::method::{GridSettings, MethodOptions};

@@ -18,8 +18,8 @@ pub mod paired;
 pub use paired::{compare, wilcoxon_signed_rank, PairedComparison, Wilcoxon, WilcoxonMethod};
 
 use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
-use crate::estimator::{Estimator, Task};
-use crate::method::{ChosenParams, Learner, Method, Progress, ProgressFn, FELL_BACK};
+use crate::estimator::Task;
+use crate::method::{ChosenParams, Method, Progress, ProgressFn, FELL_BACK};
 use crate::metrics::{accuracy, mse, relative_squared_error};
 use crate::pipeline::Pipeline;
 use crate::{Error, Result};

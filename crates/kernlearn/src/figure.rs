@@ -6,7 +6,6 @@
 //! A trace's plots are chosen by the columns its family records (`admm_iter`: KNPL's
 //! ADMM; `pg_norm`: SPG-GMKL; `val_accuracy`: a network; otherwise DANK's solver).
 
-use crate::estimator::Estimator;
 use crate::output::write_atomic_with;
 use crate::pipeline::Pipeline;
 use crate::plot::{bar_chart, line_plot};

@@ -4,9 +4,9 @@
 //! [`Pipeline::load`], the JSON format documented in `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
-use crate::estimator::{Estimator, Task};
+use crate::estimator::Task;
 use crate::learner::AnyModel;
-use crate::method::{ChosenParams, Learner, Method, ProgressFn};
+use crate::method::{ChosenParams, Method, ProgressFn};
 use crate::select::Selection;
 use crate::trace::Trace;
 use crate::{Error, Result};

@@ -7,7 +7,7 @@
 //! `K_mm^(−½)` amplifies that by the landmarks' conditioning (7·10⁻¹² measured).
 
 use kernlearn::data::read_dataset;
-use kernlearn::{Estimator, Pipeline};
+use kernlearn::Pipeline;
 use std::path::PathBuf;
 
 fn repo() -> PathBuf {

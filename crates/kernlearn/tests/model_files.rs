@@ -6,7 +6,7 @@
 use kernlearn::data::{read_dataset, Dataset, Features, ScaleMode};
 use kernlearn::kernel::Kernel;
 use kernlearn::svm::{SvmModel, SvmParams};
-use kernlearn::{AnyModel, Estimator, Method, MethodKind, MethodOptions, Pipeline, Task};
+use kernlearn::{AnyModel, Method, MethodKind, MethodOptions, Pipeline, Task};
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@ use crate::data::synthetic::gaussian_blobs;
 use crate::data::Features;
 use crate::estimator::Estimator;
 use crate::kernel::{Kernel, KernelSource};
-use crate::method::{GridSettings, Learner, Method, MethodKind, MethodOptions};
+use crate::method::{GridSettings, Method, MethodKind, MethodOptions};
 use crate::nn::{OptimizerChoice, TrainSettings};
 use crate::svm::{SvmModel, SvmParams};
 use rand::{Rng, SeedableRng};

@@ -227,7 +227,7 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     /// learner that holds kernel values for those rows (an MKL candidate with its
     /// selection's kernel table) reads them instead of evaluating them again.
     fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
-        crate::estimator::Estimator::predict(&fitted.model, x)
+        fitted.model.predict(x)
     }
     /// True when the learner reads kernel values, not features (a Gram set): the
     /// pipeline then leaves them unscaled, whatever the scaling asked for.
@@ -273,11 +273,6 @@ impl Method {
         Self(Arc::new(learner))
     }
 
-    /// The learner this method delegates to.
-    pub(crate) fn learner(&self) -> &dyn Learner {
-        &*self.0
-    }
-
     /// The learner as its own type, when it is an `L`.
     #[cfg(test)]
     pub(crate) fn learner_as<L: Learner + 'static>(&self) -> Option<&L> {
@@ -292,40 +287,11 @@ impl fmt::Debug for Method {
     }
 }
 
-/// A method is a learner: it delegates to the learner of its family.
-impl Learner for Method {
-    fn name(&self) -> String {
-        self.learner().name()
-    }
-    fn task(&self) -> Task {
-        self.learner().task()
-    }
-    fn steps(&self) -> u64 {
-        self.learner().steps()
-    }
-    fn fit(
-        &self,
-        x: &Features,
-        y: &[f64],
-        seed: u64,
-        progress: ProgressFn,
-    ) -> Result<FittedMethod> {
-        self.learner().fit(x, y, seed, progress)
-    }
-    fn fit_weighted(
-        &self,
-        x: &Features,
-        y: &[f64],
-        weights: &[f64],
-        seed: u64,
-        progress: ProgressFn,
-    ) -> Result<FittedMethod> {
-        self.learner().fit_weighted(x, y, weights, seed, progress)
-    }
-    fn reads_kernel_values(&self) -> bool {
-        self.learner().reads_kernel_values()
-    }
-    fn fit_sparse(&self, x: &SparseFeatures, y: &[f64], seed: u64) -> Result<FittedMethod> {
-        self.learner().fit_sparse(x, y, seed)
+/// A method is its family's learner: every [`Learner`] method is reached through the
+/// trait object itself, so no forwarding can leave one out.
+impl std::ops::Deref for Method {
+    type Target = dyn Learner + 'static;
+    fn deref(&self) -> &(dyn Learner + 'static) {
+        &*self.0
     }
 }

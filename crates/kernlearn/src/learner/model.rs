@@ -3,9 +3,7 @@
 //! "fitted": …}`, [`Model::KIND`] naming the model type; reading a file back goes
 //! through the registry of every family's model kinds, `crate::method`).
 
-use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Representation, Task};
-use crate::Result;
+use crate::estimator::Estimator;
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeStruct;
 use serde::Serialize;
@@ -69,7 +67,7 @@ impl AnyModel {
         T::deserialize(fitted).map(Self::new)
     }
 
-    fn inner(&self) -> &dyn DynModel {
+    fn inner(&self) -> &(dyn DynModel + 'static) {
         &*self.0
     }
 }
@@ -112,69 +110,15 @@ impl Serialize for Fitted<'_> {
 }
 
 /// Any model is an estimator: it delegates to its own.
-impl Estimator for AnyModel {
-    fn method(&self) -> String {
-        self.inner().method()
-    }
-    fn task(&self) -> Task {
-        self.inner().task()
-    }
-    fn n_features(&self) -> usize {
-        self.inner().n_features()
-    }
-    fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        self.inner().predict(x)
-    }
-    fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        self.inner().decision_function(x)
-    }
-    fn params_json(&self) -> serde_json::Value {
-        self.inner().params_json()
-    }
-    fn summary(&self) -> FitSummary {
-        self.inner().summary()
-    }
-    fn classes(&self) -> Vec<f64> {
-        self.inner().classes()
-    }
-    fn validate(&self) -> Result<()> {
-        self.inner().validate()
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.inner().warnings()
-    }
-    fn predict_from_decision(&self, dec: &[f64]) -> f64 {
-        self.inner().predict_from_decision(dec)
-    }
-    fn decision_names(&self, width: usize) -> Vec<String> {
-        self.inner().decision_names(width)
-    }
-    fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
-        self.inner().probabilities_from_decision(dec)
-    }
-    fn feature_relevance(&self) -> Option<Vec<f64>> {
-        self.inner().feature_relevance()
-    }
-    fn representations(&self) -> Vec<&'static str> {
-        self.inner().representations()
-    }
-    fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
-        self.inner().representation(name, x, pair)
-    }
-    fn support_rows(&self, pair: usize) -> Option<Vec<usize>> {
-        self.inner().support_rows(pair)
-    }
-    #[cfg(feature = "plot")]
-    fn figures(&self) -> Vec<&'static str> {
-        self.inner().figures()
-    }
-    #[cfg(feature = "plot")]
-    fn draw_figure(&self, name: &str, path: &std::path::Path) -> Result<()> {
-        self.inner().draw_figure(name, path)
+/// A fitted model is used through its own [`Estimator`] implementation: every method is
+/// reached through the trait object itself, so no forwarding can leave one out.
+impl std::ops::Deref for AnyModel {
+    type Target = dyn Estimator + 'static;
+    fn deref(&self) -> &(dyn Estimator + 'static) {
+        self.inner()
     }
 }
 
-/// Any stored model type is an [`AnyModel`].
 impl<T: Model> From<T> for AnyModel {
     fn from(model: T) -> Self {
         Self::new(model)

@@ -500,7 +500,6 @@ fn wins_twice(
 mod tests {
     use super::*;
     use crate::data::synthetic::sandwich;
-    use crate::estimator::Estimator;
     use crate::kernel::Kernel;
     use crate::learner::SvmLearner;
     use crate::select::{powers_of_two, Grid};

@@ -247,7 +247,7 @@ impl Learner for TabledCandidate {
     fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
         match fitted.model.downcast_ref::<MklModel>() {
             Some(model) => model.predict_with_table(x, self.table.as_ref()),
-            None => crate::estimator::Estimator::predict(&fitted.model, x),
+            None => fitted.model.predict(x),
         }
     }
 }

@@ -198,7 +198,6 @@ impl Model for KernelMeanModel {
 #[cfg(test)]
 mod tests {
     use crate::data::{synthetic::sandwich, ScaleMode};
-    use crate::estimator::Estimator;
     use crate::method::{options, MethodKind, MethodOptions};
     use crate::pipeline::Pipeline;
     use crate::Method;
