@@ -9,10 +9,9 @@ use super::ArdModel;
 use crate::data::Features;
 use crate::estimator::{Estimator, Task};
 use crate::kernel::Kernel;
-use crate::learner::selection::{base_svm_cv, best_on_path, fall_back, keeps_learned, FoldFit};
+use crate::learner::selection::{base_svm_cv, best_on_path, finish, Decision, Fallback, FoldFit};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn,
-    FELL_BACK,
 };
 use crate::svm::{SvmModel, SvmParams};
 use crate::Result;
@@ -112,6 +111,7 @@ impl Learner for ArdLearner {
         let svm = (self.fallback)
             .then(|| base_svm_cv(search, self.params.solver, x, y, seed, progress))
             .transpose()?;
+        let fallback = Fallback::new(svm, search.folds, seed, start);
         let candidates = self.candidates(search);
         // One fold: the widths once from its training part, then every candidate.
         let path: &FoldFit = &|xt, yt, held| {
@@ -124,7 +124,6 @@ impl Learner for ArdLearner {
                 })
                 .collect()
         };
-        let race = svm.as_ref().map(|s| &s.fold_scores[..]);
         let best = best_on_path(
             candidates.clone(),
             false,
@@ -133,25 +132,23 @@ impl Learner for ArdLearner {
             y,
             seed,
             (path, progress),
-            race,
+            fallback.race(),
         )?;
-        if let Some(svm) = svm {
-            if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
-                return fall_back(svm, &best, x, y, seed, start.elapsed().as_secs_f64());
-            }
-        }
+        let kept = match fallback.decide(best, x, y)? {
+            Decision::FellBack(fitted) => return Ok(fitted),
+            Decision::Kept(kept) => kept,
+        };
         let select_seconds = start.elapsed().as_secs_f64();
-        let learner = &best.chosen;
+        let learner = &kept.best.chosen;
         let (model, secs) = timed(|| learner.fit_model(x, y))?;
         let mut chosen = ChosenParams {
             c: Some(learner.params.c),
-            cv_score: Some(best.score),
+            cv_score: Some(kept.best.score),
             ..ChosenParams::default()
         };
         chosen.other.insert("ard_scale".into(), learner.scale);
-        if self.fallback {
-            chosen.other.insert(FELL_BACK.into(), 0.0);
-        }
-        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected(select_seconds, None))
+        let fitted =
+            FittedMethod::new(AnyModel::new(model), chosen, secs).selected(select_seconds, None);
+        Ok(finish(Some(&kept), fitted))
     }
 }

@@ -6,11 +6,13 @@
 //! - the best value / best candidate: fixed-parameter candidates of one learner (C over
 //!   the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best
 //!   one is fitted.
-//! - the base-kernel fallback: a learned-kernel method's CV score is compared
-//!   with SVM-CV's on the same folds (both use `stratified_kfold(y, folds, seed)`, or
-//!   `kfold` for regression); unless the learned kernel is better by more than one
-//!   standard error of the fold-wise difference ([`beats`]), the fit is the SVM-CV
-//!   model ([`fall_back`]) and [`super::FELL_BACK`] says so.
+//! - the base-kernel fallback, one protocol for every learned-kernel learner
+//!   ([`Fallback`]): SVM-CV first, the learned kernel's candidates raced against its
+//!   fold scores, then a learned-kernel method's CV score is compared with SVM-CV's on
+//!   the same folds (both use `stratified_kfold(y, folds, seed)`, or `kfold` for
+//!   regression); unless the learned kernel is better by more than one standard error
+//!   of the fold-wise difference ([`beats`]), confirmed on a second partition, the fit
+//!   is the SVM-CV model ([`fall_back`]) and [`super::FELL_BACK`] says so either way.
 
 use super::{
     timed, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn, FELL_BACK,
@@ -158,7 +160,7 @@ pub(crate) fn base_svm_cv(
 /// learned-kernel family falls back through here, so they all carry it.
 /// `select_seconds`: the whole selection (SVM-CV and the learned kernel's candidates),
 /// to which the declined fit's seconds are added.
-pub(crate) fn fall_back<L: Learner>(
+fn fall_back<L: Learner>(
     svm: Selected<Selection>,
     learned: &Selected<L>,
     x: &Features,
@@ -433,6 +435,110 @@ fn hopeless(per_fold: &[Vec<f64>], base: &[f64], candidates: usize, regression: 
     })
 }
 
+/// The base-kernel fallback protocol, written once for every learned-kernel learner:
+///
+/// 1. SVM-CV first: the learner runs it on its base kernel (the Gaussian C-SVC of the
+///    kernel families, [`base_svm_cv`]; DANK's and KNPL's own base) and hands over its
+///    selection; `None` when the fallback is off ([`Fallback::off`]);
+/// 2. the learner's candidates are scored on the same folds, raced against SVM-CV's
+///    fold scores ([`Fallback::race`]), and take SVM-CV's choices where the method
+///    needs them ([`Fallback::svm`]);
+/// 3. [`Fallback::decide`]: the best candidate is kept only when it wins twice
+///    ([`keeps_learned`]); otherwise the fit is SVM-CV's model, with the declined
+///    learned kernel beside it ([`fall_back`]);
+/// 4. [`finish`] records on the kept fit that the check ran ([`FELL_BACK`] = 0).
+///
+/// [`fall_back`] and [`keeps_learned`] are private to this module: a learner cannot
+/// decide, nor mark, a fallback but through here.
+pub(crate) struct Fallback {
+    svm: Option<Selected<Selection>>,
+    folds: usize,
+    seed: u64,
+    start: Instant,
+}
+
+/// What [`Fallback::decide`] settled.
+pub(crate) enum Decision<L> {
+    /// The learned kernel is the fit.
+    Kept(Kept<L>),
+    /// SVM-CV's model is the fit (the declined kernel carried beside it).
+    FellBack(FittedMethod),
+}
+
+/// A kept learned kernel: its selection, and SVM-CV's when the check ran.
+pub(crate) struct Kept<L> {
+    /// The best candidate's selection.
+    pub(crate) best: Selected<L>,
+    /// SVM-CV's selection, when the fallback check ran.
+    pub(crate) svm: Option<Selected<Selection>>,
+}
+
+impl Fallback {
+    /// The protocol with SVM-CV's selection `svm` (scored on `folds` folds seeded by
+    /// `seed`, as the candidates are); `start`: when the learner's selection began.
+    pub(crate) fn new(
+        svm: Option<Selected<Selection>>,
+        folds: usize,
+        seed: u64,
+        start: Instant,
+    ) -> Self {
+        Self {
+            svm,
+            folds,
+            seed,
+            start,
+        }
+    }
+
+    /// No fallback (`no_fallback`, or no search): every best candidate is kept,
+    /// unmarked.
+    pub(crate) fn off() -> Self {
+        Self::new(None, 0, 0, Instant::now())
+    }
+
+    /// SVM-CV's selection, when the fallback runs.
+    pub(crate) fn svm(&self) -> Option<&Selected<Selection>> {
+        self.svm.as_ref()
+    }
+
+    /// SVM-CV's fold scores for the candidates' race ([`could_beat`]).
+    pub(crate) fn race(&self) -> Option<&[f64]> {
+        self.svm.as_ref().map(|s| &s.fold_scores[..])
+    }
+
+    /// Step 3: keeps `best` when it beats SVM-CV twice, else falls back.
+    pub(crate) fn decide<L: Learner>(
+        self,
+        best: Selected<L>,
+        x: &Features,
+        y: &[f64],
+    ) -> Result<Decision<L>> {
+        match self.svm {
+            Some(svm) if !keeps_learned(&best, &svm, x, y, self.folds, self.seed)? => {
+                let seconds = self.start.elapsed().as_secs_f64();
+                fall_back(svm, &best, x, y, self.seed, seconds).map(Decision::FellBack)
+            }
+            svm => Ok(Decision::Kept(Kept { best, svm })),
+        }
+    }
+}
+
+impl<L> Kept<L> {
+    /// Whether the fallback check ran (and the learned kernel passed it).
+    pub(crate) fn checked(&self) -> bool {
+        self.svm.is_some()
+    }
+}
+
+/// Step 4 of [`Fallback`]: the learner's fit of its kept learned kernel (`kept`; `None`
+/// without a search), marked [`FELL_BACK`] = 0 when the check ran.
+pub(crate) fn finish<L>(kept: Option<&Kept<L>>, mut fitted: FittedMethod) -> FittedMethod {
+    if kept.is_some_and(Kept::checked) {
+        fitted.chosen.other.insert(FELL_BACK.into(), 0.0);
+    }
+    fitted
+}
+
 /// Seed offset of the confirmation folds of [`keeps_learned`]: a second fold partition,
 /// unrelated to the one the candidates were chosen on.
 const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
@@ -441,7 +547,7 @@ const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 /// `learned` (its best candidate's selection) over SVM-CV's choice `svm`, the two scored
 /// on the same folds; see [`wins_twice`]. A learned kernel whose CV a race stopped
 /// early (fewer fold scores than SVM-CV's) is not kept: its full CV could not win.
-pub(crate) fn keeps_learned<L: Learner>(
+fn keeps_learned<L: Learner>(
     learned: &Selected<L>,
     svm: &Selected<Selection>,
     x: &Features,
@@ -616,12 +722,20 @@ mod tests {
         let svm_pred = svm_fit.model.predict(&data.x).unwrap();
         let svm_score = svm_fit.chosen.cv_score.unwrap();
         let mut fell_back = 0;
-        for kind in [
-            "knpl".parse::<MethodKind>().unwrap(),
-            "dank".parse::<MethodKind>().unwrap(),
-            "mwumkl".parse::<MethodKind>().unwrap(),
-            "ldmkl".parse::<MethodKind>().unwrap(),
-        ] {
+        // Every classifier of the catalogue that reads `no-fallback`: a learner that
+        // decided or marked its fallback outside [`Fallback`] would miss the flag.
+        let with_fallback: Vec<MethodKind> = MethodKind::all()
+            .filter(|k| k.supports(Task::Classification))
+            .filter(|k| {
+                (k.info().options.iter().flat_map(|g| g.iter()))
+                    .any(|o| o.name == crate::learner::options::NO_FALLBACK.name)
+            })
+            .collect();
+        let names: Vec<&str> = with_fallback.iter().map(|k| k.name()).collect();
+        for expected in ["knpl", "dank", "uniform", "mwumkl", "easymkl", "ldmkl", "lmkl", "ard"] {
+            assert!(names.contains(&expected), "{expected} not among {names:?}");
+        }
+        for kind in with_fallback {
             let m = Method::defaults(kind, &data, Some(settings.clone()), 3).unwrap();
             let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
             let mut options = MethodOptions::default();

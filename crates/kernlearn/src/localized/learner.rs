@@ -11,10 +11,9 @@ use crate::bank::family_of;
 use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{CLUSTERS, NO_FALLBACK};
-use crate::learner::selection::{base_svm_cv, best_value, fall_back, keeps_learned};
+use crate::learner::selection::{base_svm_cv, best_value, finish, Decision, Fallback};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
-    FELL_BACK,
 };
 use crate::options::MethodOptions;
 use crate::svm::SvmType;
@@ -124,12 +123,14 @@ impl Learner for LocalizedLearner {
         // With the fallback, SVM-CV first and its C for the method (the base kernels are
         // trace-normalised to mean diagonal 1, as SVM-CV's Gaussian kernel is); without,
         // C over the grid.
-        let svm = (self.search.as_ref())
-            .filter(|_| self.fallback)
-            .map(|s| base_svm_cv(s, self.params.smo, x, y, seed, progress))
-            .transpose()?;
-        let best = (self.search.as_ref())
-            .map(|s| {
+        let start = std::time::Instant::now();
+        let kept = match &self.search {
+            None => None,
+            Some(s) => {
+                let svm = (self.fallback)
+                    .then(|| base_svm_cv(s, self.params.smo, x, y, seed, progress))
+                    .transpose()?;
+                let fallback = Fallback::new(svm, s.folds, seed, start);
                 let make = |c| LocalizedLearner {
                     params: LocalizedParams {
                         c,
@@ -138,37 +139,33 @@ impl Learner for LocalizedLearner {
                     search: None,
                     fallback: false,
                 };
-                let cs = match &svm {
+                let cs = match fallback.svm() {
                     Some(svm) => vec![svm.chosen.params.c],
                     None => s.grid.cs.clone(),
                 };
-                let race = svm.as_ref().map(|svm| &svm.fold_scores[..]);
-                best_value(&cs, make, s, x, y, seed, progress, race)
-            })
-            .transpose()?;
-        let mut svm_seconds = None;
-        if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
-            if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
-                let seconds = b.seconds + svm.seconds;
-                return fall_back(svm, b, x, y, seed, seconds);
+                let best = best_value(&cs, make, s, x, y, seed, progress, fallback.race())?;
+                match fallback.decide(best, x, y)? {
+                    Decision::FellBack(fitted) => return Ok(fitted),
+                    Decision::Kept(kept) => Some(kept),
+                }
             }
-            svm_seconds = Some(svm.seconds);
-        }
-        let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
+        };
+        let select_seconds = start.elapsed().as_secs_f64();
+        let params = kept
+            .as_ref()
+            .map_or(&self.params, |k| &k.best.chosen.params);
         let (model, secs) = timed(|| LocalizedModel::fit(params, x, y))?;
         let mut chosen = ChosenParams {
             c: Some(params.c),
-            cv_score: best.as_ref().map(|b| b.score),
+            cv_score: kept.as_ref().map(|k| k.best.score),
             ..ChosenParams::default()
         };
         chosen
             .other
             .insert("support_percent".into(), model.support_percent());
-        if svm_seconds.is_some() {
-            chosen.other.insert(FELL_BACK.into(), 0.0);
-        }
-        let select_seconds = best.as_ref().map_or(0.0, |b| b.seconds) + svm_seconds.unwrap_or(0.0);
-        let model = AnyModel::new(model);
-        Ok(FittedMethod::new(model, chosen, secs).selected(select_seconds, None))
+        let select_seconds = if kept.is_some() { select_seconds } else { 0.0 };
+        let fitted =
+            FittedMethod::new(AnyModel::new(model), chosen, secs).selected(select_seconds, None);
+        Ok(finish(kept.as_ref(), fitted))
     }
 }

@@ -11,11 +11,10 @@ use crate::data::{Dataset, Features};
 use crate::estimator::Task;
 use crate::learner::options::{NO_FALLBACK, TOL};
 use crate::learner::selection::{
-    base_svm_cv, best_candidate, best_value, fall_back, keeps_learned,
+    base_svm_cv, best_candidate, best_value, finish, Decision, Fallback, Kept,
 };
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
-    FELL_BACK,
 };
 use crate::options::MethodOptions;
 use crate::svm::SvmType;
@@ -328,32 +327,32 @@ impl Learner for MklLearner {
             .filter(|s| GramTable::bytes(&self.params.family, x) <= s.gram_budget_bytes)
             .map(|_| GramTable::new(&self.params.family, x).map(Arc::new))
             .transpose()?;
-        let best = (self.search.as_ref())
-            .map(|s| {
-                let c_svm = svm.as_ref().map(|svm| svm.chosen.params.c);
+        let kept = match &self.search {
+            None => None,
+            Some(s) => {
+                let fallback = Fallback::new(svm, s.folds, seed, start);
+                let c_svm = fallback.svm().map(|svm| svm.chosen.params.c);
                 let candidates = (self.candidates(s, c_svm).into_iter())
                     .map(|params| TabledCandidate {
                         params,
                         table: table.clone(),
                     })
                     .collect();
-                let race = svm.as_ref().map(|svm| &svm.fold_scores[..]);
-                best_candidate(candidates, s, x, y, seed, progress, race)
-            })
-            .transpose()?;
-        if let (Some(s), Some(b), Some(svm)) = (&self.search, &best, svm) {
-            if !keeps_learned(b, &svm, x, y, s.folds, seed)? {
-                let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, b, x, y, seed, seconds);
+                let best = best_candidate(candidates, s, x, y, seed, progress, fallback.race())?;
+                match fallback.decide(best, x, y)? {
+                    Decision::FellBack(fitted) => return Ok(fitted),
+                    Decision::Kept(kept) => Some(kept),
+                }
             }
-        }
-        let params = best.as_ref().map_or(&self.params, |b| &b.chosen.params);
+        };
+        let params = kept
+            .as_ref()
+            .map_or(&self.params, |k| &k.best.chosen.params);
         let mut chosen = ChosenParams {
-            cv_score: best.as_ref().map(|b| b.score),
+            cv_score: kept.as_ref().map(|k| k.best.score),
             ..ChosenParams::default()
         };
-        if self.search.is_some() && self.fallback {
-            chosen.other.insert(FELL_BACK.into(), 0.0);
+        if kept.as_ref().is_some_and(Kept::checked) {
             let uniform = matches!(params.method, MklMethod::Uniform(_));
             chosen
                 .other
@@ -372,13 +371,14 @@ impl Learner for MklLearner {
         }
         let ((model, trace), secs) =
             timed(|| MklModel::fit_with_table(params, x, y, table.as_ref()))?;
-        let select_seconds = match best {
+        let select_seconds = match kept {
             Some(_) => start.elapsed().as_secs_f64() - secs,
             None => 0.0,
         };
-        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
+        let fitted = FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, None)
-            .traced(trace))
+            .traced(trace);
+        Ok(finish(kept.as_ref(), fitted))
     }
 }
 

@@ -11,11 +11,11 @@ use crate::data::{Dataset, Features};
 use crate::estimator::{Estimator, Task};
 use crate::learner::options::NO_FALLBACK;
 use crate::learner::selection::{
-    best_on_path, fall_back, keeps_learned, svm_cv, FoldFit, Selected,
+    best_on_path, finish, svm_cv, Decision, Fallback, FoldFit, Kept, Selected,
 };
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
-    ProgressFn, FELL_BACK,
+    ProgressFn,
 };
 use crate::options::MethodOptions;
 use crate::svm::{SvmParams, SvmType};
@@ -210,7 +210,7 @@ impl Learner for KnplLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         let start = std::time::Instant::now();
-        let (params, chosen, selection) = match &self.search {
+        let (params, chosen, selection, kept) = match &self.search {
             Some(s) => {
                 let mut ks = KnplSearch::new(self.params.clone(), seed);
                 ks.grid = s.grid.clone();
@@ -237,25 +237,27 @@ impl Learner for KnplLearner {
                     chosen: sel.svm,
                     seconds: svm.seconds,
                 };
-                if self.fallback {
-                    let learned = Selected {
-                        chosen: KnplLearner {
-                            params: sel.params.clone(),
-                            search: None,
-                            auto_gamma: false,
-                            fallback: false,
-                        },
-                        score: sel.best.score,
-                        fold_scores: sel.best.fold_scores.clone(),
-                        seconds: 0.0,
-                    };
-                    if !keeps_learned(&learned, &svm, x, y, s.folds, seed)? {
-                        let seconds = start.elapsed().as_secs_f64();
-                        return fall_back(svm, &learned, x, y, seed, seconds);
-                    }
-                    chosen.other.insert(FELL_BACK.into(), 0.0);
-                }
-                (sel.params, chosen, Some(svm.chosen))
+                let (fallback, record) = match self.fallback {
+                    true => (Fallback::new(Some(svm), s.folds, seed, start), None),
+                    false => (Fallback::off(), Some(svm.chosen)),
+                };
+                let learned = Selected {
+                    chosen: KnplLearner {
+                        params: sel.params.clone(),
+                        search: None,
+                        auto_gamma: false,
+                        fallback: false,
+                    },
+                    score: sel.best.score,
+                    fold_scores: sel.best.fold_scores.clone(),
+                    seconds: 0.0,
+                };
+                let kept = match fallback.decide(learned, x, y)? {
+                    Decision::FellBack(fitted) => return Ok(fitted),
+                    Decision::Kept(kept) => kept,
+                };
+                let record = record.or_else(|| kept.svm.as_ref().map(|s| s.chosen.clone()));
+                (sel.params, chosen, record, Some(kept))
             }
             None => {
                 let mut params = self.params.clone();
@@ -266,7 +268,7 @@ impl Learner for KnplLearner {
                 chosen
                     .other
                     .insert("knpl_regulariser_gamma".into(), params.gamma);
-                (params, chosen, None)
+                (params, chosen, None, None)
             }
         };
         let select_seconds = if selection.is_some() {
@@ -275,9 +277,10 @@ impl Learner for KnplLearner {
             0.0
         };
         let ((model, trace), secs) = timed(|| KnplModel::fit(&params, x, y))?;
-        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
+        let fitted = FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, selection)
-            .traced(Some(trace)))
+            .traced(Some(trace));
+        Ok(finish(kept.as_ref(), fitted))
     }
 }
 
@@ -332,7 +335,7 @@ impl Learner for DankLearner {
             params.epsilon = s.chosen.params.epsilon;
         }
         let mut learned_score = selected.as_ref().map(|s| s.score);
-        let mut fell_back = None;
+        let mut kept = None;
         if let (Some(search), true) = (&self.search, self.fallback) {
             let scales = match params.settings.eta {
                 Some(_) => vec![params.settings.eta_scale],
@@ -361,23 +364,31 @@ impl Learner for DankLearner {
                     .collect()
             };
             let svm = selected.take().expect("SVM-CV ran with the search");
+            let fallback = Fallback::new(Some(svm), search.folds, seed, start);
             let path = (eta_path, progress);
-            let race = Some(&svm.fold_scores[..]);
-            let best = best_on_path(candidates, regression, search, x, y, seed, path, race)?;
-            if !keeps_learned(&best, &svm, x, y, search.folds, seed)? {
-                let seconds = start.elapsed().as_secs_f64();
-                return fall_back(svm, &best, x, y, seed, seconds);
-            }
-            params = best.chosen.params;
-            learned_score = Some(best.score);
-            fell_back = Some(svm.chosen);
+            let best = best_on_path(
+                candidates,
+                regression,
+                search,
+                x,
+                y,
+                seed,
+                path,
+                fallback.race(),
+            )?;
+            let k = match fallback.decide(best, x, y)? {
+                Decision::FellBack(fitted) => return Ok(fitted),
+                Decision::Kept(k) => k,
+            };
+            params = k.best.chosen.params.clone();
+            learned_score = Some(k.best.score);
+            kept = Some(k);
         }
         let eps = regression.then_some(params.epsilon);
         let mut chosen = ChosenParams::of(&params.kernel, params.c, eps);
         chosen.cv_score = learned_score;
         chosen.other.insert("dank_tau".into(), params.settings.tau);
-        if fell_back.is_some() {
-            chosen.other.insert(FELL_BACK.into(), 0.0);
+        if kept.is_some() {
             chosen
                 .other
                 .insert("dank_eta_scale".into(), params.settings.eta_scale);
@@ -387,16 +398,21 @@ impl Learner for DankLearner {
         if let Some(info) = model.info.first() {
             chosen.other.insert("dank_eta".into(), info.eta);
         }
-        let selection = fell_back.or(selected.map(|s| s.chosen));
+        let record = |k: &Kept<DankLearner>| k.svm.as_ref().map(|s| s.chosen.clone());
+        let selection = kept
+            .as_ref()
+            .and_then(record)
+            .or(selected.map(|s| s.chosen));
         let select_seconds = if selection.is_some() {
             select_seconds
         } else {
             0.0
         };
         // The trace of the first class pair's (or the regressor's) iterations.
-        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs)
+        let fitted = FittedMethod::new(AnyModel::new(model), chosen, secs)
             .selected(select_seconds, selection)
-            .traced(traces.into_iter().next()))
+            .traced(traces.into_iter().next());
+        Ok(finish(kept.as_ref(), fitted))
     }
 }
 
