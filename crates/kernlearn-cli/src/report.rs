@@ -1,8 +1,8 @@
 //! Scores and output: one JSON object (`--json`) or a human-readable table.
 
 use crate::out::{out, outln};
-use kernlearn::estimator::{Estimator, Task};
 use kernlearn::metrics::{accuracy, mse, relative_squared_error};
+use kernlearn::predictor::{Predictor, Task};
 use kernlearn::Result;
 use serde_json::{json, Map, Value};
 
@@ -67,7 +67,7 @@ fn warn_below_majority(out: &mut Map<String, Value>, acc: f64, truth: &[f64]) {
 }
 
 /// Method, parameters and fit summary of a model.
-pub fn model_fields(model: &dyn Estimator, out: &mut Map<String, Value>) {
+pub fn model_fields(model: &dyn Predictor, out: &mut Map<String, Value>) {
     let s = model.summary();
     out.insert("method".into(), json!(model.method()));
     out.insert("n_support".into(), json!(s.n_support));
@@ -120,7 +120,7 @@ const NAMED_KERNELS_UP_TO: usize = 200_000;
 
 /// The spec of each base kernel of a multiple-kernel model, in weight order (from the
 /// kernel family its parameters record), when there are not too many.
-fn kernel_names(model: &dyn Estimator) -> Option<Vec<String>> {
+fn kernel_names(model: &dyn Predictor) -> Option<Vec<String>> {
     let spec = model.params_json().get("kernels")?.as_str()?.to_string();
     let family: kernlearn::bank::KernelFamily = spec.parse().ok()?;
     let d = model.n_features();

@@ -117,7 +117,7 @@ struct PyModel {
 }
 
 impl PyModel {
-    /// Representation `name` ([`Estimator::representation`]) of the rows `x` (raw
+    /// Representation `name` ([`Predictor::representation`]) of the rows `x` (raw
     /// features, scaled as at fit time) for class pair `pair`, `n × width`.
     fn representation<'py>(
         &self,

@@ -21,10 +21,10 @@
 use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler,
 };
-use kernlearn::estimator::{Estimator, Task};
 use kernlearn::method::{GridSettings, Method, MethodKind};
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::{DankMachines, DankModel, DankParams, EigenRoute, Scheme, StepRule};
+use kernlearn::predictor::{Predictor, Task};
 use kernlearn::select::GridSearch;
 use kernlearn::svm::{SvmModel, SvmParams};
 use std::path::Path;

@@ -19,11 +19,11 @@
 //! adds.
 
 use kernlearn::data::{read_dataset, stratified_split, Dataset, ScaleMode, Scaler};
-use kernlearn::estimator::{Estimator, Task};
 use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::{
     DankModel, DankParams, DankSettings, ScalableDankModel, ScalableDankParams,
 };
+use kernlearn::predictor::{Predictor, Task};
 use kernlearn::select::GridSearch;
 use kernlearn::svm::{SvmModel, SvmParams};
 use std::path::Path;

@@ -17,12 +17,12 @@
 
 use kernlearn::bank::KernelFamily;
 use kernlearn::data::{read_csv, stratified_split, Dataset, ScaleMode, Scaler};
-use kernlearn::estimator::Estimator;
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
     weight_sparsity, EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, UniformParams,
 };
+use kernlearn::predictor::Predictor;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -121,7 +121,7 @@ fn accuracy_mode(a: &Args, dir: &Path) {
                 n_train = train.len();
                 m = family.len(train.x.n_cols());
                 let t0 = Instant::now();
-                let model: Box<dyn Estimator> = match method {
+                let model: Box<dyn Predictor> = match method {
                     "nystrom" => {
                         let mut p = NystromLinearParams::new(
                             family.clone(),

@@ -18,10 +18,10 @@ pub mod paired;
 pub use paired::{compare, wilcoxon_signed_rank, PairedComparison, Wilcoxon, WilcoxonMethod};
 
 use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
-use crate::estimator::Task;
 use crate::method::{ChosenParams, Method, Progress, ProgressFn, FELL_BACK};
 use crate::metrics::{accuracy, mse, relative_squared_error};
 use crate::pipeline::Pipeline;
+use crate::predictor::Task;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -68,7 +68,7 @@ pub struct RepeatResult {
     /// Support vectors of the final model.
     pub n_support: usize,
     /// Each feature's relevance to the learned kernel, for models that learn one
-    /// ([`crate::Estimator::feature_relevance`]); after a fallback to SVM-CV, the declined
+    /// ([`crate::Predictor::feature_relevance`]); after a fallback to SVM-CV, the declined
     /// learned kernel's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance: Option<Vec<f64>>,

@@ -5,7 +5,7 @@
 //! ```
 //! use kernlearn::data::{read_csv, ScaleMode};
 //! use kernlearn::method::{GridSettings, MethodOptions};
-//! use kernlearn::{Estimator, Method, MethodKind, Pipeline};
+//! use kernlearn::{Predictor, Method, MethodKind, Pipeline};
 //!
 //! # fn main() -> kernlearn::Result<()> {
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/heart.csv");
@@ -34,7 +34,7 @@
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
 //! - [`linalg`]: symmetric eigendecomposition, PSD projection, eigenvalue shrinkage.
 //! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
-//! - [`estimator`]: the one interface every fitted model implements ([`estimator::Estimator`]).
+//! - [`predictor`]: the one interface every fitted model implements ([`predictor::Predictor`]).
 //! - [`method`]: the method catalogue ([`method::MethodKind`]), the [`method::Learner`]
 //!   contract every family implements, and [`method::Method`], a method plus its
 //!   hyper-parameter selection.
@@ -102,7 +102,6 @@ mod check;
 pub mod cluster;
 pub mod data;
 pub mod error;
-pub mod estimator;
 pub mod experiment;
 #[cfg(feature = "plot")]
 pub mod figure;
@@ -121,6 +120,7 @@ pub mod output;
 pub mod pipeline;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod predictor;
 pub mod select;
 mod simd;
 pub mod svm;
@@ -128,8 +128,8 @@ pub mod trace;
 mod validate;
 
 pub use error::{Error, Result};
-pub use estimator::{Estimator, Task};
 pub use learner::{AnyModel, Learner, Method};
 pub use method::MethodKind;
 pub use options::MethodOptions;
 pub use pipeline::{FittedPipeline, Pipeline};
+pub use predictor::{Predictor, Task};

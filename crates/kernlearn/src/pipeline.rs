@@ -4,9 +4,9 @@
 //! [`Pipeline::load`], the JSON format documented in `docs/DESIGN.md`, "Model files").
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
-use crate::estimator::Task;
 use crate::learner::AnyModel;
 use crate::method::{ChosenParams, Method, ProgressFn};
+use crate::predictor::Task;
 use crate::select::Selection;
 use crate::trace::Trace;
 use crate::{Error, Result};
@@ -116,7 +116,7 @@ impl Pipeline {
 
     /// Each input column's relevance to the learned kernel, named by column (the names
     /// seen at fit time, or `f1..fd`), in column order; `None` for a model that learns
-    /// none ([`Estimator::feature_relevance`]).
+    /// none ([`Predictor::feature_relevance`]).
     pub fn feature_relevance(&self) -> Option<Vec<(String, f64)>> {
         let relevance = self.model.feature_relevance()?;
         let names = if self.feature_names.len() == relevance.len() {
@@ -200,7 +200,7 @@ impl Pipeline {
         Ok(pipeline)
     }
 
-    /// Checks the model ([`Estimator::validate`]), that the scaler has the model's
+    /// Checks the model ([`Predictor::validate`]), that the scaler has the model's
     /// feature count ([`Scaler::validate`]) and that `feature_names`, when given, has one
     /// name per feature. [`Pipeline::load`] runs this on every file it reads.
     pub fn validate(&self) -> Result<()> {

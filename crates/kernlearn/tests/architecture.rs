@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernel", "output", "plot"],
     &["linalg", "cluster", "neighbors", "nn"],
     &["multiclass"],
-    &["estimator"],
+    &["predictor"],
     &["svm"],
     &["select"],
     &["bank"],
@@ -303,7 +303,7 @@ fn the_public_functions_are_the_committed_listing() {
 }
 
 /// The CLI and the Python binding reach methods through the catalogue and models through
-/// the `Estimator` interface: outside their tests, no downcast to a family's type, no
+/// the `Predictor` interface: outside their tests, no downcast to a family's type, no
 /// match on a model's type and no method name written as a literal.
 #[test]
 fn the_front_ends_name_no_family() {

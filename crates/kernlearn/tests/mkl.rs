@@ -5,13 +5,13 @@
 
 use kernlearn::bank::{KernelFamily, NystromFeatures};
 use kernlearn::data::{read_csv, Dataset, Features, ScaleMode, Scaler};
-use kernlearn::estimator::Estimator;
 use kernlearn::kernel::normalize_trace;
 use kernlearn::metrics::accuracy;
 use kernlearn::mkl::{
     EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams, NystromLinearModel,
     NystromLinearParams, UniformParams,
 };
+use kernlearn::predictor::Predictor;
 use kernlearn::AnyModel;
 use kernlearn::Pipeline;
 use std::path::Path;

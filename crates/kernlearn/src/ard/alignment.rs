@@ -19,7 +19,7 @@
 //! the distances, which lowers the alignment: its width shrinks.
 
 use crate::data::Features;
-use crate::estimator::Task;
+use crate::predictor::Task;
 use crate::{Error, Result};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};

@@ -5,10 +5,10 @@ use super::alignment::AlignmentSettings;
 use super::learner::ArdLearner;
 use super::ArdModel;
 use crate::data::Dataset;
-use crate::estimator::Task;
 use crate::learner::options::{C, CLASS_WEIGHT, NO_FALLBACK, SMO};
 use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::predictor::Task;
 use crate::svm::SvmType;
 use crate::{Error, Result};
 

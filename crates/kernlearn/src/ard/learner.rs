@@ -7,12 +7,13 @@
 use super::alignment::{learn_widths, AlignmentSettings, LearnedWidths};
 use super::ArdModel;
 use crate::data::Features;
-use crate::estimator::{Estimator, Task};
 use crate::kernel::Kernel;
-use crate::learner::selection::{base_svm_cv, best_on_path, finish, Decision, Fallback, FoldFit};
+use crate::learner::fallback::{finish, Decision, Fallback};
+use crate::learner::selection::{base_svm_cv, best_on_path, FoldFit};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Progress, ProgressFn,
 };
+use crate::predictor::{Predictor, Task};
 use crate::svm::{SvmModel, SvmParams};
 use crate::Result;
 
@@ -120,7 +121,7 @@ impl Learner for ArdLearner {
                 .map(|c| {
                     let model = c.fit_svm(&w, xt, yt)?;
                     progress(Progress::Step);
-                    Estimator::predict(&model, held)
+                    Predictor::predict(&model, held)
                 })
                 .collect()
         };

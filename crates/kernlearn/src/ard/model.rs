@@ -3,7 +3,7 @@
 //! feature's relevance.
 
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::svm::SvmModel;
 use crate::validate::ensure;
 use crate::Result;
@@ -22,7 +22,7 @@ pub struct ArdModel {
     pub(crate) iterations: usize,
 }
 
-impl Estimator for ArdModel {
+impl Predictor for ArdModel {
     fn method(&self) -> String {
         "ard".into()
     }
@@ -33,10 +33,10 @@ impl Estimator for ArdModel {
         self.svm.n_features()
     }
     fn predict(&self, x: &Features) -> Result<Vec<f64>> {
-        Estimator::predict(&self.svm, x)
+        Predictor::predict(&self.svm, x)
     }
     fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        Estimator::decision_function(&self.svm, x)
+        Predictor::decision_function(&self.svm, x)
     }
     fn params_json(&self) -> serde_json::Value {
         let mut params = self.svm.params_json();
@@ -55,7 +55,7 @@ impl Estimator for ArdModel {
         self.svm.classes()
     }
     fn validate(&self) -> Result<()> {
-        Estimator::validate(&self.svm)?;
+        Predictor::validate(&self.svm)?;
         let d = self.svm.n_features();
         ensure(self.relevance.len() == d, || {
             format!(
@@ -75,7 +75,7 @@ impl Estimator for ArdModel {
         self.svm.predict_from_decision(dec)
     }
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
-        Estimator::probabilities_from_decision(&self.svm, dec)
+        Predictor::probabilities_from_decision(&self.svm, dec)
     }
     fn feature_relevance(&self) -> Option<Vec<f64>> {
         Some(self.relevance.clone())

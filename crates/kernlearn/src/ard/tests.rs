@@ -1,10 +1,10 @@
 //! The ARD-SVM end to end: through the catalogue, the fitting path and a model file.
 
 use crate::data::{Dataset, Features, ScaleMode};
-use crate::estimator::Estimator;
 use crate::method::GridSettings;
 use crate::method::{MethodKind, MethodOptions};
 use crate::pipeline::Pipeline;
+use crate::predictor::Predictor;
 use crate::Method;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -95,7 +95,7 @@ fn without_selection_the_model_is_the_svm_on_the_learned_widths() {
     };
     let svm = crate::svm::SvmModel::fit(&svm_params, &train.x, &train.y).unwrap();
     assert_eq!(
-        Estimator::predict(&svm, &train.x).unwrap(),
+        Predictor::predict(&svm, &train.x).unwrap(),
         fit.pipeline.predict(&train.x).unwrap()
     );
     let e = Method::build(

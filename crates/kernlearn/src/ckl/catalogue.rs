@@ -4,10 +4,10 @@
 
 use super::features::FEATURE_MAP_NAMES;
 use super::CklModel;
-use crate::estimator::Task;
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::nn::options::TRAINING;
 use crate::options::{choice, OptionSpec, OptionValue};
+use crate::predictor::Task;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;

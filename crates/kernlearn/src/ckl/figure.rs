@@ -2,9 +2,9 @@
 //! norms before and after training against the initial distribution.
 
 use super::{CklModel, FeatureMap, FeatureMapKind};
-use crate::estimator::Estimator;
 use crate::output::write_atomic_with;
 use crate::plot::line_plot;
+use crate::predictor::Predictor;
 use crate::{Error, Result};
 use std::path::Path;
 

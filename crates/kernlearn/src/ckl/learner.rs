@@ -7,7 +7,6 @@ use super::catalogue::{
 };
 use super::model::{CklModel, CklParams};
 use crate::data::{Dataset, Features};
-use crate::estimator::Task;
 use crate::learner::selection::best_candidate;
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
@@ -15,6 +14,7 @@ use crate::learner::{
 };
 use crate::nn::options::apply_training;
 use crate::options::MethodOptions;
+use crate::predictor::Task;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -6,10 +6,10 @@ use super::features::dot;
 use super::features::{FeatureMap, FeatureMapKind, FourierFeatures};
 use super::network::CosineNetwork;
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
 #[cfg(test)]
 use crate::kernel::{FeatureKernel, Kernel};
 use crate::nn::{self, EpochRecord, SoftmaxRegression, TrainReport, TrainSettings, TrainingData};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -239,7 +239,7 @@ impl SpectralKernel {
     }
 }
 
-impl Estimator for CklModel {
+impl Predictor for CklModel {
     /// `spectrum` when the frequencies were trained (CKL, not its fixed baseline).
     #[cfg(feature = "plot")]
     fn figures(&self) -> Vec<&'static str> {
@@ -255,7 +255,7 @@ impl Estimator for CklModel {
             return super::figure::write_spectrum_plot(self, path);
         }
         let offered = self.figures();
-        Err(crate::estimator::no_such_output(
+        Err(crate::predictor::no_such_output(
             "figure",
             name,
             &self.method(),

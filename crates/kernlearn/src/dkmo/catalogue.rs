@@ -5,11 +5,11 @@ use super::embed::SCHEME_NAMES;
 use super::net::FUSION_NAMES;
 use super::DkmoModel;
 use crate::bank::{KERNELS, LANDMARKS};
-use crate::estimator::Task;
 use crate::learner::options::{COEF0, DEGREE, GAMMA, KERNEL, SIGMA};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::nn::options::TRAINING;
 use crate::options::{OptionSpec, OptionValue};
+use crate::predictor::Task;
 
 /// `--dkmo-embedding`.
 pub(crate) static DKMO_EMBEDDING: OptionSpec = OptionSpec::new("dkmo-embedding", OptionValue::Choice(&SCHEME_NAMES), "dkmo, m-dkmo: dense embeddings of each kernel, clustered (5 clustered Nyström embeddings: k-means, k-medians, k-medoids, agglomerative, spectral landmarks; default with features) or nystrom (random-column Nyström of varying size and rank; default for a Gram set)").python("embedding");

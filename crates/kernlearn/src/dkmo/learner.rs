@@ -10,7 +10,6 @@ use super::model::{DkmoModel, DkmoParams};
 use crate::bank::KernelFamily;
 use crate::bank::{KERNELS, LANDMARKS};
 use crate::data::{Dataset, Features};
-use crate::estimator::Task;
 use crate::kernel::KernelOnFeatures;
 use crate::learner::options::{GAMMA, KERNEL, SIGMA};
 use crate::learner::{
@@ -19,6 +18,7 @@ use crate::learner::{
 };
 use crate::nn::options::apply_training;
 use crate::options::MethodOptions;
+use crate::predictor::Task;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};

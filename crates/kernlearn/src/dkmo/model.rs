@@ -5,12 +5,12 @@ use super::input::{check_gram, cosine_gram, cosine_rows, rule_kernel, to_feature
 use super::net::{Architecture, DkmoNet, Fusion};
 use crate::check::memory_fits;
 use crate::data::{class_labels, Features};
-use crate::estimator::{no_such_output, Estimator, FitSummary, Representation, Task};
 use crate::kernel::KernelOnFeatures;
 use crate::nn::{
     softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
     TrainingData,
 };
+use crate::predictor::{no_such_output, FitSummary, Predictor, Representation, Task};
 use crate::trace::Trace;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -622,7 +622,7 @@ impl Stages<'_> {
     }
 }
 
-impl Estimator for DkmoModel {
+impl Predictor for DkmoModel {
     fn representations(&self) -> Vec<&'static str> {
         vec!["fused"]
     }
@@ -663,7 +663,7 @@ impl Estimator for DkmoModel {
             .collect())
     }
 
-    /// One value per class (in [`Estimator::classes`] order): the softmax outputs.
+    /// One value per class (in [`Predictor::classes`] order): the softmax outputs.
     fn decision_function(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
         self.probabilities(x)
     }

@@ -4,9 +4,9 @@
 
 mod learner;
 
-use crate::estimator::Task;
 use crate::learner::options::{C, CLASS_WEIGHT, EPSILON, KERNEL_MACHINE, NU, PROBABILITY};
 use crate::learner::{Family, MethodInfo, ModelKind};
+use crate::predictor::Task;
 use crate::svm::SvmModel;
 
 const CLASSIFY: &[Task] = &[Task::Classification];

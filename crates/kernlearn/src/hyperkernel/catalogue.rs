@@ -4,10 +4,10 @@
 use super::kernels::KIND_NAMES;
 use super::program::PROBLEM_NAMES;
 use super::HyperkernelModel;
-use crate::estimator::Task;
 use crate::learner::options::{C, NU};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::options::{OptionSpec, OptionValue};
+use crate::predictor::Task;
 
 /// `--problem`.
 pub(crate) static PROBLEM: OptionSpec = OptionSpec::new("problem", OptionValue::Choice(&PROBLEM_NAMES), "hyperkernel: the quality functional, c-svm (Example 7; default), nu-svm (8), lsvm (Lagrangian SVM, 9), one-class (novelty, 10), nu-svr (regression, 11) or kta (kernel-target alignment, 12; hypothesis by a C-SVM on the learned kernel)");

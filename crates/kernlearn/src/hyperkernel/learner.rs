@@ -9,13 +9,13 @@ use super::kernels::HyperkernelKind;
 use super::model::{HyperkernelModel, HyperkernelParams};
 use super::program::Problem;
 use crate::data::{Dataset, Features};
-use crate::estimator::{Estimator, Task};
 use crate::learner::options::{C, NU};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn,
 };
 use crate::options::MethodOptions;
+use crate::predictor::{Predictor, Task};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 

@@ -5,8 +5,8 @@ use super::learned::LearnedKernel;
 use super::lowrank::{factor_pairs, Pairs};
 use super::program::{Problem, ProgramInput, ProgramSolution, WorkingSetRound};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::Kernel;
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::svm::{solve_c_svc, solve_nu_svc, solve_nu_svr, solve_one_class, SolverSettings};
 use crate::{Error, Result};
 use faer::{Accum, Mat, Par};
@@ -700,7 +700,7 @@ impl HyperkernelModel {
     }
 }
 
-impl Estimator for HyperkernelModel {
+impl Predictor for HyperkernelModel {
     fn method(&self) -> String {
         "hyperkernel".into()
     }

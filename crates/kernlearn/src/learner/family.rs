@@ -8,8 +8,8 @@ use super::model::{AnyModel, Model};
 use super::options::GridSettings;
 use super::Method;
 use crate::data::Dataset;
-use crate::estimator::Task;
 use crate::options::{MethodOptions, OptionSpec};
+use crate::predictor::Task;
 use crate::Result;
 use std::fmt;
 
@@ -34,7 +34,7 @@ pub struct MethodInfo {
     /// Whether the demonstration (`kernlearn` without arguments) runs it.
     pub in_demo: bool,
     /// The per-row representations its models offer
-    /// (`crate::estimator::Estimator::representation`).
+    /// (`crate::predictor::Predictor::representation`).
     pub representations: &'static [&'static str],
     pub(crate) build: Builder,
 }

@@ -8,6 +8,7 @@
 //! The registry that names every family (the method catalogue) is `crate::method`,
 //! above the families; fitting a scaler and a method is `crate::pipeline::Pipeline::fit`.
 
+pub(crate) mod fallback;
 pub mod family;
 pub mod model;
 pub mod options;
@@ -21,8 +22,8 @@ pub use selection::select_candidate;
 pub use svm::SvmLearner;
 
 use crate::data::{Features, SparseFeatures};
-use crate::estimator::Task;
 use crate::kernel::Kernel;
+use crate::predictor::Task;
 use crate::select::Selection;
 use crate::svm::SvmParams;
 use crate::trace::Trace;

@@ -1,26 +1,26 @@
-//! [`AnyModel`]: any fitted model of any family, behind the one [`Estimator`]
+//! [`AnyModel`]: any fitted model of any family, behind the one [`Predictor`]
 //! interface; what a fit returns and what a model file stores (as `{"kind": KIND,
 //! "fitted": …}`, [`Model::KIND`] naming the model type; reading a file back goes
 //! through the registry of every family's model kinds, `crate::method`).
 
-use crate::estimator::Estimator;
+use crate::predictor::Predictor;
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeStruct;
 use serde::Serialize;
 use std::any::Any;
 use std::fmt;
 
-/// A fitted model type that can be stored in a model file: its [`Estimator`]
+/// A fitted model type that can be stored in a model file: its [`Predictor`]
 /// behaviour, serde's (de)serialisation and [`Model::KIND`], its tag in the file.
 pub trait Model:
-    Estimator + Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync + 'static
+    Predictor + Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync + 'static
 {
     /// The model's tag in model files (`"svm"`, `"knpl"`, …); unique across families.
     const KIND: &'static str;
 }
 
 /// The object-safe face of a [`Model`] (every model type has it).
-trait DynModel: Estimator + erased_serde::Serialize + fmt::Debug + Send + Sync {
+trait DynModel: Predictor + erased_serde::Serialize + fmt::Debug + Send + Sync {
     fn kind(&self) -> &'static str;
     fn clone_box(&self) -> Box<dyn DynModel>;
     fn eq_dyn(&self, other: &dyn DynModel) -> bool;
@@ -43,7 +43,7 @@ impl<T: Model> DynModel for T {
 }
 
 /// Any fitted model: what [`crate::learner::FittedMethod`] carries, the CLI and the
-/// bindings use through [`Estimator`], and a model file stores.
+/// bindings use through [`Predictor`], and a model file stores.
 pub struct AnyModel(Box<dyn DynModel>);
 
 impl AnyModel {
@@ -109,12 +109,11 @@ impl Serialize for Fitted<'_> {
     }
 }
 
-/// Any model is an estimator: it delegates to its own.
-/// A fitted model is used through its own [`Estimator`] implementation: every method is
+/// A fitted model is used through its own [`Predictor`] implementation: every method is
 /// reached through the trait object itself, so no forwarding can leave one out.
 impl std::ops::Deref for AnyModel {
-    type Target = dyn Estimator + 'static;
-    fn deref(&self) -> &(dyn Estimator + 'static) {
+    type Target = dyn Predictor + 'static;
+    fn deref(&self) -> &(dyn Predictor + 'static) {
         self.inner()
     }
 }

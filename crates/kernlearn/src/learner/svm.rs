@@ -6,7 +6,7 @@ use super::selection::{svm_cv, Selected};
 use super::Progress;
 use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
 use crate::data::{Features, SparseFeatures};
-use crate::estimator::Task;
+use crate::predictor::Task;
 use crate::select::Selection;
 use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;

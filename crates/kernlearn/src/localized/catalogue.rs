@@ -3,10 +3,10 @@
 
 use super::LocalizedModel;
 use crate::bank::KERNELS;
-use crate::estimator::Task;
 use crate::learner::options::{C, CLUSTERS, NO_FALLBACK, SMO};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::options::{OptionSpec, OptionValue};
+use crate::predictor::Task;
 
 /// Command-line names of the classifiers' solvers.
 const SOLVER_NAMES: [&str; 2] = ["smo", "mwu"];

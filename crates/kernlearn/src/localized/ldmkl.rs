@@ -223,9 +223,9 @@ fn retrain(
 pub(crate) mod tests {
     use super::*;
     use crate::bank::{KernelFamily, MklMachine};
-    use crate::estimator::Estimator;
     use crate::localized::{LocalizedMethod, LocalizedModel, SvmSolver};
     use crate::metrics::accuracy;
+    use crate::predictor::Predictor;
     use crate::svm::SolverSettings;
 
     /// Points `(a, b, r)` on `[0, 1]³`: where `r < 0.5` the class is `a ∈ (¼, ¾)`, elsewhere

@@ -9,13 +9,14 @@ use super::{
 };
 use crate::bank::family_of;
 use crate::data::{Dataset, Features};
-use crate::estimator::Task;
+use crate::learner::fallback::{finish, Decision, Fallback};
 use crate::learner::options::{CLUSTERS, NO_FALLBACK};
-use crate::learner::selection::{base_svm_cv, best_value, finish, Decision, Fallback};
+use crate::learner::selection::{base_svm_cv, best_value};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
 };
 use crate::options::MethodOptions;
+use crate::predictor::Task;
 use crate::svm::SvmType;
 use crate::Result;
 use serde::{Deserialize, Serialize};

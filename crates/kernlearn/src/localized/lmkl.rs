@@ -307,10 +307,10 @@ impl LmklMachine {
 mod tests {
     use super::*;
     use crate::bank::{KernelFamily, MklMachine};
-    use crate::estimator::Estimator;
     use crate::localized::ldmkl::tests::{two_regions, TWO_KERNELS};
     use crate::localized::{LocalizedMachine, LocalizedMethod, LocalizedModel};
     use crate::metrics::accuracy;
+    use crate::predictor::Predictor;
     use crate::svm::SolverSettings;
 
     fn lmkl(settings: LmklSettings, c: f64) -> LocalizedParams {

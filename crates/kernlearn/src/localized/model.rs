@@ -7,9 +7,9 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::estimator::one_vs_one_estimator_methods;
-use crate::estimator::{no_such_output, Estimator, FitSummary, Representation};
 use crate::multiclass::{BinaryMachine, OneVsOne};
+use crate::predictor::one_vs_one_predictor_methods;
+use crate::predictor::{no_such_output, FitSummary, Predictor, Representation};
 use crate::validate::count_sum;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -189,8 +189,8 @@ impl LocalizedModel {
     }
 }
 
-impl Estimator for LocalizedModel {
-    one_vs_one_estimator_methods!();
+impl Predictor for LocalizedModel {
+    one_vs_one_predictor_methods!();
 
     fn representations(&self) -> Vec<&'static str> {
         vec!["gates"]

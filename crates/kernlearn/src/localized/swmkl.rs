@@ -109,10 +109,10 @@ fn clamped_gates(mut scores: Vec<f64>, m: usize) -> Result<GateMatrix> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimator::Estimator;
     use crate::kernel::Kernel;
     use crate::localized::ldmkl::tests::{fit_two_regions, two_regions, TWO_KERNELS};
     use crate::localized::{LocalizedMachine, LocalizedMethod, LocalizedModel};
+    use crate::predictor::Predictor;
     use crate::svm::{SvmModel, SvmParams};
 
     /// The final SVM equals LIBSVM-style C-SVC on the Gram matrix of Algorithm 2's kernel

@@ -6,9 +6,9 @@
 //! the docs are all generated from it. A family declares its methods once, in its own
 //! folder ([`crate::learner::Family`]); see `docs/DESIGN.md`, "Adding a family".
 
-use crate::estimator::Task;
 use crate::learner::{Family, MethodInfo, ModelKind};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::predictor::Task;
 use crate::{Error, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -4,10 +4,10 @@
 use super::spggmkl::REGULARISER_NAMES;
 use super::{MklModel, NystromLinearModel};
 use crate::bank::{KERNELS, LANDMARKS};
-use crate::estimator::Task;
 use crate::learner::options::{C, NO_FALLBACK, SMO, TOL};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::options::{OptionSpec, OptionValue};
+use crate::predictor::Task;
 
 /// `--mwu-epsilon`.
 pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new(

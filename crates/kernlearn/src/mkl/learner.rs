@@ -8,15 +8,14 @@ use super::{
 };
 use crate::bank::{family_of, GramTable, KernelFamily, LANDMARKS};
 use crate::data::{Dataset, Features};
-use crate::estimator::Task;
+use crate::learner::fallback::{finish, Decision, Fallback, Kept};
 use crate::learner::options::{NO_FALLBACK, TOL};
-use crate::learner::selection::{
-    base_svm_cv, best_candidate, best_value, finish, Decision, Fallback, Kept,
-};
+use crate::learner::selection::{base_svm_cv, best_candidate, best_value};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
 };
 use crate::options::MethodOptions;
+use crate::predictor::Task;
 use crate::svm::SvmType;
 use crate::Error;
 use crate::Result;

@@ -11,9 +11,9 @@ use crate::bank::KernelFamily;
 use crate::bank::MklMachine;
 use crate::bank::{GramTable, KernelBank};
 use crate::data::Features;
-use crate::estimator::one_vs_one_estimator_methods;
-use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::OneVsOne;
+use crate::predictor::one_vs_one_predictor_methods;
+use crate::predictor::{FitSummary, Predictor};
 use crate::select::Grid;
 use crate::trace::Trace;
 use crate::validate::count_sum;
@@ -224,8 +224,8 @@ pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
     (selected, if sq > 0.0 { 1.0 / sq } else { 0.0 })
 }
 
-impl Estimator for MklModel {
-    one_vs_one_estimator_methods!();
+impl Predictor for MklModel {
+    one_vs_one_predictor_methods!();
 
     fn method(&self) -> String {
         self.params.method.name().to_string()

@@ -15,9 +15,9 @@
 use super::linear::{solve_linear_svm, LinearSvmParams};
 use crate::bank::{check_binary, KernelFamily, NystromFeatures};
 use crate::data::Features;
-use crate::estimator::one_vs_one_estimator_methods;
-use crate::estimator::{Estimator, FitSummary};
 use crate::multiclass::{BinaryMachine, OneVsOne};
+use crate::predictor::one_vs_one_predictor_methods;
+use crate::predictor::{FitSummary, Predictor};
 use crate::validate::count_sum;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -149,8 +149,8 @@ impl NystromLinearModel {
     }
 }
 
-impl Estimator for NystromLinearModel {
-    one_vs_one_estimator_methods!();
+impl Predictor for NystromLinearModel {
+    one_vs_one_predictor_methods!();
 
     fn method(&self) -> String {
         "nystrom-linear".to_string()

@@ -49,7 +49,7 @@ fn explicit_combination(family: &KernelFamily, x: &Features, w: &[f64]) -> faer:
 /// feature `½/d`; on `family12@each` every feature gets `1/d`.
 #[test]
 fn mkl_relevance_splits_each_kernels_weight_over_its_features() {
-    use crate::estimator::Estimator;
+    use crate::predictor::Predictor;
     let (x, y) = data("heart.csv", 120);
     let d = x.n_cols() as f64;
     let fit = |spec: &str| {

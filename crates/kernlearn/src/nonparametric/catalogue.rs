@@ -3,10 +3,10 @@
 
 use super::dank::{Scheme, StepRule};
 use super::{DankModel, KnplModel, ScalableDankModel};
-use crate::estimator::Task;
 use crate::learner::options::{C, EPSILON, KERNEL_MACHINE, NO_FALLBACK};
 use crate::learner::{Family, MethodInfo, Model, ModelKind};
 use crate::options::{choice, OptionSpec, OptionValue};
+use crate::predictor::Task;
 use crate::{Error, Result};
 use std::str::FromStr;
 

@@ -8,16 +8,15 @@ use super::dank::{dank_search_base, DankModel, DankParams, DankSettings};
 use super::knpl::{gamma_reference, KnplModel, KnplParams, KnplScheme, KnplSearch};
 use super::scalable::{ScalableDankModel, ScalableDankParams};
 use crate::data::{Dataset, Features};
-use crate::estimator::{Estimator, Task};
+use crate::learner::fallback::{finish, Decision, Fallback, Kept};
 use crate::learner::options::NO_FALLBACK;
-use crate::learner::selection::{
-    best_on_path, finish, svm_cv, Decision, Fallback, FoldFit, Kept, Selected,
-};
+use crate::learner::selection::{best_on_path, svm_cv, FoldFit, Selected};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, Progress,
     ProgressFn,
 };
 use crate::options::MethodOptions;
+use crate::predictor::{Predictor, Task};
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};

@@ -32,9 +32,9 @@ use super::machine::LearnedKernelMachine;
 use crate::check::positive_finite;
 use crate::cluster::{Centres, KMeans};
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::{Kernel, PrecomputedKernel};
 use crate::multiclass::class_groups;
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::svm::solve_c_svc;
 use crate::validate::count_sum;
 use crate::{Error, Result};
@@ -379,7 +379,7 @@ fn fit_cluster_here(
     })
 }
 
-impl Estimator for ScalableDankModel {
+impl Predictor for ScalableDankModel {
     fn method(&self) -> String {
         "dank-scalable".into()
     }
@@ -679,7 +679,7 @@ mod tests {
             auto_clusters: false,
         });
         assert_eq!(method.name(), "DANK-scalable");
-        assert_eq!(method.task(), crate::estimator::Task::Classification);
+        assert_eq!(method.task(), crate::predictor::Task::Classification);
         let steps = std::sync::atomic::AtomicU64::new(0);
         let fitted = method
             .fit(&x, &y, 5, &|p| {

@@ -1,13 +1,13 @@
-//! The kernel machine as an [`Estimator`]: what every front end reads of a fitted
+//! The kernel machine as an [`Predictor`]: what every front end reads of a fitted
 //! [`SvmModel`] (its task from the formulation, LIBSVM's per-pair objectives, support
 //! counts and `rho` as the fit summary, a warning when SMO stopped at its iteration cap).
 
 use super::SvmModel;
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::Result;
 
-impl Estimator for SvmModel {
+impl Predictor for SvmModel {
     fn method(&self) -> String {
         self.params.svm_type.to_string()
     }

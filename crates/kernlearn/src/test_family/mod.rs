@@ -6,7 +6,6 @@
 //! `b = ½ (mean k(N, N) − mean k(P, P))` unless `--kernel-mean-no-offset`.
 
 use crate::data::{Dataset, Features};
-use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::Kernel;
 use crate::learner::options::KERNEL_MACHINE;
 use crate::learner::{
@@ -14,6 +13,7 @@ use crate::learner::{
     Model, ModelKind, ProgressFn,
 };
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -152,7 +152,7 @@ impl KernelMeanModel {
     }
 }
 
-impl Estimator for KernelMeanModel {
+impl Predictor for KernelMeanModel {
     fn method(&self) -> String {
         "kernel-mean".into()
     }

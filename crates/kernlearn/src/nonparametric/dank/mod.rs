@@ -51,7 +51,7 @@
 //! - `ascent`: the first-order schemes (Algorithm 1, its monotone variant, plain
 //!   projected gradient) and their step size.
 //! - `newton`: the Newton scheme and the curvature of its model.
-//! - `model`: [`DankParams`], [`DankModel`] (fit, [`Estimator`](crate::estimator::Estimator)).
+//! - `model`: [`DankParams`], [`DankModel`] (fit, [`Predictor`](crate::predictor::Predictor)).
 //! - `select`: `dank_search_base`, the SVM-CV / SVR-CV stage.
 
 mod ascent;

@@ -7,10 +7,10 @@ use super::objective::{DankProblem, Dual};
 use super::settings::DankSettings;
 use super::solve::DankSolution;
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
 use crate::kernel::{Kernel, PrecomputedKernel};
 use crate::multiclass::OneVsOne;
 use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::svm::{solve_c_svc, solve_epsilon_svr};
 use crate::trace::Trace;
 use crate::validate::count_sum;
@@ -331,7 +331,7 @@ pub(crate) fn learned_machine(
     Ok((machine, info))
 }
 
-impl Estimator for DankModel {
+impl Predictor for DankModel {
     fn method(&self) -> String {
         match self.params.task {
             Task::Regression => "dank-svr",

@@ -2,7 +2,7 @@
 //! the DANK fit (DANK paper, section 6.1.1); [`crate::method::Method::Dank`] runs it.
 
 use super::settings::DankSettings;
-use crate::estimator::Task;
+use crate::predictor::Task;
 use crate::svm::{SvmParams, SvmType};
 use crate::{Error, Result};
 

@@ -44,7 +44,7 @@
 //! - `admm`: the G-step: `gamma_target`, `admm_projection` (Algorithm 1), the
 //!   objective `knpl_objective`.
 //! - `fit`: Algorithm 2 on one class pair (`fit_binary`, `solve_alpha`).
-//! - `model`: [`KnplModel`] (one-vs-one, [`Estimator`](crate::estimator::Estimator)).
+//! - `model`: [`KnplModel`] (one-vs-one, [`Predictor`](crate::predictor::Predictor)).
 //! - `search`: [`KnplSearch`], `gamma_reference`, [`KnplSelection`].
 
 mod admm;

@@ -1,13 +1,13 @@
 //! The fitted KNPL classifier: one learned-kernel machine on `G ⊙ K` per class pair
 //! (one-vs-one), with the nearest-neighbour extension to new points (KNPL paper,
-//! section "Predict for the Test Data", eq. 23), and its [`Estimator`] implementation.
+//! section "Predict for the Test Data", eq. 23), and its [`Predictor`] implementation.
 
 use super::fit::{fit_binary, TRACE_COLUMNS};
 use super::params::KnplParams;
 use crate::data::Features;
-use crate::estimator::{Estimator, FitSummary, Task};
 use crate::multiclass::OneVsOne;
 use crate::nonparametric::machine::{learned_machine_on, LearnedKernelMachine};
+use crate::predictor::{FitSummary, Predictor, Task};
 use crate::trace::{alternation, Alternation, Trace};
 use crate::validate::count_sum;
 use crate::Result;
@@ -155,7 +155,7 @@ fn matrix_range(m: MatRef<'_, f64>) -> (f64, f64) {
     range
 }
 
-impl Estimator for KnplModel {
+impl Predictor for KnplModel {
     fn method(&self) -> String {
         "knpl".into()
     }

@@ -1,6 +1,6 @@
 //! The one interface every fitted model implements.
 //!
-//! Every fitted method is an [`Estimator`]: it predicts, gives decision values and a
+//! Every fitted method is an [`Predictor`]: it predicts, gives decision values and a
 //! [`FitSummary`]. It sits below the kernel machine, which implements it; any family's
 //! fitted model behind it is [`crate::learner::AnyModel`], which
 //! [`crate::pipeline::Pipeline`] pairs with the scaler fitted on the training data.
@@ -58,7 +58,7 @@ pub struct Representation {
 
 /// A fitted predictor. Fitting is each method's own constructor (its parameters differ);
 /// everything after fitting goes through this trait.
-pub trait Estimator {
+pub trait Predictor {
     /// Method name as on the command line (`svm`, `svr`, …).
     fn method(&self) -> String;
     /// Classification, regression or novelty detection.
@@ -85,7 +85,7 @@ pub trait Estimator {
     /// the field at fault (`sv_coef[0] has 80 coefficients, …`).
     fn validate(&self) -> Result<()>;
     /// The prediction from one point's decision values (as returned by
-    /// [`Estimator::decision_function`]): the one-vs-one vote, the value, or ±1.
+    /// [`Predictor::decision_function`]): the one-vs-one vote, the value, or ±1.
     fn predict_from_decision(&self, dec: &[f64]) -> f64 {
         match self.task() {
             Task::Classification => crate::multiclass::vote(&self.classes(), dec),
@@ -134,7 +134,7 @@ pub trait Estimator {
         None
     }
     /// Names of the per-row representations the model offers
-    /// ([`Estimator::representation`]); none by default.
+    /// ([`Predictor::representation`]); none by default.
     fn representations(&self) -> Vec<&'static str> {
         Vec::new()
     }
@@ -159,7 +159,7 @@ pub trait Estimator {
     fn figures(&self) -> Vec<&'static str> {
         Vec::new()
     }
-    /// Draws figure `name` ([`Estimator::figures`]) to `path` (PNG or SVG).
+    /// Draws figure `name` ([`Predictor::figures`]) to `path` (PNG or SVG).
     #[cfg(feature = "plot")]
     fn draw_figure(&self, name: &str, _path: &std::path::Path) -> Result<()> {
         Err(no_such_output(
@@ -169,7 +169,7 @@ pub trait Estimator {
             &self.figures(),
         ))
     }
-    /// Class probabilities (in [`Estimator::classes`] order) from decision values; an
+    /// Class probabilities (in [`Predictor::classes`] order) from decision values; an
     /// error for methods without probability estimates.
     fn probabilities_from_decision(&self, _dec: &[f64]) -> Result<Vec<f64>> {
         Err(Error::param(
@@ -179,15 +179,15 @@ pub trait Estimator {
     }
 }
 
-/// The [`crate::estimator::Estimator`] methods of a classifier model that is a
+/// The [`crate::predictor::Predictor`] methods of a classifier model that is a
 /// [`crate::multiclass::OneVsOne`] in `self.machines` over `self.n_features` features: the task, the feature
 /// count, the classes, and prediction and decision values delegated to the machines.
-/// Used inside `impl Estimator for …` blocks, beside the model's own `method`,
+/// Used inside `impl Predictor for …` blocks, beside the model's own `method`,
 /// `params_json` and `summary`.
-macro_rules! one_vs_one_estimator_methods {
+macro_rules! one_vs_one_predictor_methods {
     () => {
-        fn task(&self) -> $crate::estimator::Task {
-            $crate::estimator::Task::Classification
+        fn task(&self) -> $crate::predictor::Task {
+            $crate::predictor::Task::Classification
         }
 
         fn n_features(&self) -> usize {
@@ -207,7 +207,7 @@ macro_rules! one_vs_one_estimator_methods {
         }
     };
 }
-pub(crate) use one_vs_one_estimator_methods;
+pub(crate) use one_vs_one_predictor_methods;
 
 /// The error for an output (`what`: representation, figure) a model does not offer.
 pub(crate) fn no_such_output(what: &str, name: &str, method: &str, offered: &[&str]) -> Error {
