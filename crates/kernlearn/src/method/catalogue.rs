@@ -7,7 +7,7 @@
 //! folder ([`crate::learner::Family`]); see `docs/DESIGN.md`, "Adding a family".
 
 use crate::estimator::Task;
-use crate::learner::{Family, MethodInfo, ModelKind};
+use crate::learner::{Family, MethodInfo, ModelKind, ScaleOut};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::{Error, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -100,6 +100,11 @@ impl MethodKind {
     /// One-line description.
     pub fn summary(self) -> &'static str {
         self.info.summary
+    }
+
+    /// Its distributed fit ([`crate::learner::scale_out`]), when its family offers one.
+    pub fn scale_out(self) -> Option<&'static ScaleOut> {
+        self.family.scale_out.iter().copied().find(|s| s.method == self.info.name)
     }
 
     /// Whether it can fit `task`.
