@@ -101,4 +101,3 @@ pub(crate) fn wilcoxon(d: Vec<f64>) -> PyResult<String> {
     let w = kernlearn::experiment::wilcoxon_signed_rank(&d).map_err(py_err)?;
     serde_json::to_string(&w).map_err(|e| json_err("wilcoxon", e))
 }
-

@@ -27,7 +27,10 @@ fn packet_in(p: &PyPacket<'_>) -> PyResult<Packet> {
 }
 
 fn packet_out(py: Python<'_>, p: Packet) -> PyResult<PacketOut<'_>> {
-    Ok((to_json(&p.head, "scale-out message")?, p.values.into_pyarray(py)))
+    Ok((
+        to_json(&p.head, "scale-out message")?,
+        p.values.into_pyarray(py),
+    ))
 }
 
 /// The distributed fit of catalogue method `method` (a `ValueError` when it has none).
@@ -79,7 +82,11 @@ pub(crate) fn scale_out_start<'py>(
     y: PyReadonlyArray1<'py, f64>,
     n_features: usize,
     parts: Vec<usize>,
-) -> PyResult<(PyCoordinator, Vec<PacketOut<'py>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<(
+    PyCoordinator,
+    Vec<PacketOut<'py>>,
+    Bound<'py, PyArray1<f64>>,
+)> {
     let input = ScaleOutInput {
         options: method_options(&options, seed)?,
         settings: from_json(settings, "scale-out settings")?,

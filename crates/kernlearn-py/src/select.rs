@@ -102,4 +102,3 @@ pub(crate) fn grid_search_select(
     let selection = search.select(&plan, &scores).map_err(py_err)?;
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
 }
-

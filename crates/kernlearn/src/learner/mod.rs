@@ -19,7 +19,9 @@ mod svm;
 pub use family::{Family, MethodInfo, ModelKind};
 pub use model::{AnyModel, Model};
 pub use options::GridSettings;
-pub use scale_out::{Coordinator, Finished, Packet, ScaleOut, ScaleOutInput, ScaleOutWorker, Started, Step};
+pub use scale_out::{
+    Coordinator, Finished, Packet, ScaleOut, ScaleOutInput, ScaleOutWorker, Started, Step,
+};
 pub use selection::select_candidate;
 pub use svm::SvmLearner;
 

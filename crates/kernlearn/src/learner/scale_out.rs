@@ -223,7 +223,10 @@ impl ScaleOutWorker {
 }
 
 /// The field `name` of a packet head, as `T`.
-pub(crate) fn field<T: serde::de::DeserializeOwned>(head: &serde_json::Value, name: &str) -> Result<T> {
+pub(crate) fn field<T: serde::de::DeserializeOwned>(
+    head: &serde_json::Value,
+    name: &str,
+) -> Result<T> {
     let value = head
         .get(name)
         .ok_or_else(|| Error::data(format!("scale-out message: no field `{name}`")))?;

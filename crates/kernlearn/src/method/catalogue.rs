@@ -104,7 +104,11 @@ impl MethodKind {
 
     /// Its distributed fit ([`crate::learner::scale_out`]), when its family offers one.
     pub fn scale_out(self) -> Option<&'static ScaleOut> {
-        self.family.scale_out.iter().copied().find(|s| s.method == self.info.name)
+        self.family
+            .scale_out
+            .iter()
+            .copied()
+            .find(|s| s.method == self.info.name)
     }
 
     /// Whether it can fit `task`.

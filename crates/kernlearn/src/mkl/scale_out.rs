@@ -137,7 +137,9 @@ impl MwumklCoordinator {
         let mut l_ref = f64::NEG_INFINITY;
         for part in replies {
             if part.values.len() != g.len() {
-                return Err(Error::data("MWUMKL: a shard's part of g has the wrong length"));
+                return Err(Error::data(
+                    "MWUMKL: a shard's part of g has the wrong length",
+                ));
             }
             g.iter_mut().zip(&part.values).for_each(|(a, b)| *a += b);
             l_ref = l_ref.max(field::<f64>(&part.head, "l_max")?);
@@ -173,7 +175,9 @@ impl MwumklCoordinator {
         let replies = all_replies(replies, self.shards())?;
         self.q = replies.into_iter().flat_map(|p| p.values).collect();
         if self.q.len() != *self.cuts.last().unwrap_or(&0) {
-            return Err(Error::data("MWUMKL: the shards' objectives do not cover the family"));
+            return Err(Error::data(
+                "MWUMKL: the shards' objectives do not cover the family",
+            ));
         }
         self.weights = kernel_weights(&self.q, self.y.len(), &self.params);
         self.phase = Phase::Sums;
@@ -249,7 +253,9 @@ impl Worker for ShardWorker {
 }
 
 fn no_groups(_: &Packet, _: &Features, _: &[f64]) -> Result<Packet> {
-    Err(Error::data("MWUMKL's distributed fit does not regroup rows"))
+    Err(Error::data(
+        "MWUMKL's distributed fit does not regroup rows",
+    ))
 }
 
 #[cfg(test)]

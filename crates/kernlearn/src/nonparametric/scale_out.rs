@@ -175,7 +175,8 @@ impl DankCoordinator {
                     .cluster_sizes
                     .iter()
                     .map(|&size| {
-                        (size > 0).then(|| Packet::new(json!({ "fit_cluster": params }), Vec::new()))
+                        (size > 0)
+                            .then(|| Packet::new(json!({ "fit_cluster": params }), Vec::new()))
                     })
                     .collect();
                 self.phase = Phase::Clusters(fit);
@@ -186,15 +187,26 @@ impl DankCoordinator {
 
     fn model_step(&mut self, fit: PartitionedFit, replies: Vec<Option<Packet>>) -> Result<Step> {
         if replies.len() != fit.cluster_sizes.len() {
-            return Err(Error::data("scalable DANK: one reply per cluster is needed"));
+            return Err(Error::data(
+                "scalable DANK: one reply per cluster is needed",
+            ));
         }
         let machines = replies
             .iter()
-            .map(|r| r.as_ref().map(|p| field::<ClusterMachine>(&p.head, "machine")).transpose())
+            .map(|r| {
+                r.as_ref()
+                    .map(|p| field::<ClusterMachine>(&p.head, "machine"))
+                    .transpose()
+            })
             .collect::<Result<Vec<_>>>()?;
         let classes = std::mem::take(&mut self.classes);
-        let model =
-            ScalableDankModel::from_clusters(&self.params, self.d, classes, &fit.centres, machines)?;
+        let model = ScalableDankModel::from_clusters(
+            &self.params,
+            self.d,
+            classes,
+            &fit.centres,
+            machines,
+        )?;
         let mut chosen = ChosenParams::of(&self.params.kernel, self.params.c, None);
         chosen
             .other
@@ -257,7 +269,9 @@ impl Worker for PartitionWorker {
     fn groups(&self) -> Result<Vec<usize>> {
         let labels = self.state.labels();
         if labels.len() != self.x.n_rows() {
-            return Err(Error::data("scalable DANK: the partition has no k-means labels yet"));
+            return Err(Error::data(
+                "scalable DANK: the partition has no k-means labels yet",
+            ));
         }
         Ok(labels.to_vec())
     }
@@ -267,7 +281,7 @@ impl Worker for PartitionWorker {
 fn group(request: &Packet, x: &Features, y: &[f64]) -> Result<Packet> {
     let params: ScalableDankParams = field(&request.head, "fit_cluster")?;
     let machine = fit_cluster(&params, x, y)?;
-    let machine = serde_json::to_value(&machine)
-        .map_err(|e| Error::data(format!("cluster machine: {e}")))?;
+    let machine =
+        serde_json::to_value(&machine).map_err(|e| Error::data(format!("cluster machine: {e}")))?;
     Ok(Packet::new(json!({ "machine": machine }), Vec::new()))
 }
