@@ -126,6 +126,9 @@ impl fmt::Debug for Started {
     }
 }
 
+/// Builds a worker from its setup, rows and labels.
+pub(crate) type WorkerBuilder = fn(&Packet, Features, Vec<f64>) -> Result<Box<dyn Worker>>;
+
 /// A method's distributed fit, declared by its family ([`super::Family::scale_out`]).
 pub struct ScaleOut {
     /// The catalogue method it fits.
@@ -133,7 +136,7 @@ pub struct ScaleOut {
     /// Whether workers hold row partitions (else all rows each).
     pub partitioned: bool,
     pub(crate) start: fn(&ScaleOutInput) -> Result<Started>,
-    pub(crate) worker: fn(&Packet, Features, Vec<f64>) -> Result<Box<dyn Worker>>,
+    pub(crate) worker: WorkerBuilder,
     pub(crate) group: fn(&Packet, &Features, &[f64]) -> Result<Packet>,
 }
 
