@@ -101,7 +101,7 @@ def model_decision(model, X, estimator=None):
     if estimator is not None and hasattr(estimator, "_check_sparse_predict"):
         estimator._check_sparse_predict(X)
     if sp.issparse(X):
-        return model.decision_function_sparse(*csr_parts(X))
+        return model.decision_function(csr_parts(X))
     return model.decision_function(as_features(X))
 
 
@@ -111,7 +111,7 @@ def model_predict(model, X, estimator=None):
     if estimator is not None and hasattr(estimator, "_check_sparse_predict"):
         estimator._check_sparse_predict(X)
     if sp.issparse(X):
-        return model.predict_sparse(*csr_parts(X))
+        return model.predict(csr_parts(X))
     return model.predict(as_features(X))
 
 

@@ -11,11 +11,12 @@ so every result equals the single-machine one (see ``docs/SCALING.md``):
   driver picks the best point with the library's rule.
 - :func:`experiment`: one task per (data set, method, repeat); the reports are the CLI's
   ``kernlearn experiment --json`` entries.
-- :func:`mwumkl`: the kernel family sharded over Ray actors; each actor keeps its
-  kernels' MWUMKL state and the driver runs the forward step on the sum of their parts.
-- :func:`scalable_dank`: k-means as Ray tasks over row partitions in the object store
-  (the library's k-means driver runs here and sends each step to the partitions), then
-  one Ray task per cluster fits that cluster's DANK machine.
+- :func:`mwumkl` and :func:`scalable_dank`: the library's one distributed-fit protocol
+  (``kernlearn::learner::scale_out``): a coordinator in this process answers each step
+  with the next requests for the workers (Ray actors holding a slice of the kernel
+  family, or a row partition) or with the model; a lost actor is restarted by Ray and
+  replays its earlier requests. Scalable DANK then regroups the rows by cluster and
+  fits each cluster's DANK machine as a Ray task.
 
 Connect with :func:`connect` (or let each function do it): ``address=None`` uses the
 cluster in ``RAY_ADDRESS`` or starts a local one, ``address="HOST:PORT"`` joins a running
@@ -300,34 +301,123 @@ def experiment(datasets, methods, repeats=10, *, test_fraction=0.5, seed=0, addr
     return {"datasets": reports}
 
 
-# --------------------------------------------------------------------------------- MWUMKL
+# ------------------------------------------------------------------- distributed fits
 
 
-@ray.remote(num_cpus=1)
-class _MwumklShardActor:
-    """The MWUMKL state of kernels ``lo..hi``. After a restart (its process was lost)
-    the state is empty: ``round`` then answers None and the driver replays the rounds."""
+@ray.remote
+class _ScaleOutWorker:
+    """A worker of the library's distributed-fit protocol (``_core.ScaleOutWorker``):
+    its rows, labels and state. After a restart (its process was lost) the state is new:
+    ``work`` then answers None and the driver replays the requests sent before."""
 
-    def __init__(self, kernels, params, x, y, lo, hi):
-        self.shard = _core.MwumklShard(kernels, params, x, y, lo, hi)
+    def __init__(self, method, setup, x, y):
+        self.x, self.y = x, y
+        self.worker = _core.ScaleOutWorker(method, setup, x, y)
 
     def pid(self):
         return os.getpid()
 
-    def round(self, t, p, r, l_ref):
-        if self.shard.rounds_done() != t - 1:
-            return None
-        return self.shard.round(p, r, l_ref)
+    def work(self, t, request):
+        return self.worker.work(t, request)
 
-    def replay(self, pairs):
-        self.shard.replay(pairs)
-        return self.shard.rounds_done()
+    def replay(self, requests):
+        return self.worker.replay(requests)
 
-    def objectives(self):
-        return self.shard.objectives()
+    def split(self, k):
+        """The rows and labels of each of ``k`` groups (row order kept)."""
+        groups = self.worker.groups()
+        parts = tuple((self.x[groups == g], self.y[groups == g]) for g in range(k))
+        return parts if k > 1 else parts[0]
 
-    def weighted_sum(self, weights):
-        return self.shard.weighted_sum(weights)
+
+@ray.remote(num_cpus=1)
+def _group_work(method, request, *parts):
+    """A regroup request on one group's rows gathered in worker order."""
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    return _core.scale_out_group(method, request, x, y)
+
+
+def _as_packet(head, values=()):
+    return (json.dumps(head), np.asarray(values, dtype=np.float64))
+
+
+def _ask(workers, logs, requests, after_submit):
+    """Request ``w`` to worker ``w``; a worker that lost its state (restarted by Ray) is
+    rebuilt by replaying its earlier requests and asked again."""
+    refs = [w.work.remote(len(log), req) for w, log, req in zip(workers, logs, requests)]
+    if after_submit is not None:  # tests: lose workers while the requests run
+        after_submit(requests[0][0])
+    replies = ray.get(refs)
+    for k, reply in enumerate(replies):
+        if reply is None:
+            ray.get(workers[k].replay.remote(logs[k]))
+            replies[k] = ray.get(workers[k].work.remote(len(logs[k]), requests[k]))
+    for log, req in zip(logs, requests):
+        log.append(req)
+    return replies
+
+
+def _regroup(method, workers, requests, max_retries, label, quiet):
+    """The rows regrouped by the workers' groups, request ``g`` answered on group ``g``
+    by a Ray task; the workers are released first (their CPUs go to the tasks)."""
+    k = len(requests)
+    splits = [w.split.options(num_returns=k).remote(k) for w in workers]
+    splits = [s if k > 1 else [s] for s in splits]
+    flat = [ref for s in splits for ref in s]
+    ray.wait(flat, num_returns=len(flat), fetch_local=False)
+    for w in workers:
+        ray.kill(w)
+    task = _group_work.options(max_retries=max_retries)
+    kept = [g for g in range(k) if requests[g] is not None]
+    refs = [task.remote(method, requests[g], *[s[g] for s in splits]) for g in kept]
+    replies = [None] * k
+    for g, reply in zip(kept, _gather(refs, label, quiet)):
+        replies[g] = reply
+    return replies
+
+
+def _scale_out(method, parts, y, n_features, *, options=(), settings=None, seed=0,
+               max_restarts=3, max_retries=3, label="fit", quiet=None, after_step=None,
+               after_submit=None):
+    """Runs the library's distributed fit of ``method`` (``_core.scale_out_start``):
+    ``parts`` are ``[(ref, rows)]`` of the workers' rows (row partitions, or all rows
+    per worker). Returns ``(model or None, record dict, workers)``."""
+    coordinator, setups, labels = _core.scale_out_start(
+        method, list(options), json.dumps(settings), int(seed),
+        np.ascontiguousarray(y, dtype=np.float64), int(n_features), [rows for _, rows in parts])
+    if _core.scale_out_partitioned(method):
+        offsets = np.cumsum([0] + [rows for _, rows in parts])[:-1].tolist()
+    else:
+        parts, offsets = [parts[0]] * len(setups), [0] * len(setups)
+    cpus = ray.cluster_resources().get("CPU", 1.0)
+    # A worker holds its CPUs while it lives: more workers than CPUs share them.
+    per_cpu = -(-len(setups) // max(int(cpus), 1))
+    actor = _ScaleOutWorker.options(num_cpus=1.0 / per_cpu, max_restarts=max_restarts,
+                                    max_task_retries=max_restarts)
+    # The labels' refs live as long as the workers: a restarted actor reads them again.
+    y_refs = [_put(np.ascontiguousarray(labels[off:off + rows]), "y partition")
+              for (_, rows), off in zip(parts, offsets)]
+    workers = [actor.remote(method, setup, ref, y_ref)
+               for (ref, _), y_ref, setup in zip(parts, y_refs, setups)]
+    logs = [[] for _ in workers]
+    bar = _Progress(1, label, quiet)
+    replies, t = [], 0
+    while True:
+        kind, out = coordinator.step(replies)
+        if kind == "done":
+            bar.advance()
+            for w in workers:
+                ray.kill(w)
+            model, record = out
+            return model, json.loads(record), workers
+        if kind == "ask":
+            replies = _ask(workers, logs, out, after_submit)
+            t += 1
+            if after_step is not None:
+                after_step(t, workers)
+        else:
+            replies = _regroup(method, workers, out, max_retries, label, True)
 
 
 def _binary_labels(y):
@@ -344,15 +434,15 @@ def mwumkl(X, y, kernels="family12", *, C=None, epsilon=0.2, width=1.5, iteratio
     """MWUMKL (Moeller 2017, Algorithm 6) with the kernel family sharded over Ray actors.
 
     Each actor holds its slice of the family and that slice's state (``Ḡ_iα`` and
-    ``αᵀḠ_iα`` per kernel) and computes its part of each round's ``g``; the driver adds
-    the parts, takes the forward step, and at the end combines the shards' objectives
-    into the weights. The weights equal the single-machine
-    ``MKLClassifier(method="mwumkl", kernels=kernels, C=C, mwu_epsilon=epsilon,
-    scale="none")`` ones to rounding (the sums run in another order).
+    ``αᵀḠ_iα`` per kernel) and computes its part of each round's ``g``; the library's
+    coordinator (the same protocol for every distributed fit) adds the parts, takes the
+    forward step, and at the end combines the shards' objectives into the weights. The
+    weights equal the single-machine ``MKLClassifier(method="mwumkl", kernels=kernels,
+    C=C, mwu_epsilon=epsilon, scale="none")`` ones to rounding (the sums run in another
+    order).
 
     A lost actor is restarted by Ray (``max_restarts``) and its state rebuilt from the
-    driver: the driver keeps the forward steps of every round and the actor replays
-    them.
+    driver: the driver keeps the requests of every round and the actor replays them.
 
     Parameters
     ----------
@@ -384,91 +474,29 @@ def mwumkl(X, y, kernels="family12", *, C=None, epsilon=0.2, width=1.5, iteratio
     if X.ndim != 2 or len(X) != len(y):
         raise ValueError("X must be 2-D with one row per label in y")
     classes, signed = _binary_labels(y)
-    params = json.dumps({"epsilon": float(epsilon), "width": float(width),
-                         "c": None if C is None else float(C),
-                         "iterations": None if iterations is None else int(iterations)})
-    n, m = X.shape[0], _core.kernel_count(kernels, X.shape[1])
-    rounds = _core.mwumkl_rounds(params, n)
+    params = {"epsilon": float(epsilon), "width": float(width),
+              "c": None if C is None else float(C),
+              "iterations": None if iterations is None else int(iterations)}
     cpus = ray.cluster_resources().get("CPU", 1.0)
     shards = int(cpus) if shards is None else int(shards)
     if shards < 1:
         raise ValueError(f"shards must be >= 1, got {shards}")
-    cuts = np.linspace(0, m, min(shards, m) + 1).astype(int)
-    x_ref, y_ref = _put(X, "X"), _put(signed, "y")
-    # An actor holds its CPUs while it lives: more shards than CPUs share them.
-    per_cpu = -(-(len(cuts) - 1) // max(int(cpus), 1))  # actors per CPU, rounded up
-    actor = _MwumklShardActor.options(num_cpus=1.0 / per_cpu,
-                                      max_restarts=max_restarts, max_task_retries=max_restarts)
-    actors = [actor.remote(kernels, params, x_ref, y_ref, int(lo), int(hi))
-              for lo, hi in zip(cuts[:-1], cuts[1:])]
-    bar = _Progress(rounds, f"MWUMKL ({len(actors)} shards)", quiet)
-    g, l_ref = np.zeros(n), 0.0
-    counts, pairs = np.zeros(n, dtype=np.uint32), []
-    for t in range(1, rounds + 1):
-        p, r = _core.mwumkl_most_violating(g.tolist(), signed.tolist())
-        counts[p] += 1
-        counts[r] += 1
-        pairs.append((p, r))
-        parts = _round(actors, t, p, r, l_ref, pairs)
-        g = np.zeros(n)
-        for part, _ in parts:
-            g += part
-        l_ref = max(l for _, l in parts)
-        bar.advance()
-        if _after_round is not None:
-            _after_round(t, actors)
-    q = np.concatenate(ray.get([a.objectives.remote() for a in actors]))
-    weights = _core.mwumkl_kernel_weights(params, q.tolist(), n)
-    sums = ray.get([a.weighted_sum.remote(weights[lo:hi].tolist())
-                    for a, lo, hi in zip(actors, cuts[:-1], cuts[1:])])
-    h_mu = np.sum(sums, axis=0)
-    out = json.loads(_core.mwumkl_finish(signed.tolist(), weights.tolist(), q.tolist(),
-                                         h_mu.tolist(), counts.tolist(), rounds))
-    for a in actors:
-        ray.kill(a)
+    x_ref = _put(X, "X")
+    _, out, workers = _scale_out(
+        "mwumkl", [(x_ref, len(X))] * shards, signed, X.shape[1],
+        settings={"kernels": kernels, "params": params}, max_restarts=max_restarts,
+        label="MWUMKL", quiet=quiet, after_step=_after_round)
     out["weights"] = np.asarray(out["weights"])
     out["coef"] = np.asarray(out["coef"])
     out["classes"] = classes
-    out["shards"] = len(actors)
+    out["shards"] = len(workers)
     return out
-
-
-def _round(actors, t, p, r, l_ref, pairs):
-    """Round ``t`` on every shard; a shard that lost its state (restarted by Ray) is
-    rebuilt by replaying the forward steps of rounds ``1..t-1`` and asked again."""
-    parts = ray.get([a.round.remote(t, p, r, l_ref) for a in actors])
-    for k, part in enumerate(parts):
-        if part is None:
-            ray.get(actors[k].replay.remote(pairs[:-1]))
-            parts[k] = ray.get(actors[k].round.remote(t, p, r, l_ref))
-    return parts
 
 
 # ------------------------------------------------------------------------- scalable DANK
 
 #: Rows per block of the library's k-means reductions: partitions are whole blocks.
 BLOCK_ROWS = 512
-
-
-@ray.remote(num_cpus=1)
-def _kmeans_answer(x, offset, state, request):
-    return _core.kmeans_answer(x, offset, state, request)
-
-
-@ray.remote(num_cpus=1)
-def _cluster_rows(x, y, state, k):
-    """The rows and ±1 labels of each cluster in this partition (row order kept)."""
-    labels = _core.kmeans_state_labels(state)
-    parts = tuple((x[labels == c], y[labels == c]) for c in range(k))
-    return parts if k > 1 else parts[0]
-
-
-@ray.remote(num_cpus=1)
-def _fit_cluster(params, *parts):
-    """One cluster's machine on its rows gathered in partition order (ascending index)."""
-    x = np.concatenate([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    return _core.scalable_dank_fit_cluster(params, x, y)
 
 
 @ray.remote(num_cpus=0)
@@ -520,13 +548,14 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
                   max_retries=3, _after_submit=None):
     """:class:`kernlearn.ScalableDANKClassifier` fitted on a Ray cluster.
 
-    The k-means partition runs as Lloyd steps over row partitions held in the object
-    store: the library's k-means driver runs in this process and sends each step (the
-    centres, ``k × d`` numbers) to one Ray task per partition, which returns per-block
-    sums; the partitions' labels stay in the object store between steps. Then one Ray
-    task per cluster gathers its rows from the partitions and fits its DANK machine.
+    The library's distributed fit (the same protocol as :func:`mwumkl`): the k-means
+    partition runs as Lloyd steps over row partitions held by Ray actors, the library's
+    k-means driver sending each step (the centres, ``k × d`` numbers) to every
+    partition, which returns per-block sums and keeps its labels; then the rows are
+    regrouped by cluster and one Ray task per cluster fits that cluster's DANK machine.
     The model equals the single-machine fit's (same centres, clusters, machines and
-    saved JSON) for the same seed, also when a task is lost and re-run by Ray.
+    saved JSON) for the same seed, also when a worker is lost (Ray restarts it and the
+    driver replays its requests) or a cluster task is lost and re-run by Ray.
 
     Parameters
     ----------
@@ -545,7 +574,7 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
         Number of partitions a single array is split into (default: the cluster's CPUs;
         at most one per 512-row block).
     address, quiet, max_retries
-        As for :func:`grid_search`.
+        As for :func:`grid_search` (``max_retries`` also bounds the actors' restarts).
 
     Returns
     -------
@@ -564,7 +593,6 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
     if est.scale != "none":
         raise ValueError(f"scale={est.scale!r}: the distributed fit takes the features as "
                          f"given; scale them first and pass scale='none'")
-    start = time.monotonic()
     _require_binary(y, "scalable DANK routes each point to one binary machine")
     if isinstance(X, (list, tuple)):
         y = np.asarray(y)
@@ -577,34 +605,8 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
     n = sum(rows for _, rows in parts)
     if len(y_lib) != n:
         raise ValueError(f"y has {len(y_lib)} labels for {n} rows")
-    classes, signed = _core.scalable_dank_classes(np.ascontiguousarray(y_lib, dtype=np.float64))
-    params = _core.scalable_dank_params(est._options(), seed_of(est.random_state, 0), n, d)
-    offsets = np.cumsum([0] + [rows for _, rows in parts])[:-1].tolist()
-    states = [np.empty(0)] * len(parts)
-    answer = _kmeans_answer.options(num_returns=2, max_retries=max_retries)
-
-    def ask(request):
-        outs = [answer.remote(ref, off, state, request)
-                for (ref, _), off, state in zip(parts, offsets, states)]
-        states[:] = [state for _, state in outs]
-        if _after_submit is not None:  # tests: lose workers while the tasks run
-            _after_submit(request)
-        return ray.get([reply for reply, _ in outs])
-
-    centres, sizes = _core.scalable_dank_kmeans(params, n, d, ask)
-    k = len(sizes)
-    split = _cluster_rows.options(num_returns=k, max_retries=max_retries)
-    rows_of = []
-    for ((ref, rows), off, state) in zip(parts, offsets, states):
-        y_ref = _put(np.ascontiguousarray(signed[off:off + rows]), "y partition")
-        out = split.remote(ref, y_ref, state, k)
-        rows_of.append(out if k > 1 else [out])
-    fit = _fit_cluster.options(max_retries=max_retries)
-    kept = [c for c in range(k) if sizes[c] > 0]
-    refs = [fit.remote(params, *[rows_of[p][c] for p in range(len(parts))]) for c in kept]
-    machines = [None] * k
-    for c, text in zip(kept, _gather(refs, f"scalable DANK ({k} clusters)", quiet)):
-        machines[c] = text
-    model, record = _core.scalable_dank_model(params, classes, centres, machines,
-                                              time.monotonic() - start)
-    return est._classifier_fitted(est._adopt(model, record))
+    model, record, _ = _scale_out(
+        "dank-scalable", parts, y_lib, d, options=est._options(),
+        seed=seed_of(est.random_state, 0), max_restarts=max_retries, max_retries=max_retries,
+        label="scalable DANK", quiet=quiet, after_submit=_after_submit)
+    return est._classifier_fitted(est._adopt(model, json.dumps(record)))

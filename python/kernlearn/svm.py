@@ -199,7 +199,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                     f"{type(self).__name__} with kernel='precomputed' reads the Gram "
                     "matrix as a dense array"
                 )
-            self.model_ = _core.fit_svm_sparse(params, *csr_parts(data), labels, sample_weight)
+            self.model_ = _core.fit_svm(params, csr_parts(data), labels, sample_weight)
         else:
             self.model_ = _core.fit_svm(params, data, labels, sample_weight)
         self._set_layout(X)
@@ -526,7 +526,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             )
         features = self._features(X)
         if sp.issparse(features):
-            proba = self.model_.predict_proba_sparse(*csr_parts(features))
+            proba = self.model_.predict_proba(csr_parts(features))
         else:
             proba = self.model_.predict_proba(features)
         return proba[:, self._layout.proba_columns()]

@@ -307,13 +307,13 @@ def test_scalable_dank_survives_killed_workers(cluster):
 
     def kill_workers(request):
         # Right after a seeding request (4: the first centre's distances) and the first
-        # Lloyd update (8) are submitted: the workers running (or about to run) them
-        # die, Ray re-runs the tasks from the same inputs.
+        # Lloyd update (8) are submitted: the worker actors running (or about to run) them
+        # die, Ray restarts them and the driver replays their requests.
         requests.append(request)
         if len(requests) in (4, 8):
             killed.extend(_kill_ray_workers())
 
-    killer = _Killer("ray::_fit_cluster", after=0.02)
+    killer = _Killer("ray::_group_work", after=0.02)
     killer.start()
     try:
         dist = kray.scalable_dank(parts, y, _dank_estimator(clusters=2), quiet=True,
@@ -328,7 +328,8 @@ def test_scalable_dank_survives_killed_workers(cluster):
 
 
 def _kill_ray_workers():
-    """SIGKILLs every Ray worker process (titles ``ray::…``) of this machine."""
+    """SIGKILLs every distributed-fit worker actor (titles ``ray::_ScaleOutWorker…``) of
+    this machine."""
     pids = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -337,7 +338,7 @@ def _kill_ray_workers():
                     cmd = f.read()
             except OSError:
                 continue
-            if cmd.startswith(b"ray::_kmeans_answer") or cmd.startswith(b"ray::IDLE"):
+            if cmd.startswith(b"ray::_ScaleOutWorker"):
                 try:
                     os.kill(int(pid), signal.SIGKILL)
                     pids.append(int(pid))

@@ -37,6 +37,7 @@ pub(crate) static FAMILY: Family = Family {
         build,
     }],
     models: &[ModelKind::of::<ArdModel>()],
+    scale_out: &[],
 };
 
 impl Model for ArdModel {

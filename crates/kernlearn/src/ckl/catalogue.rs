@@ -85,6 +85,7 @@ pub(crate) static FAMILY: Family = Family {
         },
     ],
     models: &[ModelKind::of::<CklModel>()],
+    scale_out: &[],
 };
 
 impl Model for CklModel {

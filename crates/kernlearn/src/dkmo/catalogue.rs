@@ -85,6 +85,7 @@ pub(crate) static FAMILY: Family = Family {
         },
     ],
     models: &[ModelKind::of::<DkmoModel>()],
+    scale_out: &[],
 };
 
 impl Model for DkmoModel {

@@ -79,6 +79,7 @@ pub(crate) static FAMILY: Family = Family {
         },
     ],
     models: &[ModelKind::of::<SvmModel>()],
+    scale_out: &[],
 };
 
 impl crate::learner::Model for SvmModel {

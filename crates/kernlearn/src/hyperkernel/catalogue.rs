@@ -61,6 +61,7 @@ pub(crate) static FAMILY: Family = Family {
         build: super::learner::build,
     }],
     models: &[ModelKind::of::<HyperkernelModel>()],
+    scale_out: &[],
 };
 
 impl Model for HyperkernelModel {

@@ -6,6 +6,7 @@
 
 use super::model::{AnyModel, Model};
 use super::options::GridSettings;
+use super::scale_out::ScaleOut;
 use super::Method;
 use crate::data::Dataset;
 use crate::options::{MethodOptions, OptionSpec};
@@ -84,6 +85,8 @@ pub struct Family {
     pub methods: &'static [MethodInfo],
     /// The model types its methods store.
     pub models: &'static [ModelKind],
+    /// Its methods' distributed fits ([`super::scale_out`]), for those that offer one.
+    pub scale_out: &'static [&'static ScaleOut],
 }
 
 impl fmt::Debug for Family {

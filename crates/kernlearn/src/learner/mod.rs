@@ -3,7 +3,8 @@
 //! (any learner, for dispatch), [`AnyModel`] (any fitted model), the parameters a fit
 //! chose ([`ChosenParams`]), progress events, the selection shapes the learners share
 //! ([`selection`]), the kernel machine's options ([`options`]) and how a family
-//! declares itself ([`family`]).
+//! declares itself ([`family`]), and the protocol of fits spread over workers
+//! ([`scale_out`]).
 //!
 //! The registry that names every family (the method catalogue) is `crate::method`,
 //! above the families; fitting a scaler and a method is `crate::pipeline::Pipeline::fit`.
@@ -12,12 +13,16 @@ pub(crate) mod fallback;
 pub mod family;
 pub mod model;
 pub mod options;
+pub mod scale_out;
 pub(crate) mod selection;
 mod svm;
 
 pub use family::{Family, MethodInfo, ModelKind};
 pub use model::{AnyModel, Model};
 pub use options::GridSettings;
+pub use scale_out::{
+    Coordinator, Finished, Packet, ScaleOut, ScaleOutInput, ScaleOutWorker, Started, Step,
+};
 pub use selection::select_candidate;
 pub use svm::SvmLearner;
 

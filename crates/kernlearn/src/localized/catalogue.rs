@@ -73,6 +73,7 @@ pub(crate) static FAMILY: Family = Family {
         },
     ],
     models: &[ModelKind::of::<LocalizedModel>()],
+    scale_out: &[],
 };
 
 impl Model for LocalizedModel {

@@ -6,7 +6,7 @@
 //! the docs are all generated from it. A family declares its methods once, in its own
 //! folder ([`crate::learner::Family`]); see `docs/DESIGN.md`, "Adding a family".
 
-use crate::learner::{Family, MethodInfo, ModelKind};
+use crate::learner::{Family, MethodInfo, ModelKind, ScaleOut};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::predictor::Task;
 use crate::{Error, Result};
@@ -100,6 +100,15 @@ impl MethodKind {
     /// One-line description.
     pub fn summary(self) -> &'static str {
         self.info.summary
+    }
+
+    /// Its distributed fit ([`crate::learner::scale_out`]), when its family offers one.
+    pub fn scale_out(self) -> Option<&'static ScaleOut> {
+        self.family
+            .scale_out
+            .iter()
+            .copied()
+            .find(|s| s.method == self.info.name)
     }
 
     /// Whether it can fit `task`.

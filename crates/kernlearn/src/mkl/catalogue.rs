@@ -99,6 +99,7 @@ pub(crate) static FAMILY: Family = Family {
         ModelKind::of::<MklModel>(),
         ModelKind::of::<NystromLinearModel>(),
     ],
+    scale_out: &[&super::scale_out::SCALE_OUT],
 };
 
 impl Model for MklModel {

@@ -21,6 +21,7 @@ mod linear;
 mod model;
 mod mwumkl;
 mod nystrom;
+mod scale_out;
 mod spggmkl;
 mod uniform;
 

@@ -133,6 +133,7 @@ pub(crate) static FAMILY: Family = Family {
         ModelKind::of::<DankModel>(),
         ModelKind::of::<ScalableDankModel>(),
     ],
+    scale_out: &[&super::scale_out::SCALE_OUT],
 };
 
 impl Model for KnplModel {

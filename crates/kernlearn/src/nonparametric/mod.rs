@@ -18,6 +18,7 @@ pub(crate) mod learner;
 pub(crate) mod machine;
 mod projection;
 mod scalable;
+mod scale_out;
 
 pub(crate) use catalogue::FAMILY;
 pub use catalogue::SCALABLE_DANK;

@@ -38,6 +38,7 @@ pub(crate) static FAMILY: Family = Family {
         build,
     }],
     models: &[ModelKind::of::<KernelMeanModel>()],
+    scale_out: &[],
 };
 
 fn build(
