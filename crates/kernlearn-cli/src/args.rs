@@ -8,6 +8,7 @@ use kernlearn::data::{
     read_csv_unlabeled, read_dataset, read_libsvm, read_libsvm_sparse, Dataset, Format, ScaleMode,
     SparseDataset,
 };
+use kernlearn::method::{spell, Spelling};
 use kernlearn::method::{GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue};
 use kernlearn::{Error, Pipeline, Result};
 use std::path::{Path, PathBuf};
@@ -338,7 +339,7 @@ fn option_arg(spec: &'static OptionSpec) -> Arg {
         let mut o = MethodOptions::default();
         o.set(name, v)
             .map(|_| v.to_string())
-            .map_err(|e| e.to_string())
+            .map_err(|e| spell(&e.to_string(), Spelling::CommandLine))
     };
     match spec.value {
         OptionValue::Flag => arg.action(ArgAction::SetTrue),
@@ -426,9 +427,12 @@ impl FromArgMatches for ModelArgs {
                     .collect(),
             };
             for v in values {
-                self.options
-                    .set(spec.name, &v)
-                    .map_err(|e| clap::Error::raw(ErrorKind::ValueValidation, format!("{e}\n")))?;
+                self.options.set(spec.name, &v).map_err(|e| {
+                    clap::Error::raw(
+                        ErrorKind::ValueValidation,
+                        format!("{}\n", spell(&e.to_string(), Spelling::CommandLine)),
+                    )
+                })?;
             }
         }
         Ok(())

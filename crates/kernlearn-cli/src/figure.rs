@@ -12,12 +12,12 @@ use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::data::Features;
 use kernlearn::figure::{BOUNDARY_METHODS, GATES_METHOD};
-use kernlearn::method::{GridSettings, MethodOptions};
+use kernlearn::method::{FittedMethod, GridSettings, MethodOptions};
 use kernlearn::metrics::accuracy;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
-    decision_boundaries_titled, heatmap_with, scatter_plot, ColourScale, HeatOptions, HeatPanel,
-    LineKind, Panel, PlaneGrid,
+    decision_boundaries_titled, heatmap_with, scatter_plot, ColourScale, GridValues, HeatOptions,
+    HeatPanel, LineKind, Panel, PlaneGrid,
 };
 use kernlearn::AnyModel;
 use kernlearn::{Error, Method, MethodKind, Result};
@@ -255,35 +255,69 @@ fn gates_figure(args: &FigureArgs, method: &str) -> Result<()> {
     if uniform {
         eprintln!("warning: {uniform_note}");
     }
-    let percent = 100.0 * support.len() as f64 / train.len() as f64;
+    let report = GateReport {
+        name,
+        set,
+        n_train: train.len(),
+        n_support: support.len(),
+        test_acc,
+        kernels: &kernels,
+        ranges: &ranges,
+        uniform,
+        colour_range: range,
+        uniform_note: &uniform_note,
+    };
+    report_gates(args, &report);
+    Ok(())
+}
+
+/// What `figure --gates` reports of its fit.
+struct GateReport<'a> {
+    name: String,
+    set: &'a str,
+    n_train: usize,
+    n_support: usize,
+    test_acc: f64,
+    kernels: &'a [String],
+    ranges: &'a [(f64, f64)],
+    uniform: bool,
+    colour_range: (f64, f64),
+    uniform_note: &'a str,
+}
+
+/// What `figure --gates` prints after drawing: JSON, or the gates' ranges.
+fn report_gates(args: &FigureArgs, r: &GateReport<'_>) {
+    let percent = 100.0 * r.n_support as f64 / r.n_train as f64;
     if args.json {
-        let gate_ranges: Vec<Value> = kernels
+        let gate_ranges: Vec<Value> = r
+            .kernels
             .iter()
-            .zip(&ranges)
+            .zip(r.ranges)
             .map(|(k, (lo, hi))| json!({"kernel": k.to_string(), "min": lo, "max": hi}))
             .collect();
-        let mut out = json!({"figure": args.out.display().to_string(), "method": name,
-               "synthetic": set, "n_support": support.len(), "support_percent": percent,
-               "test_accuracy": test_acc, "gates": gate_ranges, "gates_uniform": uniform,
-               "colour_range": [range.0, range.1]});
-        if uniform {
-            out["warnings"] = json!([uniform_note]);
+        let mut out = json!({"figure": args.out.display().to_string(), "method": r.name,
+               "synthetic": r.set, "n_support": r.n_support, "support_percent": percent,
+               "test_accuracy": r.test_acc, "gates": gate_ranges, "gates_uniform": r.uniform,
+               "colour_range": [r.colour_range.0, r.colour_range.1]});
+        if r.uniform {
+            out["warnings"] = json!([r.uniform_note]);
         }
         outln!("{out}");
     } else {
         outln!(
-            "wrote {} ({name} on {set}: {} support points, {percent:.1} % of {}; test \
+            "wrote {} ({} on {}: {} support points, {percent:.1} % of {}; test \
              accuracy {:.1} %)",
             args.out.display(),
-            support.len(),
-            train.len(),
-            100.0 * test_acc
+            r.name,
+            r.set,
+            r.n_support,
+            r.n_train,
+            100.0 * r.test_acc
         );
-        for (i, (k, (lo, hi))) in kernels.iter().zip(&ranges).enumerate() {
+        for (i, (k, (lo, hi))) in r.kernels.iter().zip(r.ranges).enumerate() {
             outln!("gate of kernel {} ({k}): {lo:.4} … {hi:.4}", i + 1);
         }
     }
-    Ok(())
 }
 
 /// Fewest sample points `figure` accepts.
@@ -294,6 +328,16 @@ const MAX_POINTS: usize = 20_000;
 /// Fits SVM-CV, KNPL and DANK (each with its CV protocol) on the unscaled 2-D sample and
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
+    check_args(args)?;
+    Outputs::new(&[], args.force).plan(&args.out)?;
+    match &args.gates {
+        Some(method) => gates_figure(args, method),
+        None => boundary_figure(args, quiet),
+    }
+}
+
+/// The sample size and the options `figure` accepts, checked before any fit.
+fn check_args(args: &FigureArgs) -> Result<()> {
     // Each method selects its parameters by 5-fold CV: at least two points per fold and
     // class.
     if args.n < MIN_POINTS {
@@ -325,17 +369,22 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
              kernels)",
         ));
     }
-    Outputs::new(&[], args.force).plan(&args.out)?;
-    if let Some(method) = &args.gates {
-        return gates_figure(args, method);
-    }
+    Ok(())
+}
+
+/// A method of the boundary figure fitted: its name, fit, decision values on the grid
+/// and test accuracy.
+type BoundaryFit = (String, FittedMethod, GridValues, f64);
+
+/// Fits SVM-CV, KNPL and DANK on the sample and draws their boundaries side by side.
+fn boundary_figure(args: &FigureArgs, quiet: bool) -> Result<()> {
     let set = args.synthetic();
     let train = generate(set, args.n, args.seed)?;
     let test = generate(set, args.n, args.seed.wrapping_add(1))?;
     let grid = PlaneGrid::around(&train.x, 0.15, 160, 160)?;
     let nodes = grid.points();
     let pb = progress::bar(quiet, BOUNDARY_METHODS.len() as u64, "fits");
-    let mut fits = Vec::new();
+    let mut fits: Vec<BoundaryFit> = Vec::new();
     for (method, settings) in BOUNDARY_METHODS {
         // The papers' protocol, which the figures show (`kernlearn::figure`).
         let kind: MethodKind = method.parse()?;
@@ -405,10 +454,16 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     write_atomic_with(&args.out, |tmp| {
         decision_boundaries_titled(tmp, &title, &panels)
     })?;
+    report_boundaries(args, set, &fits);
+    Ok(())
+}
+
+/// What `figure` prints after drawing the boundaries: JSON, or a line per method.
+fn report_boundaries(args: &FigureArgs, set: &str, fits: &[BoundaryFit]) {
     let mut out = Map::new();
     out.insert("figure".into(), json!(args.out.display().to_string()));
     out.insert("synthetic".into(), json!(set));
-    for (name, fitted, _, acc) in &fits {
+    for (name, fitted, _, acc) in fits {
         let mut r = Map::new();
         r.insert("test_accuracy".into(), json!(acc));
         r.insert("chosen".into(), json!(fitted.chosen));
@@ -422,7 +477,7 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
         outln!("{}", Value::Object(out));
     } else {
         outln!("wrote {}", args.out.display());
-        for (name, fitted, _, acc) in &fits {
+        for (name, fitted, _, acc) in fits {
             let range = learned_range(&fitted.model).map_or(String::new(), |(symbol, lo, hi)| {
                 format!(
                     ", learned {symbol} ∈ [{}, {}]",
@@ -433,7 +488,6 @@ pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
             outln!("{name:<7} test accuracy {:.1} %{range}", 100.0 * acc);
         }
     }
-    Ok(())
 }
 
 /// Axis labels from the first two feature names, `x1` written `x₁`.

@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::method::Progress;
+use kernlearn::method::{spell, Spelling};
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{AnyModel, Error, FittedPipeline, Method, Pipeline, Result, Task};
 use out::out;
@@ -236,7 +237,7 @@ fn main() -> ExitCode {
                 grid: match grid.when(select == experiment::SelectMode::Grid) {
                     Ok(g) => g,
                     Err(e) => {
-                        eprintln!("error: {e}");
+                        eprintln!("error: {}", spell(&e.to_string(), Spelling::CommandLine));
                         return ExitCode::FAILURE;
                     }
                 },
@@ -288,7 +289,7 @@ fn main() -> ExitCode {
             let grid = match grid.when(select == experiment::SelectMode::Grid) {
                 Ok(g) => g,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("error: {}", spell(&e.to_string(), Spelling::CommandLine));
                     return ExitCode::FAILURE;
                 }
             };
@@ -306,7 +307,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", spell(&e.to_string(), Spelling::CommandLine));
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,7 @@
 //! Scores and output: one JSON object (`--json`) or a human-readable table.
 
 use crate::out::{out, outln};
+use kernlearn::method::{spell, Spelling};
 use kernlearn::metrics::{accuracy, mse, relative_squared_error};
 use kernlearn::predictor::{Predictor, Task};
 use kernlearn::Result;
@@ -83,7 +84,9 @@ pub fn model_fields(model: &dyn Predictor, out: &mut Map<String, Value>) {
         details["kernels"] = json!(names);
     }
     out.insert("details".into(), details);
-    let warnings = model.warnings();
+    let warnings: Vec<String> = (model.warnings().iter())
+        .map(|w| spell(w, Spelling::CommandLine))
+        .collect();
     for w in &warnings {
         eprintln!("warning: {w}");
     }

@@ -2,6 +2,7 @@
 //! library's errors as Python exceptions.
 
 use kernlearn::data::{Dataset, Features, SparseFeatures};
+use kernlearn::method::{spell, Spelling};
 use kernlearn::Error;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -11,15 +12,16 @@ use pyo3::prelude::*;
 /// The library's error as the Python exception scikit-learn would raise for it: bad
 /// parameters and data are `ValueError`, file errors `OSError`.
 pub(crate) fn py_err(e: Error) -> PyErr {
+    let text = spell(&e.to_string(), Spelling::Python);
     match e {
-        Error::Io { .. } => PyOSError::new_err(e.to_string()),
-        Error::WouldOverwrite { .. } => PyFileExistsError::new_err(e.to_string()),
+        Error::Io { .. } => PyOSError::new_err(text),
+        Error::WouldOverwrite { .. } => PyFileExistsError::new_err(text),
         Error::InvalidParameter { .. }
         | Error::InvalidData(_)
         | Error::Parse { .. }
         | Error::Model { .. }
-        | Error::Numerical(_) => PyValueError::new_err(e.to_string()),
-        _ => PyRuntimeError::new_err(e.to_string()),
+        | Error::Numerical(_) => PyValueError::new_err(text),
+        _ => PyRuntimeError::new_err(text),
     }
 }
 

@@ -2,6 +2,7 @@
 //! dense or sparse rows, representations, model-file I/O and description.
 
 use crate::convert::{features, json_err, matrix, py_err, Input, Rows};
+use kernlearn::method::{spell, Spelling};
 use kernlearn::{MethodKind, Pipeline};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -168,7 +169,7 @@ impl PyModel {
             "classes": m.classes(),
             "summary": m.summary(),
             "params": m.params_json(),
-            "warnings": m.warnings(),
+            "warnings": (m.warnings().iter()).map(|w| spell(w, Spelling::Python)).collect::<Vec<_>>(),
             "feature_relevance": m.feature_relevance(),
             "decision_names": m.decision_names(self.decision_count()),
         })

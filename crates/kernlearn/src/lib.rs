@@ -28,30 +28,38 @@
 //! # }
 //! ```
 //!
-//! Layout (see `docs/DESIGN.md`):
+//! Layout (see `docs/DESIGN.md`; `tests/architecture.rs` checks that this list names
+//! every public module), bottom layer first:
+//! - `error`, `options`, `trace`, `metrics`: errors, the option machinery, per-iteration
+//!   records (and the alternation diagnostic), accuracy and MSE.
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
-//! - [`cluster`]: k-means (k-means++ seeding, parallel Lloyd iterations).
-//! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation.
-//! - [`linalg`]: symmetric eigendecomposition, PSD projection, eigenvalue shrinkage.
-//! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class estimators.
-//! - [`predictor`]: the one interface every fitted model implements ([`predictor::Predictor`]).
-//! - [`method`]: the method catalogue ([`method::MethodKind`]), the [`method::Learner`]
-//!   contract every family implements, and [`method::Method`], a method plus its
-//!   hyper-parameter selection.
-//! - [`pipeline`]: scaler + method, the one fitting path, and the model file.
-//! - [`experiment`]: the papers' repeated-split protocol over any method.
+//! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation, the solver's
+//!   `KernelSource` seam.
 //! - [`output`]: the one writer of every file (no clobbering, atomic writes).
+//! - `plot` (cargo feature `plot`, off by default): PNG/SVG line plots, decision-boundary
+//!   and heat-map panels (plotters).
+//! - [`linalg`], [`cluster`], `nn` (feature `networks`): symmetric eigendecomposition and
+//!   PSD projection; k-means; the network trainer of CKL and DKMO.
 //! - [`multiclass`]: one-vs-one classification from binary machines (LIBSVM's order and vote).
-//! - [`nonparametric`]: KNPL and DANK, learning every entry of the Gram matrix.
+//! - [`predictor`]: the one interface every fitted model implements ([`Predictor`]).
+//! - [`svm`]: the SMO solver (LIBSVM design) and the SVM/SVR/one-class machines.
+//! - [`select`]: SVM-CV / SVR-CV grid search.
 //! - [`bank`]: kernel families and banks of base kernels, the machine on a fixed
 //!   combination, the Gilbert solver and Nyström maps: the floor of every family that
 //!   combines kernels.
-//! - [`mkl`]: multiple kernel learning (UNIFORM, MWUMKL, EasyMKL, Nyström + linear SVM).
-//! - [`localized`]: localized MKL (LMKL, C-LMKL, SWMKL, LD-MKL; gated kernels).
-//! - [`ard`]: automatic relevance determination (per-feature widths by kernel-target
-//!   alignment), with each feature's relevance.
-//! - `plot` (cargo feature `plot`, off by default): PNG/SVG line plots, decision-boundary
-//!   and heat-map panels (plotters).
+//! - [`learner`]: the [`Learner`] contract every family implements, [`Method`], fitted
+//!   models ([`AnyModel`]), the selection shapes and the base-kernel fallback, the
+//!   scale-out protocol.
+//! - the families, none importing another: [`fixed`] (kernel machines on a fixed
+//!   kernel), [`nonparametric`] (KNPL and DANK, learning every entry of the Gram matrix),
+//!   [`mkl`] (UNIFORM, MWUMKL, EasyMKL, SPG-GMKL, Nyström + linear SVM), [`localized`]
+//!   (LMKL, C-LMKL, SWMKL, LD-MKL), [`ard`] (per-feature widths by kernel-target
+//!   alignment, with each feature's relevance), `hyperkernel` (feature `conic`), `ckl` and
+//!   `dkmo` (feature `networks`).
+//! - [`method`]: the method catalogue ([`MethodKind`]) and reading model files back.
+//! - [`pipeline`]: scaler + method, the one fitting path, and the model file.
+//! - [`experiment`], `figure` (feature `plot`): the papers' repeated-split protocol over
+//!   any method; trace plots and the papers' figure choices.
 
 // Numerical loops index several parallel arrays at once; iterator rewrites obscure them.
 #![allow(clippy::needless_range_loop)]

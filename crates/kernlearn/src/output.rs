@@ -71,7 +71,7 @@ impl Outputs {
         if path.exists() && !self.force {
             return Err(refusal(
                 path,
-                "the file exists (pass --force to replace it)",
+                "the file exists (pass «force» to replace it)",
             ));
         }
         self.planned.push(path.to_path_buf());
@@ -246,7 +246,7 @@ mod tests {
             .plan(&existing)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("--force"), "{e}");
+        assert!(e.contains("«force»"), "{e}");
         assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }

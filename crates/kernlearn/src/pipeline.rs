@@ -305,8 +305,8 @@ impl Pipeline {
             if !objective.is_finite() {
                 return Err(Error::numerical(format!(
                     "the fit's objective is {objective}: the features or targets are too \
-                     large for f64 arithmetic; rescale them (e.g. --scale standard, or \
-                     --scale maxabs on sparse data, or targets in smaller units)"
+                     large for f64 arithmetic; rescale them (e.g. «scale=standard», or \
+                     «scale=maxabs» on sparse data, or targets in smaller units)"
                 )));
             }
         }

@@ -423,14 +423,6 @@ fn nothing_above_the_families_names_one() {
 /// phases.
 const MAX_FUNCTION_LINES: usize = 120;
 
-/// TEMPORARY: functions still over [`MAX_FUNCTION_LINES`] while they are being split
-/// (`file below crates/`, `fn name`). Empty it as they are split; an entry whose
-/// function is no longer over the limit fails the test, so that the list only shrinks.
-const PENDING_SPLIT: &[(&str, &str)] = &[
-    ("kernlearn-cli/src/figure.rs", "run"),
-    ("kernlearn-cli/src/figure.rs", "gates_figure"),
-];
-
 /// The name of the function a line declares (`[pub[(…)]] [const] [unsafe] [async] fn
 /// NAME`, with a body: not ending in `;`) and the line's indentation.
 fn function_declared(line: &str) -> Option<(&str, &str)> {
@@ -493,17 +485,11 @@ fn no_function_is_over_120_lines() {
         "the scan found the workspace's sources"
     );
     let mut long = Vec::new();
-    let mut pending_long = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(&crates).unwrap();
         let rel = rel.to_string_lossy().replace('\\', "/");
         for (name, n) in function_lengths(&std::fs::read_to_string(file).unwrap()) {
-            if n <= MAX_FUNCTION_LINES {
-                continue;
-            }
-            if PENDING_SPLIT.contains(&(rel.as_str(), name.as_str())) {
-                pending_long.push((rel.clone(), name));
-            } else {
+            if n > MAX_FUNCTION_LINES {
                 long.push(format!("{rel}: fn {name} ({n} lines)"));
             }
         }
@@ -513,14 +499,82 @@ fn no_function_is_over_120_lines() {
         "functions over {MAX_FUNCTION_LINES} lines (split them into their phases):\n{}",
         long.join("\n")
     );
-    let split: Vec<String> = PENDING_SPLIT
-        .iter()
-        .filter(|&&(f, n)| !pending_long.iter().any(|(pf, pn)| pf == f && pn == n))
-        .map(|(f, n)| format!("{f}: fn {n}"))
+}
+
+/// The crate documentation's "Layout" list (lib.rs) names every public module, so that
+/// it cannot go stale when a module is added.
+#[test]
+fn the_layout_doc_names_every_public_module() {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let layout = lib
+        .split("//! Layout")
+        .nth(1)
+        .expect("lib.rs has a Layout section");
+    let layout: String = (layout.lines().take(1))
+        .chain(layout.lines().skip(1).take_while(|l| l.starts_with("//!")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let missing: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';'))
+        .filter(|m| !layout.contains(&format!("`{m}`")))
         .collect();
     assert!(
-        split.is_empty(),
-        "PENDING_SPLIT names functions that are no longer over {MAX_FUNCTION_LINES} lines \
-         (or no longer exist); remove them from it: {split:?}"
+        missing.is_empty(),
+        "public modules missing from lib.rs's Layout doc: {missing:?}"
+    );
+}
+
+/// Library messages name options as `«name»` / `«name=value»` (`method::spell` gives
+/// each front end its spelling), never as a command-line flag that Python users would
+/// read too. Option help, method summaries and the docs' table are command-line text
+/// and are left out.
+#[test]
+fn library_messages_name_no_command_line_flag() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !is_test_file(f)) {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut rest = code.as_str();
+        while let Some(open) = rest.find('"') {
+            let after = &rest[open + 1..];
+            let close = (after.char_indices())
+                .scan(false, |escaped, (i, c)| {
+                    let end = c == '"' && !*escaped;
+                    *escaped = c == '\\' && !*escaped;
+                    Some((i, end))
+                })
+                .find(|&(_, end)| end)
+                .map_or(after.len(), |(i, _)| i);
+            let literal = &after[..close];
+            let before = &code[..code.len() - rest.len() + open];
+            let mut from = before.len().saturating_sub(200);
+            while !before.is_char_boundary(from) {
+                from -= 1;
+            }
+            let context = &before[from..];
+            let help = [
+                "OptionSpec::new",
+                "summary:",
+                "selection:",
+                "const ",
+                "markdown",
+            ]
+            .iter()
+            .any(|c| context.contains(c));
+            let flag = literal
+                .match_indices("--")
+                .any(|(i, _)| literal[i + 2..].starts_with(|c: char| c.is_ascii_lowercase()));
+            if flag && !help {
+                found.push(format!("{}: {literal:.80}", file.display()));
+            }
+            rest = after.get(close + 1..).unwrap_or("");
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "messages naming command-line flags: {found:#?}"
     );
 }

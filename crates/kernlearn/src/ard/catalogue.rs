@@ -65,7 +65,7 @@ fn build(
     if search.is_some() && options.number(&ARD_SCALE)?.is_some() {
         return Err(Error::param(
             "ard-scale",
-            "the selection chooses the scale; give it only without --select grid",
+            "the selection chooses the scale; give it only without «select=grid»",
         ));
     }
     Ok(Method::new(ArdLearner {

@@ -99,7 +99,7 @@ pub(crate) fn build(
                 return Err(Error::param(
                     "ckl-search",
                     "validation scores each configuration on its early-stopping split, so \
-                     --validation-fraction must be above 0 (or use --ckl-search cv)",
+                     «validation-fraction» must be above 0 (or use «ckl-search=cv»)",
                 ));
             }
             Some(RandomSearch {
@@ -116,7 +116,7 @@ pub(crate) fn build(
                 if given {
                     return Err(Error::param(
                         name,
-                        "only applies with --select (the random search)",
+                        "only applies with «select» (the random search)",
                     ));
                 }
             }

@@ -347,7 +347,7 @@ impl Predictor for CklModel {
         if r.best_val_loss.is_some() && !r.stopped_early {
             vec![format!(
                 "training ran all {} epochs without early stopping; the validation loss may \
-                 still have been falling (raise --epochs or the learning rate)",
+                 still have been falling (raise «epochs» or the learning rate)",
                 r.epochs
             )]
         } else {

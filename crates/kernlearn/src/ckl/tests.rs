@@ -287,7 +287,7 @@ fn bad_input_is_a_clear_error() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("validation-fraction") && e.contains("--epochs"),
+        e.contains("validation-fraction") && e.contains("«epochs»"),
         "{e}"
     );
     assert!(build(

@@ -53,7 +53,7 @@ impl Format {
                 "format",
                 format!(
                     "cannot tell the format of `{}` from its extension; \
-                     pass --format csv, libsvm, keel or gram",
+                     pass «format» csv, libsvm, keel or gram",
                     path.display()
                 ),
             )),
@@ -198,7 +198,7 @@ mod tests {
         }
         assert_eq!(f("x.dat"), Format::Keel);
         let err = Format::from_path(Path::new("x.xlsx")).unwrap_err();
-        assert!(err.to_string().contains("--format"), "{err}");
+        assert!(err.to_string().contains("«format»"), "{err}");
         assert!(Format::from_path(Path::new("noext")).is_err());
         for fmt in [Format::Csv, Format::Libsvm, Format::Keel] {
             assert_eq!(fmt.to_string().parse::<Format>().unwrap(), fmt);

@@ -322,7 +322,7 @@ impl Dataset {
         };
         Err(Error::data(format!(
             "column `{}` looks like a regression target ({why}), not class labels: use a \
-             regression method (--method svr, nu-svr or dank-svr; `svm` chooses svr when the \
+             regression method («method» svr, nu-svr or dank-svr; `svm` chooses svr when the \
              column is named `target`), or encode the classes as integers",
             self.target_name_or_default()
         )))

@@ -61,7 +61,7 @@ pub(crate) fn build(
         if p.precomputed {
             return Err(Error::param(
                 "kernels",
-                "the kernels of a precomputed input are the data (a Gram set); drop --kernels",
+                "the kernels of a precomputed input are the data (a Gram set); drop «kernels»",
             ));
         }
         let family = KernelFamily::from_spec_or_file(spec)?;

@@ -427,7 +427,7 @@ fn kernel_input(params: &DkmoParams, x: &Features) -> Result<KernelInput> {
             Some(k) => k.clone(),
             None if params.multi => return Err(Error::param(
                 "kernels",
-                "M-DKMO on features needs its kernels (--kernels), or give the data as a Gram set",
+                "M-DKMO on features needs its kernels («kernels»), or give the data as a Gram set",
             )),
             None => vec![rule_kernel(x, None)?],
         };

@@ -95,26 +95,26 @@ pub(crate) fn build(
             options.is_given(&C),
             reads_c,
             "c",
-            "--problem c-svm, lsvm, nu-svr or kta",
+            "«problem» c-svm, lsvm, nu-svr or kta",
         ),
         (
             options.is_given(&NU),
             reads_nu,
             "nu",
-            "--problem nu-svm, one-class or nu-svr",
+            "«problem» nu-svm, one-class or nu-svr",
         ),
         (
             options.is_given(&LAMBDA_H),
             reads_lambda_h,
             "lambda-h",
-            "--hyperkernel harmonic or ard",
+            "«hyperkernel» harmonic or ard",
         ),
     ] {
         if given && !reads {
             return Err(Error::param(
                 option,
                 format!(
-                    "is not read by hyperkernel with --problem {} --hyperkernel {}; it \
+                    "is not read by hyperkernel with «problem={}» «hyperkernel={}»; it \
                      applies with {reader}",
                     p.problem, p.hyperkernel
                 ),
@@ -127,13 +127,13 @@ pub(crate) fn build(
             return Err(Error::param(
                 "select",
                 "hyperkernel grid search chooses the width factor by cross-validated error, \
-                 which novelty detection (one-class) does not have; use --select none",
+                 which novelty detection (one-class) does not have; use «select=none»",
             ))
         }
         Some(_) if options.number(&HK_WIDTH_FACTOR)?.is_some() => {
             return Err(Error::param(
                 "hk-width-factor",
-                "--select grid chooses the width factor itself; give one of the two",
+                "«select=grid» chooses the width factor itself; give one of the two",
             ))
         }
         Some(g) => (GRID_WIDTH_FACTORS.to_vec(), g.folds),

@@ -323,7 +323,7 @@ impl ProgramInput<'_> {
         if p == 0 || rdim == 0 {
             return Err(Error::numerical(
                 "the hyperkernel expansion is empty (rank 0): the incomplete Cholesky kept no \
-                 pair, because the data give a zero kernel or --hk-delta (its tolerance) is at \
+                 pair, because the data give a zero kernel or «hk-delta» (its tolerance) is at \
                  least the hyperkernel matrix's trace",
             ));
         }

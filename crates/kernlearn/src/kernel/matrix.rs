@@ -138,7 +138,7 @@ impl Kernel {
                 return Err(Error::data(format!(
                     "the chi-squared kernel needs non-negative features: {what}{sep}row {}, \
                      column {} is {} after scaling (a value below the training minimum \
-                     scales below 0 with --scale 01: use --scale none on non-negative data)",
+                     scales below 0 with «scale=01»: use «scale=none» on non-negative data)",
                     pos / d + 1,
                     pos % d + 1,
                     x.as_slice()[pos]

@@ -248,7 +248,7 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
             "input",
             format!(
                 "method {} cannot take sparse input: it computes its kernels or features on \
-                 dense rows; read the data densely (without --sparse, or as a dense array) \
+                 dense rows; read the data densely (without «sparse», or as a dense array) \
                  to use it",
                 self.name()
             ),

@@ -153,7 +153,7 @@ impl MethodOptions {
             (Some(_), Some(_)) => {
                 return Err(Error::param(
                     "sigma",
-                    "give either --sigma or --gamma, not both (γ = 1/σ²)",
+                    "give either «sigma» or «gamma», not both (γ = 1/σ²)",
                 ))
             }
             (Some(g), None) => g,

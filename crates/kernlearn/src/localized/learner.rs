@@ -76,7 +76,7 @@ pub(crate) fn build(
         "smo" if lkl_epsilon.is_some() => {
             return Err(crate::Error::param(
                 "lkl-epsilon",
-                "is the gap of the mwu solver; it does not apply with --solver smo",
+                "is the gap of the mwu solver; it does not apply with «solver=smo»",
             ))
         }
         "mwu" => SvmSolver::Mwu {

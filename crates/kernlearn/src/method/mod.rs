@@ -8,6 +8,7 @@
 //! in `crate::learner` and is re-exported here for users.
 
 pub mod catalogue;
+mod spelling;
 
 pub use crate::learner::{
     select_candidate, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodInfo,
@@ -15,6 +16,7 @@ pub use crate::learner::{
 };
 pub use crate::options::{MethodOptions, OptionSpec, OptionValue};
 pub use catalogue::{catalogue, options, MethodKind};
+pub use spelling::{spell, Spelling};
 
 use crate::data::Dataset;
 use crate::learner::AnyModel;

@@ -178,7 +178,7 @@ fn spg_params(
             if let Some((name, _)) = pnorm_only.iter().find(|(_, v)| v.is_some()) {
                 return Err(crate::Error::param(
                     *name,
-                    "applies to --gmkl-reg pnorm only (the l1 regulariser has no parameter)",
+                    "applies to «gmkl-reg=pnorm» only (the l1 regulariser has no parameter)",
                 ));
             }
             GmklRegulariser::L1

@@ -77,7 +77,7 @@ pub(crate) fn apply_training(o: &MethodOptions, t: &mut TrainSettings) -> Result
             "validation-fraction",
             format!(
                 "0 turns early stopping off, so all {} default epochs would run; pass \
-                 --epochs N as well (or keep a validation split)",
+                 «epochs» as well (or keep a validation split)",
                 t.max_epochs
             ),
         ));

@@ -203,7 +203,7 @@ fn restore(vars: &[Var], values: &[Tensor]) -> Result<()> {
 
 /// The error of a diverged run: the loss is no longer finite.
 /// The loss scales with the learning rate, the weight decay and the initial weights
-/// (CKL: `--init-variance`), so the message names the one that is out of proportion
+/// (CKL: `«init-variance»`), so the message names the one that is out of proportion
 /// when one is, and every suspect otherwise, instead of always blaming the learning rate.
 fn diverged(epoch: usize, loss: f64, settings: &TrainSettings) -> Error {
     let (option, blame) = if settings.weight_decay >= 1e3 {
@@ -216,7 +216,7 @@ fn diverged(epoch: usize, loss: f64, settings: &TrainSettings) -> Error {
             "learning-rate",
             format!(
                 "the learning rate {} ({}) may be too large, or the initial weights (CKL: \
-                 --init-variance) or the weight decay {}",
+                 «init-variance») or the weight decay {}",
                 settings.learning_rate, settings.optimizer, settings.weight_decay
             ),
         )

@@ -275,7 +275,7 @@ impl Predictor for KnplModel {
         };
         vec![format!(
             "KNPL's alternation did not converge in {rounds} outer rounds: {what}; the \
-             model depends on the round at which it stopped, and a larger γ (--knpl-gamma) \
+             model depends on the round at which it stopped, and a larger γ («knpl-gamma») \
              keeps G nearer 11ᵀ and lets it settle"
         )]
     }
@@ -474,7 +474,7 @@ mod tests {
             w[0].contains("did not converge in 10 outer rounds") && w[0].contains("2-cycle"),
             "{w:?}"
         );
-        assert!(w[0].contains("--knpl-gamma"), "{w:?}");
+        assert!(w[0].contains("«knpl-gamma»"), "{w:?}");
 
         let (settled, _) = KnplModel::fit(&params(1e4 * gamma0), &x, &y).unwrap();
         assert_eq!(
