@@ -172,14 +172,16 @@ def test_grid_search_regression_equals_the_single_machine_search(cluster):
 
 def test_grid_search_survives_a_worker_killed_mid_task(cluster):
     X, y = _heart()
-    X = np.vstack([X] * 6)  # long enough tasks to be caught running
-    y = np.concatenate([y] * 6)
+    # Long enough tasks to be caught running: the solver finishes a block of 6 copies
+    # of heart between two looks of the killer on an idle machine.
+    X = np.vstack([X] * 20)
+    y = np.concatenate([y] * 20)
     grid = {"sigma": [0.1, 0.2, 0.5, 1.0], "C": [1.0, 16.0, 256.0]}
     single = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=3, refit=False).fit(X, y)
     # A loaded machine can finish every block between two looks of the killer: each
-    # search must equal the single-process one, and one of three must have lost a worker.
+    # search must equal the single-process one, and one of five must have lost a worker.
     killed = []
-    for _ in range(3):
+    for _ in range(5):
         killer = _Killer("ray::_grid_block", after=0.05)
         killer.start()
         try:
@@ -191,7 +193,7 @@ def test_grid_search_survives_a_worker_killed_mid_task(cluster):
         if killer.killed is not None:
             killed.append(killer.killed)
             break
-    assert killed, "no grid task was caught running in three searches"
+    assert killed, "no grid task was caught running in five searches"
 
 
 def _mwumkl_reference(X, y, kernels, C, eps):
