@@ -30,9 +30,11 @@ pub use easymkl::EasyMklParams;
 pub use learner::{MklLearner, NystromLinearLearner};
 pub use linear::{LinearLoss, LinearSvmParams};
 pub use model::{weight_sparsity, MklMethod, MklModel, MklParams};
-pub use mwumkl::{
+pub use mwumkl::MwumklParams;
+#[cfg(test)]
+use mwumkl::{
     finish as mwumkl_finish, kernel_weights as mwumkl_kernel_weights,
-    most_violating as mwumkl_most_violating, MwumklParams, MwumklShard, MwumklSolution, RoundPart,
+    most_violating as mwumkl_most_violating, MwumklShard, MwumklSolution,
 };
 pub use nystrom::{NystromLinearMachine, NystromLinearModel, NystromLinearParams};
 pub use spggmkl::{GmklRegulariser, SpgGmklParams};

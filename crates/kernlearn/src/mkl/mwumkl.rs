@@ -111,7 +111,7 @@ fn ln_sinhc(x: f64) -> f64 {
 
 /// Most violating point of each class: `argmin_{y_j = +1} g_j`, `argmin_{y_j = −1} g_j`
 /// (Algorithm 5; ties go to the lower index).
-pub fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
+pub(crate) fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
     let (mut p, mut q) = (usize::MAX, usize::MAX);
     for (j, (&v, &l)) in g.iter().zip(y).enumerate() {
         let best = if l > 0.0 { &mut p } else { &mut q };
@@ -124,7 +124,7 @@ pub fn most_violating(g: &[f64], y: &[f64]) -> (usize, usize) {
 
 /// What Algorithm 6 found, before it is packed into a machine.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MwumklSolution {
+pub(crate) struct MwumklSolution {
     /// Kernel weights (section 3.2.6), summing to one.
     pub weights: Vec<f64>,
     /// `s = ᾱᵀḠ_μᾱ`: the squared half-distance of the hulls under the learned kernel.
@@ -139,7 +139,7 @@ pub struct MwumklSolution {
 
 /// One round's contribution of a set of kernels to the next forward step.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RoundPart {
+pub(crate) struct RoundPart {
     /// `Σ_i exp(l_i − l_ref) Ḡ_iα` over the set's kernels (the unnormalised `g`).
     pub g: Vec<f64>,
     /// `max_i l_i`, `l_i = ln sinhc(x_i)`: the next round's `l_ref`.
@@ -420,7 +420,7 @@ pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Resu
 
 /// Kernel weights of section 3.2.6 from every kernel's `αᵀḠ_iα` on `n` points:
 /// `μ_i ∝ sinhc(x_i)`, normalised to sum to one.
-pub fn kernel_weights(q: &[f64], n: usize, params: &MwumklParams) -> Vec<f64> {
+pub(crate) fn kernel_weights(q: &[f64], n: usize, params: &MwumklParams) -> Vec<f64> {
     let logs: Vec<f64> = q
         .iter()
         .map(|&qi| log_weight(qi, n, rate(params)))
@@ -434,7 +434,7 @@ pub fn kernel_weights(q: &[f64], n: usize, params: &MwumklParams) -> Vec<f64> {
 
 /// `ᾱ` and the decision function with the midpoint bias (module docs), from the weights,
 /// every kernel's `αᵀḠ_iα`, `h_mu = Ḡ_μᾱ = Σ_i μ_i Ḡ_iα / T` and the forward-step counts.
-pub fn finish(
+pub(crate) fn finish(
     y: &[f64],
     weights: Vec<f64>,
     q: &[f64],
@@ -468,7 +468,7 @@ pub fn finish(
 /// [`kernel_weights`] on all shards' [`MwumklShard::objectives`] and [`finish`] on the
 /// sum of their [`MwumklShard::weighted_sum`]s — the same arithmetic as the
 /// single-process fit, up to the order of the sums.
-pub struct MwumklShard {
+pub(crate) struct MwumklShard {
     bank: KernelBank,
     y: Vec<f64>,
     params: MwumklParams,
@@ -478,7 +478,7 @@ pub struct MwumklShard {
 
 impl MwumklShard {
     /// The kernels `range` of `family`, trace-normalised on `x`, with labels `y ∈ {±1}`.
-    pub fn new(
+    pub(crate) fn new(
         family: &KernelFamily,
         x: &crate::data::Features,
         y: &[f64],
@@ -508,15 +508,9 @@ impl MwumklShard {
         })
     }
 
-    /// Rounds applied so far (0 after a restart: the driver then calls
-    /// [`MwumklShard::replay`]).
-    pub fn rounds_done(&self) -> usize {
-        self.rounds_done
-    }
-
     /// Round `rounds_done + 1` with the forward step's points `p`, `r` and the previous
     /// round's `l_ref`: this shard's part of the next `g`.
-    pub fn round(&mut self, p: usize, r: usize, l_ref: f64) -> Result<RoundPart> {
+    pub(crate) fn round(&mut self, p: usize, r: usize, l_ref: f64) -> Result<RoundPart> {
         let n = self.bank.n_points();
         if p >= n || r >= n {
             return Err(Error::param(
@@ -531,26 +525,13 @@ impl MwumklShard {
         Ok(part)
     }
 
-    /// Rebuilds the state from scratch by replaying the forward steps `pairs` of the
-    /// rounds so far (after the process holding the shard was lost): the same updates
-    /// in the same order, so the state is bit-for-bit the one that was lost.
-    pub fn replay(&mut self, pairs: &[(usize, usize)]) -> Result<()> {
-        let game = Game::new(&self.bank, &self.y, &self.params)?;
-        self.state = KernelState::new(self.state.range.clone(), game.width);
-        for (k, &(p, r)) in pairs.iter().enumerate() {
-            self.state.round(&game, (k + 1, p, r), 0.0, false)?;
-        }
-        self.rounds_done = pairs.len();
-        Ok(())
-    }
-
     /// `αᵀḠ_iα` of the shard's kernels (for [`kernel_weights`]).
-    pub fn objectives(&self) -> &[f64] {
+    pub(crate) fn objectives(&self) -> &[f64] {
         &self.state.q
     }
 
     /// `Σ_i μ_i Ḡ_iα / T` over the shard's kernels with their weights `weights`.
-    pub fn weighted_sum(&self, weights: &[f64]) -> Result<Vec<f64>> {
+    pub(crate) fn weighted_sum(&self, weights: &[f64]) -> Result<Vec<f64>> {
         if weights.len() != self.state.range.len() {
             return Err(Error::param(
                 "weights",

@@ -569,10 +569,14 @@ fn sharded_mwumkl(
         counts[a] += 1;
         counts[b] += 1;
         if t == lose_at {
+            // A lost worker is restarted and sent its earlier requests again, as the
+            // scale-out driver does.
             shards[0] = shard(&cuts[0..2]);
-            shards[0].replay(&pairs).unwrap();
+            for &(a, b, l) in &pairs {
+                shards[0].round(a, b, l).unwrap();
+            }
         }
-        pairs.push((a, b));
+        pairs.push((a, b, l_ref));
         let parts: Vec<_> = shards
             .iter_mut()
             .map(|s| s.round(a, b, l_ref).unwrap())

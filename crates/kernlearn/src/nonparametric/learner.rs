@@ -147,7 +147,7 @@ pub(crate) fn build(
 /// Scalable DANK's parameters from the catalogue options, for `n` training rows of `d`
 /// features (clusters: `--clusters`, else [`ScalableDankParams::default_clusters`];
 /// k-means seed: the options' seed). Shared by the catalogue and the distributed fit.
-pub fn scalable_dank_params(
+pub(crate) fn scalable_dank_params(
     options: &MethodOptions,
     n: usize,
     d: usize,

@@ -20,17 +20,14 @@ mod projection;
 mod scalable;
 mod scale_out;
 
-pub(crate) use catalogue::FAMILY;
-pub use catalogue::SCALABLE_DANK;
+pub(crate) use catalogue::{FAMILY, SCALABLE_DANK};
 pub use dank::{
     DankFitInfo, DankMachines, DankModel, DankParams, DankSettings, EigenRoute, Scheme, StepRule,
 };
 pub use knpl::{GammaPoint, KnplModel, KnplPairInfo, KnplParams, KnplSearch, KnplSelection};
-pub use learner::{scalable_dank_params, DankLearner, KnplLearner, ScalableDankLearner};
+pub use learner::{DankLearner, KnplLearner, ScalableDankLearner};
 pub use machine::LearnedKernelMachine;
-pub use scalable::{
-    binary_labels, fit_cluster, ClusterMachine, ScalableDankModel, ScalableDankParams,
-};
+pub use scalable::{ClusterMachine, ScalableDankModel, ScalableDankParams};
 
 /// Helpers shared by the tests of this module's methods.
 #[cfg(test)]

@@ -130,7 +130,7 @@ impl ScalableDankParams {
 
 /// The two classes of binary labels `y` (`[+1 class, −1 class]`, LIBSVM order) and the
 /// labels as ±1. Fails when `y` does not have exactly two classes.
-pub fn binary_labels(y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+pub(crate) fn binary_labels(y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     let (classes, _) = class_groups(y);
     if classes.len() != 2 {
         return Err(Error::data(format!(
@@ -233,7 +233,7 @@ impl ScalableDankModel {
     /// `None` for an empty cluster, which is dropped): the last step of
     /// `ScalableDankModel::fit`, shared with the distributed fit
     /// (`kernlearn.ray.scalable_dank`).
-    pub fn from_clusters(
+    pub(crate) fn from_clusters(
         params: &ScalableDankParams,
         n_features: usize,
         classes: Vec<f64>,
@@ -323,7 +323,11 @@ impl ScalableDankModel {
 /// work by the thread count, which changes the rounding, so a cluster's machine is the
 /// same on any machine only on a fixed number of threads (the distributed fit relies on
 /// it). The clusters run in parallel instead.
-pub fn fit_cluster(params: &ScalableDankParams, x: &Features, y: &[f64]) -> Result<ClusterMachine> {
+pub(crate) fn fit_cluster(
+    params: &ScalableDankParams,
+    x: &Features,
+    y: &[f64],
+) -> Result<ClusterMachine> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
