@@ -578,3 +578,68 @@ fn library_messages_name_no_command_line_flag() {
         "messages naming command-line flags: {found:#?}"
     );
 }
+
+/// Every folder that declares a `FAMILY` is listed in `families!` (the registry reads
+/// only that list; a missing `pub mod` for a listed name does not compile).
+#[test]
+fn every_family_folder_is_registered() {
+    let listed = families();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut missing: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("static FAMILY: Family")
+        })
+        .filter_map(|f| module_of(f))
+        .filter(|m| !listed.contains(m))
+        .collect();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "family folders not in families!: {missing:?}"
+    );
+}
+
+/// rustfmt reaches every family folder: on a copy of the library's sources where each
+/// family's `mod.rs` gains a misformatted line, `rustfmt --check` on lib.rs reports
+/// every one of them (a module declared inside a macro call would be skipped silently).
+#[test]
+fn rustfmt_reaches_every_family_folder() {
+    let copy = std::env::temp_dir().join(format!("kernlearn-fmt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for file in &files {
+        let to = copy.join(file.strip_prefix(src()).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(file, &to).unwrap();
+    }
+    let families = families();
+    for family in &families {
+        let module = copy.join(family).join("mod.rs");
+        let mut text = std::fs::read_to_string(&module).unwrap();
+        text.push_str("\nfn   misformatted ( )   {   }\n");
+        std::fs::write(&module, text).unwrap();
+    }
+    let out = std::process::Command::new("rustfmt")
+        .args(["--check", "--edition", "2021"])
+        .arg(copy.join("lib.rs"))
+        .output()
+        .expect("rustfmt runs (it ships with the toolchain: `rustup component add rustfmt`)");
+    let report = String::from_utf8_lossy(&out.stdout).replace('\\', "/");
+    let _ = std::fs::remove_dir_all(&copy);
+    assert!(
+        !out.status.success(),
+        "rustfmt --check passed a misformatted copy"
+    );
+    let unseen: Vec<&String> = (families.iter())
+        .filter(|f| !report.contains(&format!("/{f}/mod.rs")))
+        .collect();
+    assert!(
+        unseen.is_empty(),
+        "rustfmt never formats the folders of {unseen:?}"
+    );
+}
