@@ -8,8 +8,10 @@ use kernlearn::data::{
     read_csv_unlabeled, read_dataset, read_libsvm, read_libsvm_sparse, Dataset, Format, ScaleMode,
     SparseDataset,
 };
+use kernlearn::learner::{GridSettings, Method};
+use kernlearn::method::MethodKind;
 use kernlearn::method::{spell, Spelling};
-use kernlearn::method::{GridSettings, Method, MethodKind, MethodOptions, OptionSpec, OptionValue};
+use kernlearn::options::{MethodOptions, OptionSpec, OptionValue};
 use kernlearn::{Error, Pipeline, Result};
 use std::path::{Path, PathBuf};
 

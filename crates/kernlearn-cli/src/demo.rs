@@ -9,7 +9,7 @@ use crate::report::{format_num, table};
 use kernlearn::data::synthetic::with_noise_columns;
 use kernlearn::data::{parse_csv, Dataset};
 use kernlearn::experiment::{compare, Experiment, ExperimentReport};
-use kernlearn::method::{GridSettings, Progress, FELL_BACK};
+use kernlearn::learner::{GridSettings, Progress, FELL_BACK};
 use kernlearn::{Method, MethodKind, Result, Task};
 use serde_json::{json, Value};
 

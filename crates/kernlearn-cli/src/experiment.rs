@@ -8,7 +8,7 @@ use crate::select::SelectArgs;
 use clap::{Args, ValueEnum};
 use kernlearn::data::{read_dataset, Format};
 use kernlearn::experiment::{csv_rows, markdown_table, paired_table, Experiment, ExperimentReport};
-use kernlearn::method::Progress;
+use kernlearn::learner::Progress;
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{Error, Result};
 use kernlearn::{Method, MethodKind};

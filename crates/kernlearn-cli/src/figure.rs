@@ -12,8 +12,9 @@ use clap::Args;
 use kernlearn::data::synthetic::generate;
 use kernlearn::data::Features;
 use kernlearn::figure::{BOUNDARY_METHODS, GATES_METHOD};
-use kernlearn::method::{FittedMethod, GridSettings, MethodOptions};
+use kernlearn::learner::{FittedMethod, GridSettings};
 use kernlearn::metrics::accuracy;
+use kernlearn::options::MethodOptions;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
     decision_boundaries_titled, heatmap_with, scatter_plot, ColourScale, GridValues, HeatOptions,

@@ -15,7 +15,7 @@ use args::{read_for_prediction, DataArgs, ModelArgs};
 use clap::{Parser, Subcommand};
 use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
-use kernlearn::method::Progress;
+use kernlearn::learner::Progress;
 use kernlearn::method::{spell, Spelling};
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::{AnyModel, Error, FittedPipeline, Method, Pipeline, Result, Task};

@@ -1,7 +1,7 @@
 //! Progress display: shown on a terminal, silent with `--quiet` or when stderr is not a TTY.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use kernlearn::method::Progress;
+use kernlearn::learner::Progress;
 use std::io::IsTerminal;
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 use crate::args::{DataArgs, ModelArgs};
 use crate::out::outln;
 use clap::Args;
-use kernlearn::method::GridSettings;
+use kernlearn::learner::GridSettings;
 use kernlearn::select::{Grid, Selection};
 use kernlearn::{Error, Result};
 use serde_json::{json, Map, Value};

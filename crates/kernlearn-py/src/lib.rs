@@ -15,7 +15,7 @@ mod model;
 mod scale_out;
 mod select;
 
-use kernlearn::method::FELL_BACK;
+use kernlearn::learner::FELL_BACK;
 use pyo3::prelude::*;
 
 #[pymodule]

@@ -21,7 +21,8 @@
 use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler,
 };
-use kernlearn::method::{GridSettings, Method, MethodKind};
+use kernlearn::learner::{GridSettings, Method};
+use kernlearn::method::MethodKind;
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::{DankMachines, DankModel, DankParams, EigenRoute, Scheme, StepRule};
 use kernlearn::predictor::{Predictor, Task};

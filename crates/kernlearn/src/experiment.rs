@@ -18,7 +18,7 @@ pub mod paired;
 pub use paired::{compare, wilcoxon_signed_rank, PairedComparison, Wilcoxon, WilcoxonMethod};
 
 use crate::data::{stratified_split, train_test_split, Dataset, ScaleMode};
-use crate::method::{ChosenParams, Method, Progress, ProgressFn, FELL_BACK};
+use crate::learner::{ChosenParams, Method, Progress, ProgressFn, FELL_BACK};
 use crate::metrics::{accuracy, mse, relative_squared_error};
 use crate::pipeline::Pipeline;
 use crate::predictor::Task;
@@ -537,8 +537,8 @@ mod tests {
     use super::*;
     use crate::data::Features;
     use crate::kernel::Kernel;
+    use crate::learner::GridSettings;
     use crate::learner::SvmLearner;
-    use crate::method::GridSettings;
     use crate::select::Grid;
     use crate::svm::SvmParams;
     use crate::svm::SvmType;

@@ -4,7 +4,8 @@
 //!
 //! ```
 //! use kernlearn::data::{read_csv, ScaleMode};
-//! use kernlearn::method::{GridSettings, MethodOptions};
+//! use kernlearn::learner::GridSettings;
+//! use kernlearn::options::MethodOptions;
 //! use kernlearn::{Predictor, Method, MethodKind, Pipeline};
 //!
 //! # fn main() -> kernlearn::Result<()> {

@@ -5,7 +5,7 @@
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
 use crate::learner::AnyModel;
-use crate::method::{ChosenParams, Method, ProgressFn};
+use crate::learner::{ChosenParams, Method, ProgressFn};
 use crate::predictor::Task;
 use crate::select::Selection;
 use crate::trace::Trace;

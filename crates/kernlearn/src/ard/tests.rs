@@ -1,8 +1,9 @@
 //! The ARD-SVM end to end: through the catalogue, the fitting path and a model file.
 
 use crate::data::{Dataset, Features, ScaleMode};
-use crate::method::GridSettings;
-use crate::method::{MethodKind, MethodOptions};
+use crate::learner::GridSettings;
+use crate::method::MethodKind;
+use crate::options::MethodOptions;
 use crate::pipeline::Pipeline;
 use crate::predictor::Predictor;
 use crate::Method;

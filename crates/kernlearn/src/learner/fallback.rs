@@ -232,7 +232,9 @@ mod tests {
     /// declined. `no-fallback` removes the check.
     #[test]
     fn learned_kernels_fall_back_to_svm_cv_unless_they_beat_it() {
-        use crate::method::{Method, MethodKind, MethodOptions, FELL_BACK};
+        use crate::learner::{Method, FELL_BACK};
+        use crate::method::MethodKind;
+        use crate::options::MethodOptions;
         let data = sandwich(80, 0.3, 9).unwrap();
         let settings = GridSettings {
             grid: Grid {

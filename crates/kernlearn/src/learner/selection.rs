@@ -494,7 +494,9 @@ mod tests {
     /// C runs over the grid's Cs.
     #[test]
     fn mkl_and_localized_selections_use_svm_cv_c() {
-        use crate::method::{Method, MethodKind, MethodOptions};
+        use crate::learner::Method;
+        use crate::method::MethodKind;
+        use crate::options::MethodOptions;
         use std::sync::atomic::{AtomicU64, Ordering};
         let data = sandwich(80, 0.3, 9).unwrap();
         let settings = GridSettings {

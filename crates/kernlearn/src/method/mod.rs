@@ -4,17 +4,15 @@
 //! values and flags, the Python package's estimators and the docs' method table are
 //! generated from it; nothing above this module names a family.
 //!
-//! The contract the families implement ([`Learner`], [`AnyModel`], …) lives below them
-//! in `crate::learner` and is re-exported here for users.
+//! The contract the families implement (`Learner`, `AnyModel`, …) lives below them, in
+//! [`crate::learner`]: each public type has one path, its own module's (the crate root
+//! re-exports the few a first program needs).
 
 pub mod catalogue;
 mod spelling;
 
-pub use crate::learner::{
-    select_candidate, ChosenParams, FittedMethod, GridSettings, Learner, Method, MethodInfo,
-    Progress, ProgressFn, FELL_BACK,
-};
-pub use crate::options::{MethodOptions, OptionSpec, OptionValue};
+use crate::learner::{GridSettings, Method};
+use crate::options::MethodOptions;
 pub use catalogue::{catalogue, options, MethodKind};
 pub use spelling::{spell, Spelling};
 

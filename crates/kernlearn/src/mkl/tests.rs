@@ -482,7 +482,9 @@ fn spg_gmkl_objective_matches_a_grid_over_the_simplex() {
 /// stopped by its iteration cap warns, the trace is returned, multiclass is one-vs-one.
 #[test]
 fn spg_gmkl_options_errors_warnings_and_multiclass() {
-    use crate::method::{Method, MethodKind, MethodOptions};
+    use crate::learner::Method;
+    use crate::method::MethodKind;
+    use crate::options::MethodOptions;
     let (x, y) = data("wine.csv", 178);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/wine.csv");
     let mut wine: Dataset = read_csv(&path, None).unwrap();

@@ -665,7 +665,7 @@ mod tests {
 
     #[test]
     fn method_seam_selects_sigma_and_c_then_fits_per_cluster() {
-        use crate::method::{GridSettings, Method, Progress};
+        use crate::learner::{GridSettings, Method, Progress};
         use crate::nonparametric::learner::ScalableDankLearner;
         use crate::select::Grid;
         let (x, y) = blobs(80, [0.0, 0.0], [1.5, 1.5], 0.9, 11);

@@ -199,7 +199,8 @@ impl Model for KernelMeanModel {
 #[cfg(test)]
 mod tests {
     use crate::data::{synthetic::sandwich, ScaleMode};
-    use crate::method::{options, MethodKind, MethodOptions};
+    use crate::method::{options, MethodKind};
+    use crate::options::MethodOptions;
     use crate::pipeline::Pipeline;
     use crate::Method;
 
