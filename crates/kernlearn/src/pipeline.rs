@@ -116,7 +116,7 @@ impl Pipeline {
 
     /// Each input column's relevance to the learned kernel, named by column (the names
     /// seen at fit time, or `f1..fd`), in column order; `None` for a model that learns
-    /// none ([`Predictor::feature_relevance`]).
+    /// none ([`crate::Predictor::feature_relevance`]).
     pub fn feature_relevance(&self) -> Option<Vec<(String, f64)>> {
         let relevance = self.model.feature_relevance()?;
         let names = if self.feature_names.len() == relevance.len() {
@@ -200,7 +200,7 @@ impl Pipeline {
         Ok(pipeline)
     }
 
-    /// Checks the model ([`Predictor::validate`]), that the scaler has the model's
+    /// Checks the model ([`crate::Predictor::validate`]), that the scaler has the model's
     /// feature count ([`Scaler::validate`]) and that `feature_names`, when given, has one
     /// name per feature. [`Pipeline::load`] runs this on every file it reads.
     pub fn validate(&self) -> Result<()> {
@@ -315,7 +315,7 @@ impl Pipeline {
 
     /// [`Pipeline::fit`] on sparse (CSR) features with labels or targets `y`: the scaler
     /// is fitted without densifying ([`Scaler::fit_sparse`]: `none`, `maxabs`, or `01` on
-    /// non-negative data), the method by [`Learner::fit_sparse`] (methods without sparse
+    /// non-negative data), the method by [`crate::Learner::fit_sparse`] (methods without sparse
     /// kernels refuse, naming themselves). Feature names are `f1..fd`.
     pub fn fit_sparse(
         scale: ScaleMode,
@@ -362,7 +362,7 @@ impl Pipeline {
     }
 
     /// [`Pipeline::fit`] with per-sample weights (one per training row, see
-    /// [`Learner::fit_weighted`]); methods that cannot honour them refuse. The scaler
+    /// [`crate::Learner::fit_weighted`]); methods that cannot honour them refuse. The scaler
     /// is fitted unweighted.
     pub fn fit_weighted(
         scale: ScaleMode,

@@ -3,7 +3,7 @@
 //! value and Platt probability to 1e-12 relative (since 0.1.0 kernel rows use a vectorised `exp`,
 //! `simd::exp_lanes`, which can differ from libm's in the last bit), 1e-10 for the
 //! Nyström model: since 0.1.0 a family's chained Gaussian widths are squared from the
-//! widest (`mkl::base`, within 10⁻¹³ of a direct `exp`), and its feature map's
+//! widest (`bank::compile`, within 10⁻¹³ of a direct `exp`), and its feature map's
 //! `K_mm^(−½)` amplifies that by the landmarks' conditioning (7·10⁻¹² measured).
 
 use kernlearn::data::read_dataset;

@@ -2,7 +2,7 @@
 //! learns the widths on its own training part (the validation rows never shape the
 //! kernel), then scores each (scale, C) candidate on its held-out rows; with the
 //! fallback (the default), SVM-CV runs first on the same folds and the ARD kernel is kept
-//! only when it beats it ([`crate::learner::selection::keeps_learned`]).
+//! only when it beats it ([`crate::learner::fallback::Fallback`]).
 
 use super::alignment::{learn_widths, AlignmentSettings, LearnedWidths};
 use super::ArdModel;

@@ -10,7 +10,7 @@
 //! The Frank–Wolfe gap `2(αᵀGα − sᵀGα) ≥ f(α) − f*` certifies the result: it stops when
 //! the gap is at most `ε·f(α)`, so `f* ≥ (1 − ε) f(α)` (the margin is within a factor
 //! `√(1 − ε)`). The solution is returned on the SVM's scale with the midpoint bias (see
-//! [`super::mwumkl`]).
+//! `crate::mkl`'s MWUMKL).
 
 use crate::check::{non_negative_finite, positive_finite};
 use crate::kernel::KernelSource;

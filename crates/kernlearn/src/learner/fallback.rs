@@ -16,7 +16,7 @@ use std::time::Instant;
 /// The base-kernel fallback protocol, written once for every learned-kernel learner:
 ///
 /// 1. SVM-CV first: the learner runs it on its base kernel (the Gaussian C-SVC of the
-///    kernel families, [`base_svm_cv`]; DANK's and KNPL's own base) and hands over its
+///    kernel families, [`super::selection::base_svm_cv`]; DANK's and KNPL's own base) and hands over its
 ///    selection; `None` when the fallback is off ([`Fallback::off`]);
 /// 2. the learner's candidates are scored on the same folds, raced against SVM-CV's
 ///    fold scores ([`Fallback::race`]), and take SVM-CV's choices where the method
@@ -79,7 +79,7 @@ impl Fallback {
         self.svm.as_ref()
     }
 
-    /// SVM-CV's fold scores for the candidates' race ([`could_beat`]).
+    /// SVM-CV's fold scores for the candidates' race ([`super::selection::could_beat`]).
     pub(crate) fn race(&self) -> Option<&[f64]> {
         self.svm.as_ref().map(|s| &s.fold_scores[..])
     }
@@ -105,6 +105,12 @@ impl<L> Kept<L> {
     /// Whether the fallback check ran (and the learned kernel passed it).
     pub(crate) fn checked(&self) -> bool {
         self.svm.is_some()
+    }
+
+    /// SVM-CV's grid-search record, when the check ran: the selection record of a
+    /// learner whose σ and C come from SVM-CV (KNPL, DANK).
+    pub(crate) fn svm_record(&self) -> Option<Selection> {
+        self.svm.as_ref().map(|s| s.chosen.clone())
     }
 }
 
@@ -184,7 +190,7 @@ fn wins_twice(
 /// [`FELL_BACK`] = 1 and the learned kernel's best CV score recorded (`learned_cv_score`,
 /// from its selection `learned`) beside SVM-CV's (`cv_score`), with the number of folds
 /// it is the mean of (`learned_cv_folds`: fewer than SVM-CV's when the race of
-/// [`could_beat`] stopped the learned kernel's CV early).
+/// [`super::selection::could_beat`] stopped the learned kernel's CV early).
 ///
 /// The declined learned kernel (`learned.chosen`, fixed at its selected parameters) is
 /// fitted on `(x, y)` too, seeded by `seed`, and kept as [`FittedMethod::declined`]: the

@@ -126,7 +126,7 @@ impl ChosenParams {
     }
 }
 
-/// What [`Method::fit`] returns.
+/// What [`Learner::fit`] returns.
 #[derive(Clone, Debug)]
 pub struct FittedMethod {
     /// The fitted model.

@@ -7,12 +7,12 @@
 //!   the grid's Cs, EasyMKL's λ, …) scored by k-fold CV ([`select_candidate`]); the best
 //!   one is fitted.
 //! - the base-kernel fallback, one protocol for every learned-kernel learner
-//!   ([`Fallback`]): SVM-CV first, the learned kernel's candidates raced against its
+//!   (`learner::fallback::Fallback`): SVM-CV first, the learned kernel's candidates raced against its
 //!   fold scores, then a learned-kernel method's CV score is compared with SVM-CV's on
 //!   the same folds (both use `stratified_kfold(y, folds, seed)`, or `kfold` for
 //!   regression); unless the learned kernel is better by more than one standard error
 //!   of the fold-wise difference ([`beats`]), confirmed on a second partition, the fit
-//!   is the SVM-CV model ([`fall_back`]) and [`super::FELL_BACK`] says so either way.
+//!   is the SVM-CV model (`fall_back`) and [`super::FELL_BACK`] says so either way.
 
 use super::{GridSettings, Learner, Progress, ProgressFn};
 use crate::data::Features;
@@ -165,7 +165,7 @@ pub(crate) fn best_value<L: Learner + Clone>(
 
 /// The best of `candidates` by k-fold CV (folds of `search`), fitted candidates
 /// reporting progress; ties go to the earlier candidate. With `race` (the base SVM's
-/// scores on the same folds, for the fallback of [`keeps_learned`]), the CV stops as
+/// scores on the same folds, for the fallback of `keeps_learned`), the CV stops as
 /// soon as no candidate [`could_beat`] them: the fallback is then certain, and the
 /// returned fold scores are those of the folds scored until then.
 pub(crate) fn best_candidate<L: Learner + Clone>(

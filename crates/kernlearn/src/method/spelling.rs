@@ -5,6 +5,7 @@
 //! markers as they are: the option's name in `MethodOptions::set`, and its value.
 
 use super::catalogue::options;
+use crate::options::OptionValue;
 
 /// A front end's way of writing an option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,11 +46,14 @@ fn spell_one(inner: &str, spelling: Spelling) -> String {
             None => format!("--{name}"),
         },
         Spelling::Python => {
-            let (param, negated) = (options().iter())
-                .find(|o| o.name == name)
-                .map_or_else(|| (name.replace('-', "_"), false), |o| o.python_param());
+            let spec = options().iter().find(|o| o.name == name);
+            let (param, negated) =
+                spec.map_or_else(|| (name.replace('-', "_"), false), |o| o.python_param());
+            // Numbers only where the option takes one: `scale="01"` is a name.
+            let numeric =
+                spec.is_some_and(|o| matches!(o.value, OptionValue::Number | OptionValue::Count));
             match value {
-                Some(v) if v.parse::<f64>().is_ok() => format!("{param}={v}"),
+                Some(v) if numeric => format!("{param}={v}"),
                 Some(v) => format!("{param}=\"{v}\""),
                 None if negated => format!("{param}=False"),
                 None => param,
@@ -64,14 +68,16 @@ mod tests {
 
     #[test]
     fn markers_take_each_front_ends_spelling() {
-        let text = "give «select=grid» or drop «epochs»; «scale=0.5» and «no-fallback»";
+        let text = "give «select=grid» or drop «epochs»; «scale=01», «c=0.5», «no-fallback»";
         assert_eq!(
             spell(text, Spelling::CommandLine),
-            "give --select grid or drop --epochs; --scale 0.5 and --no-fallback"
+            "give --select grid or drop --epochs; --scale 01, --c 0.5, --no-fallback"
         );
+        // Names are quoted even when they read as numbers (`scale="01"`); numbers only
+        // where the option takes one.
         assert_eq!(
             spell(text, Spelling::Python),
-            "give select=\"grid\" or drop epochs; scale=0.5 and fallback=False"
+            "give select=\"grid\" or drop epochs; scale=\"01\", C=0.5, fallback=False"
         );
         // The table's Python names: EasyMKL's `lambda` is `easymkl_lambda`.
         assert_eq!(spell("«lambda=1»", Spelling::Python), "easymkl_lambda=1");

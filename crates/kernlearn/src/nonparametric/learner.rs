@@ -255,7 +255,7 @@ impl Learner for KnplLearner {
                     Decision::FellBack(fitted) => return Ok(fitted),
                     Decision::Kept(kept) => kept,
                 };
-                let record = record.or_else(|| kept.svm.as_ref().map(|s| s.chosen.clone()));
+                let record = record.or_else(|| kept.svm_record());
                 (sel.params, chosen, record, Some(kept))
             }
             None => {
@@ -397,10 +397,9 @@ impl Learner for DankLearner {
         if let Some(info) = model.info.first() {
             chosen.other.insert("dank_eta".into(), info.eta);
         }
-        let record = |k: &Kept<DankLearner>| k.svm.as_ref().map(|s| s.chosen.clone());
         let selection = kept
             .as_ref()
-            .and_then(record)
+            .and_then(Kept::svm_record)
             .or(selected.map(|s| s.chosen));
         let select_seconds = if selection.is_some() {
             select_seconds

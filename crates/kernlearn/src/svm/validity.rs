@@ -7,7 +7,7 @@ use crate::Result;
 impl SvmModel {
     /// Checks that the model is whole and consistent, as a model read from a file must
     /// be before it predicts: valid parameters for `n_features` features
-    /// ([`SvmParams::validate`]); for a classifier at least two finite, distinct classes,
+    /// (`SvmParams::validate`); for a classifier at least two finite, distinct classes,
     /// one support-vector count per class summing to the number of support vectors
     /// (`sv_indices`), `k − 1` rows of `sv_coef` and `k(k−1)/2` offsets `rho`, for the
     /// other formulations no classes, one row and one offset; every `sv_coef` row one

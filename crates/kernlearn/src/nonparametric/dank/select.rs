@@ -1,5 +1,5 @@
 //! Model selection for DANK: the papers' SVM-CV / SVR-CV chooses σ, C (and ε) before
-//! the DANK fit (DANK paper, section 6.1.1); [`crate::learner::Method::Dank`] runs it.
+//! the DANK fit (DANK paper, section 6.1.1); the `dank` method's learner (`DankLearner`) runs it.
 
 use super::settings::DankSettings;
 use crate::predictor::Task;
