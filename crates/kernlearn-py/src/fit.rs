@@ -148,12 +148,7 @@ pub(crate) fn fit_method(
             Pipeline::fit_weighted(spec.scale, &method, &data, w, seed, &|_| {})
         })
         .map_err(py_err)?;
-    let chosen = serde_json::json!({
-        "chosen": fitted.chosen,
-        "selection": fitted.selection,
-        "select_seconds": fitted.select_seconds,
-        "fit_seconds": fitted.fit_seconds,
-    });
+    let chosen = fitted.record();
     let declined = fitted.declined.map(PyModel::new);
     Ok((PyModel::new(fitted.pipeline), chosen.to_string(), declined))
 }

@@ -287,6 +287,16 @@ pub struct FittedPipeline {
 }
 
 impl FittedPipeline {
+    /// What the front ends report of the fit (`learner::fit_record`).
+    pub fn record(&self) -> serde_json::Value {
+        crate::learner::fit_record(
+            &self.chosen,
+            self.selection.as_ref(),
+            self.select_seconds,
+            self.fit_seconds,
+        )
+    }
+
     /// The pipeline whose model learned a kernel: the fitted one, or after the base-kernel
     /// fallback the declined learned kernel's (`true`: the fitted model is SVM-CV's).
     /// What a report shows of the learned kernel (its feature relevance) reads from it.

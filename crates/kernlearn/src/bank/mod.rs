@@ -85,9 +85,10 @@ impl ByFeature {
     }
 }
 
-/// Deterministic points in `[lo, lo + 1)`.
+/// Deterministic points in `[lo, lo + 1)` (xorshift), for the tests of the families
+/// on this floor.
 #[cfg(test)]
-fn points(n: usize, d: usize, seed: u64, lo: f64) -> Features {
+pub(crate) fn points(n: usize, d: usize, seed: u64, lo: f64) -> Features {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let v = (0..n * d)
         .map(|_| {

@@ -183,6 +183,33 @@ impl FittedMethod {
         self.trace = trace;
         self
     }
+
+    /// What the front ends report of the fit ([`fit_record`]).
+    pub fn record(&self) -> serde_json::Value {
+        fit_record(
+            &self.chosen,
+            self.selection.as_ref(),
+            self.select_seconds,
+            self.fit_seconds,
+        )
+    }
+}
+
+/// A fit's report as the front ends print and return it: the parameters chosen, the
+/// grid-search record, and the selection and fit seconds (one layout for every fit,
+/// single-machine or distributed).
+pub(crate) fn fit_record(
+    chosen: &ChosenParams,
+    selection: Option<&Selection>,
+    select_seconds: f64,
+    fit_seconds: f64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "chosen": chosen,
+        "selection": selection,
+        "select_seconds": select_seconds,
+        "fit_seconds": fit_seconds,
+    })
 }
 
 /// `f`'s result and the seconds it took.

@@ -494,17 +494,9 @@ mod tests {
     use super::*;
     use crate::bank::KernelBank;
 
-    pub(crate) fn points(n: usize, d: usize, seed: u64) -> Features {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let v = (0..n * d)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 11) as f64 / (1u64 << 53) as f64
-            })
-            .collect();
-        Features::new(n, d, v).unwrap()
+    /// The floor's deterministic test points in `[0, 1)`.
+    fn points(n: usize, d: usize, seed: u64) -> Features {
+        crate::bank::points(n, d, seed, 0.0)
     }
 
     fn family() -> KernelFamily {

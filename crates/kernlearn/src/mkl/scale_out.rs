@@ -27,8 +27,6 @@ pub(crate) static SCALE_OUT: ScaleOut = ScaleOut {
     group: no_groups,
 };
 
-const DEFAULT_KERNELS: &str = "family12@each";
-
 fn settings_of(input: &ScaleOutInput) -> Result<(String, MwumklParams)> {
     let s = &input.settings;
     let kernels = match s.get("kernels").and_then(|v| v.as_str()) {
@@ -36,7 +34,7 @@ fn settings_of(input: &ScaleOutInput) -> Result<(String, MwumklParams)> {
         None => input
             .options
             .text(&KERNELS)
-            .unwrap_or(DEFAULT_KERNELS)
+            .unwrap_or(super::learner::DEFAULT_FAMILY)
             .to_string(),
     };
     let params = match s.get("params") {

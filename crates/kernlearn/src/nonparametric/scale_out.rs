@@ -18,7 +18,8 @@ use crate::cluster::BLOCK_ROWS;
 use crate::data::Features;
 use crate::learner::scale_out::{all_replies, field, Worker};
 use crate::learner::{
-    ChosenParams, Coordinator, Finished, Packet, ScaleOut, ScaleOutInput, Started, Step,
+    ChosenParams, Coordinator, Finished, FittedMethod, Packet, ScaleOut, ScaleOutInput, Started,
+    Step,
 };
 use crate::{Error, Result};
 use serde_json::json;
@@ -211,15 +212,11 @@ impl DankCoordinator {
         chosen
             .other
             .insert("clusters".into(), model.clusters.len() as f64);
-        let record = json!({
-            "chosen": chosen,
-            "selection": null,
-            "select_seconds": 0.0,
-            "fit_seconds": self.started.elapsed().as_secs_f64(),
-        });
+        let seconds = self.started.elapsed().as_secs_f64();
+        let fitted = FittedMethod::new(model.into(), chosen, seconds);
         Ok(Step::Done(Finished {
-            model: Some(model.into()),
-            record,
+            record: fitted.record(),
+            model: Some(fitted.model),
         }))
     }
 }
