@@ -188,13 +188,52 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         -------
         ndarray of shape (n_features_in_,)
         """
-        check_is_fitted(self)
-        relevance = json.loads(self._learned_model().info()).get("feature_relevance")
+        relevance = self.artefacts().get("feature_relevance", {}).get("value")
         if relevance is None:
             raise AttributeError(
                 f"{type(self).__name__} ({self._method_name()}) learns no per-feature relevance"
             )
-        return np.asarray(relevance, dtype=np.float64)
+        return relevance
+
+    def artefacts(self):
+        """What the learned kernel shows of itself beyond its predictions, by name
+        (after a fallback, the declined learned kernel's): ``feature_relevance``
+        (per-feature), ``gates`` and ``fused`` (per-row: :meth:`representation`),
+        ``spectrum`` (a figure the command line draws).
+
+        Returns
+        -------
+        dict
+            ``name -> {"kind", "about"}``, with ``"value"`` (ndarray of shape
+            (n_features_in_,)) for the per-feature ones.
+        """
+        check_is_fitted(self)
+        out = {}
+        for artefact in json.loads(self._learned_model().info())["artefacts"]:
+            entry = {k: v for k, v in artefact.items() if k != "name"}
+            if "value" in entry:
+                entry["value"] = np.asarray(entry["value"], dtype=np.float64)
+            out[artefact["name"]] = entry
+        return out
+
+    def representation(self, X, name, pair=0):
+        """The learned kernel's per-row artefact ``name`` (see :meth:`artefacts`) at
+        each sample; after a fallback, in the declined learned kernel's model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        name : str
+            A per-row artefact the model offers (``gates``, ``fused``).
+        pair : int, default=0
+            Class pair (in the model's one-vs-one order; 0 for two classes).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, width)
+        """
+        X = check_predict_data(self, X)
+        return self._learned_model().representation(as_features(X), name, pair)
 
     def learned_kernel(self):
         """What the method learned, as numpy arrays where it is numeric: kernel weights

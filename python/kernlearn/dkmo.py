@@ -155,5 +155,4 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
             One row per sample; ``width`` is the last hidden layer's size (times the
             number of embeddings, or of kernels, with concatenation fusion).
         """
-        X = check_predict_data(self, X)
-        return np.asarray(self.model_.fused(as_features(X)), dtype=np.float64)
+        return self.representation(X, "fused")

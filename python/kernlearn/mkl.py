@@ -4,7 +4,6 @@ C-LMKL)."""
 
 import numpy as np
 
-from ._base import as_features, check_predict_data
 from ._learned import _COMMON_DOC, _LearnedClassifier, _MethodChoice
 
 
@@ -140,5 +139,4 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
         ndarray of shape (n_samples, n_kernels)
             Rows sum to one.
         """
-        X = check_predict_data(self, X)
-        return self._learned_model().gates(as_features(X), pair)
+        return self.representation(X, "gates", pair)

@@ -235,8 +235,8 @@ def test_dkmo_fused_representation_is_what_the_softmax_reads():
     readout = LogisticRegression(max_iter=2000).fit(fused_train, y_train)
     assert readout.score(fused_test, y_test) >= dkmo.score(X_test, y_test) - 0.1
     with pytest.raises(ValueError, match="dkmo"):
-        kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train).model_.fused(
-            np.ascontiguousarray(X_test, dtype=np.float64))
+        kernlearn.KNPLClassifier(sigma=2.0, C=1.0).fit(X_train, y_train).model_.representation(
+            np.ascontiguousarray(X_test, dtype=np.float64), "fused", 0)
 
 
 def test_dkmo_refits_on_all_rows_unless_told_not_to():

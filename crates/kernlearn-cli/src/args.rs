@@ -8,10 +8,12 @@ use kernlearn::data::{
     read_csv_unlabeled, read_dataset, read_libsvm, read_libsvm_sparse, Dataset, Format, ScaleMode,
     SparseDataset,
 };
-use kernlearn::learner::{GridSettings, Method};
-use kernlearn::method::MethodKind;
+use kernlearn::learner::GridSettings;
 use kernlearn::method::{spell, Spelling};
-use kernlearn::options::{MethodOptions, OptionSpec, OptionValue};
+use kernlearn::options::{OptionSpec, OptionValue};
+use kernlearn::Method;
+use kernlearn::MethodKind;
+use kernlearn::MethodOptions;
 use kernlearn::{Error, Pipeline, Result};
 use std::path::{Path, PathBuf};
 

@@ -14,13 +14,13 @@ use kernlearn::data::Features;
 use kernlearn::figure::{BOUNDARY_METHODS, GATES_METHOD};
 use kernlearn::learner::{FittedMethod, GridSettings};
 use kernlearn::metrics::accuracy;
-use kernlearn::options::MethodOptions;
 use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::plot::{
     decision_boundaries_titled, heatmap_with, scatter_plot, ColourScale, GridValues, HeatOptions,
     HeatPanel, LineKind, Panel, PlaneGrid,
 };
 use kernlearn::AnyModel;
+use kernlearn::MethodOptions;
 use kernlearn::{Error, Method, MethodKind, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::learner::Progress;
 use kernlearn::method::{spell, Spelling};
 use kernlearn::output::{write_atomic, Outputs};
+use kernlearn::predictor::ArtefactKind;
 use kernlearn::{AnyModel, Error, FittedPipeline, Method, Pipeline, Result, Task};
 use out::out;
 use serde_json::{json, Map, Value};
@@ -450,13 +451,13 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     // The model's own figures (a learned spectrum) go beside the trace: checked before
     // anything is written.
     if let Some(t) = o.trace {
-        for name in fitted.pipeline.model.figures() {
+        for name in fitted.pipeline.model.artefact_names(ArtefactKind::Figure) {
             outputs.plan(&figure_path(t, name))?;
         }
     }
     let mut out = Map::new();
     report::model_fields(&*fitted.pipeline.model, &mut out);
-    report::relevance_fields(&fitted, &mut out);
+    report::per_feature_fields(&fitted, &mut out);
     out.insert("n_train".into(), json!(train.len()));
     if let Some(sel) = &fitted.selection {
         select::selection_fields(sel, &mut out, false);
@@ -506,9 +507,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        for name in fitted.pipeline.model.figures() {
+        for name in fitted.pipeline.model.artefact_names(ArtefactKind::Figure) {
             let file = figure_path(path, name);
-            fitted.pipeline.model.draw_figure(name, &file)?;
+            fitted.pipeline.model.figure(name, &file)?;
             plots.push(file.display().to_string());
         }
         out.insert("trace_plots".into(), json!(plots));
@@ -644,7 +645,10 @@ fn predict(a: &PredictArgs) -> Result<()> {
         report::add_scores(&mut out, "test", pipeline.model.task(), &pred, &test.y)?;
     }
     if let Some(path) = a.fused_plot {
-        if !model.representations().contains(&"fused") {
+        if !model
+            .artefact_names(ArtefactKind::PerRow)
+            .contains(&"fused")
+        {
             return Err(Error::param(
                 "fused-plot",
                 format!(
@@ -744,7 +748,7 @@ pub fn evaluate_split(
         out.insert("select_seconds".into(), json!(fitted.select_seconds));
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    report::relevance_fields(&fitted, &mut out);
+    report::per_feature_fields(&fitted, &mut out);
     score_split(&fitted.pipeline, train, test, &mut out)?;
     Ok((out, fitted.pipeline))
 }

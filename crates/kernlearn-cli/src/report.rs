@@ -3,8 +3,9 @@
 use crate::out::{out, outln};
 use kernlearn::method::{spell, Spelling};
 use kernlearn::metrics::{accuracy, mse, relative_squared_error};
-use kernlearn::predictor::{Predictor, Task};
+use kernlearn::predictor::ArtefactKind;
 use kernlearn::Result;
+use kernlearn::{Predictor, Task};
 use serde_json::{json, Map, Value};
 
 /// Adds `<prefix>_accuracy` (classification, novelty) or `<prefix>_mse` and
@@ -95,19 +96,23 @@ pub fn model_fields(model: &dyn Predictor, out: &mut Map<String, Value>) {
     }
 }
 
-/// Each feature's relevance to the learned kernel, named by column, when the model
-/// learns one (`feature_relevance`: `[{"feature", "relevance"}]` in column order); after
-/// a fallback to SVM-CV, the declined learned kernel's, and `feature_relevance_of` says so.
-pub fn relevance_fields(fitted: &kernlearn::FittedPipeline, out: &mut Map<String, Value>) {
+/// The learned kernel's per-feature artefacts, each under its name as `[{"feature",
+/// "relevance"}]` in column order (`feature_relevance`: each feature's relevance to the
+/// learned kernel); after a fallback to SVM-CV, the declined learned kernel's, and
+/// `<name>_of` says so.
+pub fn per_feature_fields(fitted: &kernlearn::FittedPipeline, out: &mut Map<String, Value>) {
     let (learned, declined) = fitted.learned();
-    if let Some(relevance) = learned.feature_relevance() {
-        let rows: Vec<Value> = (relevance.iter())
-            .map(|(name, r)| json!({ "feature": name, "relevance": r }))
+    for name in learned.model.artefact_names(ArtefactKind::PerFeature) {
+        let Some(shares) = learned.per_feature(name) else {
+            continue;
+        };
+        let rows: Vec<Value> = (shares.iter())
+            .map(|(column, r)| json!({ "feature": column, "relevance": r }))
             .collect();
-        out.insert("feature_relevance".into(), Value::Array(rows));
+        out.insert(name.into(), Value::Array(rows));
         if declined {
             out.insert(
-                "feature_relevance_of".into(),
+                format!("{name}_of"),
                 json!("the declined learned kernel (the fit fell back to SVM-CV)"),
             );
         }

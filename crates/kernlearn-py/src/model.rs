@@ -3,6 +3,7 @@
 
 use crate::convert::{features, json_err, matrix, py_err, Input, Rows};
 use kernlearn::method::{spell, Spelling};
+use kernlearn::predictor::{Artefact, ArtefactKind};
 use kernlearn::{MethodKind, Pipeline};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -27,32 +28,6 @@ impl PyModel {
             Input::Sparse(x) => self.pipeline.decision_function_sparse(x),
         })
         .map_err(py_err)
-    }
-
-    /// Representation `name` ([`Predictor::representation`]) of the rows `x` (raw
-    /// features, scaled as at fit time) for class pair `pair`, `n × width`.
-    fn representation<'py>(
-        &self,
-        py: Python<'py>,
-        x: PyReadonlyArray2<'py, f64>,
-        name: &str,
-        pair: usize,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let model = &self.pipeline.model;
-        if !model.representations().contains(&name) {
-            return Err(PyValueError::new_err(format!(
-                "a {} model has no `{name}` representation (the models of {} have one)",
-                model.method(),
-                MethodKind::offering(name)
-            )));
-        }
-        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
-        let rep = py
-            .detach(|| self.pipeline.model.representation(name, &x, pair))
-            .map_err(py_err)?;
-        let width = rep.values.n_cols();
-        let rows = rep.values.rows().map(<[f64]>::to_vec).collect();
-        Ok(matrix(py, rows, width))
     }
 
     /// The number of decision values per row of the model.
@@ -137,29 +112,34 @@ impl PyModel {
         Ok(matrix(py, proba, model.classes().len()))
     }
 
-    /// Per-kernel gates of a localized MKL model at each row, `n × m` (rows sum to one),
-    /// for class pair `pair` (0 for a binary problem).
-    fn gates<'py>(
+    /// The per-row artefact `name` (`gates`, `fused`) of the rows `x` (raw
+    /// features, scaled as at fit time) for class pair `pair`, `n × width`.
+    fn representation<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
+        name: &str,
         pair: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.representation(py, x, "gates", pair)
-    }
-
-    /// The fused representation of a DKMO / M-DKMO model (the layer its softmax reads)
-    /// at each row, `n × width`.
-    fn fused<'py>(
-        &self,
-        py: Python<'py>,
-        x: PyReadonlyArray2<'py, f64>,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.representation(py, x, "fused", 0)
+        let model = &self.pipeline.model;
+        if !(model.artefact_names(ArtefactKind::PerRow)).contains(&name) {
+            return Err(PyValueError::new_err(format!(
+                "a {} model has no per-row artefact `{name}` (the models of {} have one)",
+                model.method(),
+                MethodKind::offering(name)
+            )));
+        }
+        let x = self.pipeline.transform(&features(&x)?).map_err(py_err)?;
+        let rep = py
+            .detach(|| self.pipeline.model.representation(name, &x, pair))
+            .map_err(py_err)?;
+        let width = rep.values.n_cols();
+        let rows = rep.values.rows().map(<[f64]>::to_vec).collect();
+        Ok(matrix(py, rows, width))
     }
 
     /// What the model is, as JSON: `method`, `task`, `n_features`, `classes` (model
-    /// order), `summary`, `params`, `warnings`, `feature_relevance` (or null).
+    /// order), `summary`, `params`, `warnings`, `artefacts` (each [`Artefact::to_json`]).
     fn info(&self) -> String {
         let m = &self.pipeline.model;
         serde_json::json!({
@@ -170,7 +150,7 @@ impl PyModel {
             "summary": m.summary(),
             "params": m.params_json(),
             "warnings": (m.warnings().iter()).map(|w| spell(w, Spelling::Python)).collect::<Vec<_>>(),
-            "feature_relevance": m.feature_relevance(),
+            "artefacts": (m.artefacts().iter()).map(Artefact::to_json).collect::<Vec<_>>(),
             "decision_names": m.decision_names(self.decision_count()),
         })
         .to_string()

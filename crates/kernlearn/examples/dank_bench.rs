@@ -21,13 +21,14 @@
 use kernlearn::data::{
     read_dataset, stratified_split, train_test_split, Dataset, Features, ScaleMode, Scaler,
 };
-use kernlearn::learner::{GridSettings, Method};
-use kernlearn::method::MethodKind;
+use kernlearn::learner::GridSettings;
 use kernlearn::metrics::{accuracy, relative_squared_error};
 use kernlearn::nonparametric::{DankMachines, DankModel, DankParams, EigenRoute, Scheme, StepRule};
-use kernlearn::predictor::{Predictor, Task};
 use kernlearn::select::GridSearch;
 use kernlearn::svm::{SvmModel, SvmParams};
+use kernlearn::Method;
+use kernlearn::MethodKind;
+use kernlearn::{Predictor, Task};
 use std::path::Path;
 use std::time::Instant;
 

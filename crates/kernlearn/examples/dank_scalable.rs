@@ -23,9 +23,9 @@ use kernlearn::metrics::accuracy;
 use kernlearn::nonparametric::{
     DankModel, DankParams, DankSettings, ScalableDankModel, ScalableDankParams,
 };
-use kernlearn::predictor::{Predictor, Task};
 use kernlearn::select::GridSearch;
 use kernlearn::svm::{SvmModel, SvmParams};
+use kernlearn::{Predictor, Task};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;

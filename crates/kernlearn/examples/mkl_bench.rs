@@ -22,7 +22,7 @@ use kernlearn::mkl::{
     weight_sparsity, EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, UniformParams,
 };
-use kernlearn::predictor::Predictor;
+use kernlearn::Predictor;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

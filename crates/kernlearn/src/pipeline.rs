@@ -116,9 +116,15 @@ impl Pipeline {
 
     /// Each input column's relevance to the learned kernel, named by column (the names
     /// seen at fit time, or `f1..fd`), in column order; `None` for a model that learns
-    /// none ([`crate::Predictor::feature_relevance`]).
+    /// none ([`crate::predictor::FEATURE_RELEVANCE`]).
     pub fn feature_relevance(&self) -> Option<Vec<(String, f64)>> {
-        let relevance = self.model.feature_relevance()?;
+        self.per_feature(crate::predictor::FEATURE_RELEVANCE)
+    }
+
+    /// The model's per-feature artefact `name` ([`crate::predictor::ArtefactValue::PerFeature`]),
+    /// each share named by its column as [`Pipeline::feature_relevance`] names them.
+    pub fn per_feature(&self, name: &str) -> Option<Vec<(String, f64)>> {
+        let relevance = self.model.per_feature(name)?;
         let names = if self.feature_names.len() == relevance.len() {
             self.feature_names.clone()
         } else {

@@ -126,48 +126,30 @@ pub trait Predictor {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
-    /// Each input feature's relevance to the learned kernel (non-negative, summing to 1;
-    /// in input column order), for models that learn one: the ARD-SVM's share of each
-    /// feature in the kernel's exponent, an MKL model's kernel weights per feature.
-    /// `None` for the others.
-    fn feature_relevance(&self) -> Option<Vec<f64>> {
-        None
-    }
-    /// Names of the per-row representations the model offers
-    /// ([`Predictor::representation`]); none by default.
-    fn representations(&self) -> Vec<&'static str> {
+    /// What the model shows of what it learned beyond its predictions (feature
+    /// relevance, kernel gates, a fused layer, a learned spectrum), each a named, typed
+    /// [`Artefact`]. The CLI's report, its figures and the Python bindings render every
+    /// artefact by its kind, so a model offering a new one changes only its own file.
+    /// None by default.
+    fn artefacts(&self) -> Vec<Artefact> {
         Vec::new()
     }
-    /// Representation `name` of the rows `x` (scaled as the model's inputs) for class
-    /// pair `pair` (0 when it does not depend on the pair); an error naming the ones the
-    /// model offers when it has no `name`.
-    fn representation(&self, name: &str, _x: &Features, _pair: usize) -> Result<Representation> {
-        Err(no_such_output(
-            "representation",
-            name,
-            &self.method(),
-            &self.representations(),
-        ))
+    /// The value of a [`ArtefactValue::PerRow`] artefact `name` at the rows `x` (scaled as
+    /// the model's inputs) for class pair `pair` (0 when it does not depend on the pair).
+    /// Called through [`dyn Predictor::representation`](#method.representation-1), which
+    /// first checks that the model lists `name`.
+    fn per_row(&self, name: &str, _x: &Features, _pair: usize) -> Result<Representation> {
+        Err(self.no_artefact(name, ArtefactKind::PerRow))
     }
     /// The training rows a model keeps as the support points of class pair `pair`, when
     /// it records which they are.
     fn support_rows(&self, _pair: usize) -> Option<Vec<usize>> {
         None
     }
-    /// Figures the model draws of itself, without data (a learned spectrum), by name.
-    #[cfg(feature = "plot")]
-    fn figures(&self) -> Vec<&'static str> {
-        Vec::new()
-    }
-    /// Draws figure `name` ([`Predictor::figures`]) to `path` (PNG or SVG).
+    /// Draws the [`ArtefactValue::Figure`] artefact `name` to `path` (PNG or SVG).
     #[cfg(feature = "plot")]
     fn draw_figure(&self, name: &str, _path: &std::path::Path) -> Result<()> {
-        Err(no_such_output(
-            "figure",
-            name,
-            &self.method(),
-            &self.figures(),
-        ))
+        Err(self.no_artefact(name, ArtefactKind::Figure))
     }
     /// Class probabilities (in [`Predictor::classes`] order) from decision values; an
     /// error for methods without probability estimates.
@@ -176,6 +158,129 @@ pub trait Predictor {
             "probability",
             format!("method {} has no probability estimates", self.method()),
         ))
+    }
+}
+
+/// The name of the per-feature artefact every relevance-learning model offers.
+pub const FEATURE_RELEVANCE: &str = "feature_relevance";
+
+/// Something a fitted model shows of what it learned, beyond its predictions
+/// ([`Predictor::artefacts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artefact {
+    /// Its name in reports, error messages and Python (`feature_relevance`, `gates`, …).
+    pub name: &'static str,
+    /// What it is, in one sentence (shown beside it).
+    pub about: &'static str,
+    /// Its value where it needs no data, else how to get it.
+    pub value: ArtefactValue,
+}
+
+/// An artefact's value, by kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArtefactValue {
+    /// One non-negative share per input column, in column order, summing to 1: how much
+    /// of the learned kernel rests on each feature.
+    PerFeature(Vec<f64>),
+    /// A representation of any rows, one named column per component
+    /// ([`Predictor::per_row`]).
+    PerRow,
+    /// A picture the model draws of itself, without data ([`Predictor::draw_figure`]).
+    Figure,
+}
+
+/// The kind of an [`ArtefactValue`], for asking a model whether it offers one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArtefactKind {
+    /// [`ArtefactValue::PerFeature`].
+    PerFeature,
+    /// [`ArtefactValue::PerRow`].
+    PerRow,
+    /// [`ArtefactValue::Figure`].
+    Figure,
+}
+
+impl ArtefactKind {
+    /// `per-feature`, `per-row` or `figure` (for messages and the Python `info()`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArtefactKind::PerFeature => "per-feature",
+            ArtefactKind::PerRow => "per-row",
+            ArtefactKind::Figure => "figure",
+        }
+    }
+}
+
+impl Artefact {
+    /// As JSON: `name`, `kind`, `about` and, for a per-feature artefact, its `value`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut out = serde_json::json!({
+            "name": self.name,
+            "kind": self.value.kind().name(),
+            "about": self.about,
+        });
+        if let ArtefactValue::PerFeature(shares) = &self.value {
+            out["value"] = serde_json::json!(shares);
+        }
+        out
+    }
+}
+
+impl ArtefactValue {
+    /// Its kind.
+    pub fn kind(&self) -> ArtefactKind {
+        match self {
+            ArtefactValue::PerFeature(_) => ArtefactKind::PerFeature,
+            ArtefactValue::PerRow => ArtefactKind::PerRow,
+            ArtefactValue::Figure => ArtefactKind::Figure,
+        }
+    }
+}
+
+/// Reading a model's artefacts by name; the one path every renderer takes, so that an
+/// artefact a model does not list is a clear error, never a silent absence.
+impl dyn Predictor + '_ {
+    /// The names of the model's artefacts of `kind`.
+    pub fn artefact_names(&self, kind: ArtefactKind) -> Vec<&'static str> {
+        (self.artefacts().into_iter())
+            .filter(|a| a.value.kind() == kind)
+            .map(|a| a.name)
+            .collect()
+    }
+
+    /// The per-feature artefact `name`, if the model offers it.
+    pub fn per_feature(&self, name: &str) -> Option<Vec<f64>> {
+        self.artefacts().into_iter().find_map(|a| match a.value {
+            ArtefactValue::PerFeature(v) if a.name == name => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Each input feature's relevance to the learned kernel (the
+    /// [`FEATURE_RELEVANCE`] artefact: the ARD-SVM's share of each feature in the
+    /// kernel's exponent, an MKL model's kernel weights per feature); `None` for models
+    /// that learn none.
+    pub fn feature_relevance(&self) -> Option<Vec<f64>> {
+        self.per_feature(FEATURE_RELEVANCE)
+    }
+
+    /// The per-row artefact `name` at the rows `x` for class pair `pair`; an error
+    /// naming the ones the model offers when it lists no per-row `name`.
+    pub fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
+        if !self.artefact_names(ArtefactKind::PerRow).contains(&name) {
+            return Err(self.no_artefact(name, ArtefactKind::PerRow));
+        }
+        self.per_row(name, x, pair)
+    }
+
+    /// Draws the figure artefact `name` to `path`; an error naming the ones the model
+    /// offers when it lists no figure `name`.
+    #[cfg(feature = "plot")]
+    pub fn figure(&self, name: &str, path: &std::path::Path) -> Result<()> {
+        if !self.artefact_names(ArtefactKind::Figure).contains(&name) {
+            return Err(self.no_artefact(name, ArtefactKind::Figure));
+        }
+        self.draw_figure(name, path)
     }
 }
 
@@ -209,17 +314,31 @@ macro_rules! one_vs_one_predictor_methods {
 }
 pub(crate) use one_vs_one_predictor_methods;
 
-/// The error for an output (`what`: representation, figure) a model does not offer.
-pub(crate) fn no_such_output(what: &str, name: &str, method: &str, offered: &[&str]) -> Error {
-    let offered = if offered.is_empty() {
-        "none".to_string()
-    } else {
-        offered.join(", ")
-    };
-    Error::param(
-        what,
-        format!("a {method} model has no {what} `{name}` (it offers: {offered})"),
-    )
+/// The error for an artefact of `kind` a model does not offer, naming the ones it does.
+trait NoArtefact {
+    fn no_artefact(&self, name: &str, kind: ArtefactKind) -> Error;
+}
+
+impl<P: Predictor + ?Sized> NoArtefact for P {
+    fn no_artefact(&self, name: &str, kind: ArtefactKind) -> Error {
+        let offered: Vec<&str> = (self.artefacts().into_iter())
+            .filter(|a| a.value.kind() == kind)
+            .map(|a| a.name)
+            .collect();
+        let offered = if offered.is_empty() {
+            "none".to_string()
+        } else {
+            offered.join(", ")
+        };
+        let what = kind.name();
+        Error::param(
+            "artefact",
+            format!(
+                "a {} model has no {what} artefact `{name}` (it offers: {offered})",
+                self.method()
+            ),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -233,7 +352,8 @@ mod tests {
     fn a_missing_representation_is_a_clear_error() {
         let data = sandwich(40, 0.3, 3).unwrap();
         let model = SvmModel::fit(&SvmParams::default(), &data.x, &data.y).unwrap();
-        assert!(model.representations().is_empty());
+        let model: &dyn Predictor = &model;
+        assert!(model.artefacts().is_empty());
         let e = model
             .representation("gates", &data.x, 0)
             .unwrap_err()

@@ -331,6 +331,63 @@ fn the_front_ends_name_no_family() {
     );
 }
 
+/// The types the crate root re-exports (`pub use module::{A, B}` in lib.rs), with the
+/// module each comes from.
+fn root_reexports() -> Vec<(String, String)> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let mut out = Vec::new();
+    for line in lib.lines() {
+        let Some(path) = line
+            .strip_prefix("pub use ")
+            .and_then(|l| l.strip_suffix(';'))
+        else {
+            continue;
+        };
+        let (module, items) = path.split_once("::").unwrap();
+        let items = items.trim_start_matches('{').trim_end_matches('}');
+        for item in items.split(',') {
+            out.push((module.to_string(), item.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// One public path per contract type: outside the library, a type the crate root
+/// re-exports (`Pipeline`, `Predictor`, `AnyModel`, …) is named by that root path, never
+/// by its module's path (`kernlearn::predictor::…`); the code, the tests, the
+/// examples and the benchmarks of every crate.
+#[test]
+fn root_types_are_named_by_their_root_path() {
+    let crates = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let reexports = root_reexports();
+    assert!(reexports.len() >= 8, "{reexports:?}");
+    let mut found = Vec::new();
+    for dir in [
+        "kernlearn-cli",
+        "kernlearn-py/src",
+        "kernlearn/tests",
+        "kernlearn/examples",
+        "kernlearn/benches",
+    ] {
+        let mut files = Vec::new();
+        if crates.join(dir).is_dir() {
+            rust_files(&crates.join(dir), &mut files);
+        }
+        for file in files {
+            let code = std::fs::read_to_string(&file).unwrap();
+            for (module, item) in &reexports {
+                if names_module(&code, &format!("kernlearn::{module}::"), item) {
+                    found.push(format!("{}: kernlearn::{module}::{item}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "use the crate root's path for these: {found:?}"
+    );
+}
+
 /// `code` names `module` as a path segment (`crate::mkl::…`, `kernlearn::mkl::…`,
 /// `crate::{mkl, …}`) after `prefix`.
 fn names_module(code: &str, prefix: &str, module: &str) -> bool {

@@ -11,9 +11,9 @@ use kernlearn::mkl::{
     EasyMklParams, MklMethod, MklModel, MklParams, MwumklParams, NystromLinearModel,
     NystromLinearParams, UniformParams,
 };
-use kernlearn::predictor::Predictor;
 use kernlearn::AnyModel;
 use kernlearn::Pipeline;
+use kernlearn::Predictor;
 use std::path::Path;
 
 /// A data set of the repository's `data/`, scaled to [0, 1], the first `n` rows.

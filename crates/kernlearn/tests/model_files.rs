@@ -5,6 +5,7 @@
 
 use kernlearn::data::{read_dataset, Dataset, Features, ScaleMode};
 use kernlearn::kernel::Kernel;
+use kernlearn::predictor::ArtefactKind;
 use kernlearn::svm::{SvmModel, SvmParams};
 use kernlearn::{AnyModel, Method, MethodKind, MethodOptions, Pipeline, Task};
 use serde_json::{json, Value};
@@ -595,7 +596,8 @@ fn every(data: &str, step: usize) -> Dataset {
 
 /// Every method of the catalogue, fitted with its defaults on a small data set (three
 /// classes where it can), passes validation, reloads and predicts the same, and no
-/// mutation of its file panics (this covers the methods without a release fixture:
+/// mutation of its file panics; its per-row artefacts are the ones its catalogue entry
+/// declares (this covers the methods without a release fixture:
 /// LMKL, C-LMKL, SWMKL, EasyMKL, UNIFORM, ν-SVC, one-class, DANK-SVR, …).
 #[test]
 fn fresh_models_of_every_method_validate_and_survive_mutations() {
@@ -633,6 +635,12 @@ fn fresh_models_of_every_method_validate_and_survive_mutations() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let p = fitted.pipeline;
         p.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The catalogue's declared per-row artefacts are what the fitted model lists.
+        assert_eq!(
+            p.model.artefact_names(ArtefactKind::PerRow),
+            kind.info().representations,
+            "{name}"
+        );
         let text = serde_json::to_string(&p).unwrap();
         let back = Pipeline::from_json(&text, "m.json").unwrap_or_else(|e| panic!("{name}: {e}"));
         let x = train.x.select_rows(&[0, 1, 2]);

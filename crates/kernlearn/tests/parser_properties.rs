@@ -21,7 +21,7 @@ use kernlearn::data::{
     write_csv, write_keel, write_libsvm, Dataset, Features, Format, ScaleMode,
 };
 use kernlearn::kernel::Kernel;
-use kernlearn::options::MethodOptions;
+use kernlearn::MethodOptions;
 use kernlearn::{Method, MethodKind, Pipeline};
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -3,7 +3,7 @@
 //! feature's relevance.
 
 use crate::data::Features;
-use crate::predictor::{FitSummary, Predictor, Task};
+use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Task, FEATURE_RELEVANCE};
 use crate::svm::SvmModel;
 use crate::validate::ensure;
 use crate::Result;
@@ -77,7 +77,11 @@ impl Predictor for ArdModel {
     fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
         Predictor::probabilities_from_decision(&self.svm, dec)
     }
-    fn feature_relevance(&self) -> Option<Vec<f64>> {
-        Some(self.relevance.clone())
+    fn artefacts(&self) -> Vec<Artefact> {
+        vec![Artefact {
+            name: FEATURE_RELEVANCE,
+            about: "each feature's share in the kernel's exponent",
+            value: ArtefactValue::PerFeature(self.relevance.clone()),
+        }]
     }
 }

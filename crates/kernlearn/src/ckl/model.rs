@@ -9,7 +9,7 @@ use crate::data::Features;
 #[cfg(test)]
 use crate::kernel::{FeatureKernel, Kernel};
 use crate::nn::{self, EpochRecord, SoftmaxRegression, TrainReport, TrainSettings, TrainingData};
-use crate::predictor::{FitSummary, Predictor, Task};
+use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Task, FEATURE_RELEVANCE};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -240,27 +240,38 @@ impl SpectralKernel {
 }
 
 impl Predictor for CklModel {
-    /// `spectrum` when the frequencies were trained (CKL, not its fixed baseline).
-    #[cfg(feature = "plot")]
-    fn figures(&self) -> Vec<&'static str> {
-        match (&self.initial, &self.features) {
-            (Some(_), super::FeatureMap::Fourier(_)) => vec!["spectrum"],
-            _ => Vec::new(),
+    /// When the frequencies were trained (CKL, not its fixed baseline): `spectrum`, and
+    /// `feature_relevance`, each input's share of the learned frequencies' second moment
+    /// `Σ_i ω_ij² / Σ_ij ω_ij²`. The kernel `(1/D) Σ_i cos(ω_iᵀδ)` is
+    /// `1 − ½ Σ_j (Σ_i ω_ij² / D) δ_j² + O(‖δ‖⁴)` near `δ = 0`, so these are the
+    /// ARD-SVM's exponent shares ([`crate::ard`]) of the kernel CKL learned.
+    fn artefacts(&self) -> Vec<Artefact> {
+        let (Some(_), super::FeatureMap::Fourier(fourier)) = (&self.initial, &self.features) else {
+            return Vec::new();
+        };
+        let mut artefacts = vec![Artefact {
+            name: "spectrum",
+            about: "the learned frequencies against their initial draw (the thesis's Fig. 5.2)",
+            value: ArtefactValue::Figure,
+        }];
+        let mut moment = vec![0.0; fourier.omega.n_cols()];
+        for row in fourier.omega.rows() {
+            moment.iter_mut().zip(row).for_each(|(m, w)| *m += w * w);
         }
+        let total: f64 = moment.iter().sum();
+        if total > 0.0 && total.is_finite() {
+            artefacts.push(Artefact {
+                name: FEATURE_RELEVANCE,
+                about: "each feature's share of the learned frequencies' second moment",
+                value: ArtefactValue::PerFeature(moment.iter().map(|m| m / total).collect()),
+            });
+        }
+        artefacts
     }
 
     #[cfg(feature = "plot")]
-    fn draw_figure(&self, name: &str, path: &std::path::Path) -> Result<()> {
-        if name == "spectrum" && !self.figures().is_empty() {
-            return super::figure::write_spectrum_plot(self, path);
-        }
-        let offered = self.figures();
-        Err(crate::predictor::no_such_output(
-            "figure",
-            name,
-            &self.method(),
-            &offered,
-        ))
+    fn draw_figure(&self, _name: &str, path: &std::path::Path) -> Result<()> {
+        super::figure::write_spectrum_plot(self, path)
     }
 
     fn method(&self) -> String {

@@ -145,6 +145,12 @@ fn ckl_learns_frequencies_that_fixed_features_lack() {
     );
     assert_eq!(fixed.method(), "rff-linear");
     assert!(fixed.initial.is_none());
+    // The band depends on x₁ only: the learned frequencies' second moment, the kernel's
+    // feature relevance, rests on x₁; the fixed baseline learns none.
+    let relevance = (&ckl as &dyn Predictor).feature_relevance().unwrap();
+    assert!(relevance[0] > 0.8, "{relevance:?}");
+    assert!((relevance.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert_eq!((&fixed as &dyn Predictor).feature_relevance(), None);
 }
 
 #[test]

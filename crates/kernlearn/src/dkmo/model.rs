@@ -10,7 +10,7 @@ use crate::nn::{
     softmax_rows, tensor_of, train, CandleResult, Network, OptimizerChoice, TrainSettings,
     TrainingData,
 };
-use crate::predictor::{no_such_output, FitSummary, Predictor, Representation, Task};
+use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Representation, Task};
 use crate::trace::Trace;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -623,21 +623,16 @@ impl Stages<'_> {
 }
 
 impl Predictor for DkmoModel {
-    fn representations(&self) -> Vec<&'static str> {
-        vec!["fused"]
+    fn artefacts(&self) -> Vec<Artefact> {
+        vec![Artefact {
+            name: "fused",
+            about: "the fused layer the softmax reads (the DKMO paper's Fig. 3)",
+            value: ArtefactValue::PerRow,
+        }]
     }
 
     /// `fused`: the layer the softmax reads ([`DkmoModel::fused_representation`]).
-    fn representation(&self, name: &str, x: &Features, _pair: usize) -> Result<Representation> {
-        if name != "fused" {
-            let offered = self.representations();
-            return Err(no_such_output(
-                "representation",
-                name,
-                &self.method(),
-                &offered,
-            ));
-        }
+    fn per_row(&self, _name: &str, x: &Features, _pair: usize) -> Result<Representation> {
         let values = self.fused_representation(x)?;
         let columns = (1..=values.n_cols()).map(|j| format!("f{j}")).collect();
         Ok(Representation { columns, values })

@@ -5,8 +5,8 @@
 //! Python package and the docs' tables are generated from it.
 
 use super::model::{AnyModel, Model};
-use super::options::GridSettings;
 use super::scale_out::ScaleOut;
+use super::GridSettings;
 use super::Method;
 use crate::data::Dataset;
 use crate::options::{MethodOptions, OptionSpec};
@@ -34,8 +34,9 @@ pub struct MethodInfo {
     pub options: &'static [&'static [&'static OptionSpec]],
     /// Whether the demonstration (`kernlearn` without arguments) runs it.
     pub in_demo: bool,
-    /// The per-row representations its models offer
-    /// (`crate::predictor::Predictor::representation`).
+    /// The per-row artefacts its models offer, declared for messages before any fit
+    /// (`crate::predictor::ArtefactValue::PerRow`; a test fits each method and checks
+    /// its model lists the same).
     pub representations: &'static [&'static str],
     pub(crate) build: Builder,
 }

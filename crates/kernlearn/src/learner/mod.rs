@@ -10,16 +10,17 @@
 //! above the families; fitting a scaler and a method is `crate::pipeline::Pipeline::fit`.
 
 pub(crate) mod fallback;
-pub mod family;
-pub mod model;
+pub(crate) mod family;
+mod grid;
+pub(crate) mod model;
 pub mod options;
-pub mod scale_out;
+pub(crate) mod scale_out;
 pub(crate) mod selection;
 mod svm;
 
 pub use family::{Family, MethodInfo, ModelKind};
+pub use grid::GridSettings;
 pub use model::{AnyModel, Model};
-pub use options::GridSettings;
 pub use scale_out::{
     Coordinator, Finished, Packet, ScaleOut, ScaleOutInput, ScaleOutWorker, Started, Step,
 };

@@ -1,14 +1,13 @@
 //! The kernel machine's options, which every method that runs our SMO on one kernel
 //! reads ([`KERNEL_MACHINE`], [`C`], [`NU`], …), the options of the selections the
-//! learners share ([`NO_FALLBACK`]), and [`GridSettings`], the grid and folds of a
-//! cross-validated selection (the papers' SVM-CV / SVR-CV).
+//! learners share ([`NO_FALLBACK`]), and how they become the kernel machine's settings
+//! and a selection's [`GridSettings`].
 
+use super::GridSettings;
 use crate::kernel::Kernel;
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
-use crate::select::{Grid, GridSearch};
 use crate::svm::{SolverSettings, SvmParams, SvmType};
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
 
 use OptionValue::{Count, Flag, Number, Repeated, Text};
 
@@ -97,50 +96,6 @@ pub static KERNEL_MACHINE: &[&OptionSpec] = &[
 
 /// The SMO settings alone (methods on a kernel family).
 pub static SMO: &[&OptionSpec] = &[&TOL, &CACHE_MB, &NO_SHRINKING];
-
-/// Grid and folds of a cross-validated selection (the papers' SVM-CV / SVR-CV).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GridSettings {
-    /// Values to try (the papers': σ, C ∈ 2⁻⁵…2⁵).
-    pub grid: Grid,
-    /// Number of folds (the papers: 5).
-    pub folds: usize,
-    /// Largest Gram matrix held in memory, bytes (see [`GridSearch::gram_budget_bytes`]).
-    pub gram_budget_bytes: usize,
-}
-
-impl Default for GridSettings {
-    /// The papers' protocol: default grid, 5 folds, 1 GiB.
-    fn default() -> Self {
-        Self {
-            grid: Grid::default(),
-            folds: 5,
-            gram_budget_bytes: 1 << 30,
-        }
-    }
-}
-
-impl GridSettings {
-    /// The grid search over `base` with these settings and fold seed `seed`.
-    pub(crate) fn search(&self, base: &SvmParams, seed: u64) -> GridSearch {
-        let mut gs = GridSearch::new(base.clone());
-        gs.grid = self.grid.clone();
-        gs.folds = self.folds;
-        gs.seed = seed;
-        gs.gram_budget_bytes = self.gram_budget_bytes;
-        gs
-    }
-
-    /// Units of progress one search reports (σ × fold).
-    pub(crate) fn steps(&self) -> u64 {
-        (self.grid.sigmas.len() * self.folds) as u64
-    }
-
-    /// Units of progress of a CV over `candidates` values (candidate × fold).
-    pub(crate) fn candidate_steps(&self, candidates: usize) -> u64 {
-        (candidates * self.folds) as u64
-    }
-}
 
 impl MethodOptions {
     /// The kernel, with defaults filled in for `n_features` columns.

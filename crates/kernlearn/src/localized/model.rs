@@ -9,7 +9,7 @@ use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::predictor::one_vs_one_predictor_methods;
-use crate::predictor::{no_such_output, FitSummary, Predictor, Representation};
+use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Representation};
 use crate::validate::count_sum;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -192,22 +192,17 @@ impl LocalizedModel {
 impl Predictor for LocalizedModel {
     one_vs_one_predictor_methods!();
 
-    fn representations(&self) -> Vec<&'static str> {
-        vec!["gates"]
+    fn artefacts(&self) -> Vec<Artefact> {
+        vec![Artefact {
+            name: "gates",
+            about: "how much each base kernel is used at every row (the thesis's Fig. 4.1)",
+            value: ArtefactValue::PerRow,
+        }]
     }
 
     /// `gates`: how much each base kernel is used at every row, one column per kernel
     /// ([`LocalizedMachine::kernel_gates`], the thesis's Fig. 4.1).
-    fn representation(&self, name: &str, x: &Features, pair: usize) -> Result<Representation> {
-        if name != "gates" {
-            let offered = self.representations();
-            return Err(no_such_output(
-                "representation",
-                name,
-                &self.method(),
-                &offered,
-            ));
-        }
+    fn per_row(&self, _name: &str, x: &Features, pair: usize) -> Result<Representation> {
         let machines = &self.machines.machines;
         let machine = machines.get(pair).ok_or_else(|| {
             Error::param(

@@ -13,7 +13,7 @@ use crate::bank::{GramTable, KernelBank};
 use crate::data::Features;
 use crate::multiclass::OneVsOne;
 use crate::predictor::one_vs_one_predictor_methods;
-use crate::predictor::{FitSummary, Predictor};
+use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, FEATURE_RELEVANCE};
 use crate::select::Grid;
 use crate::trace::Trace;
 use crate::validate::count_sum;
@@ -224,6 +224,34 @@ pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
     (selected, if sq > 0.0 { 1.0 / sq } else { 0.0 })
 }
 
+impl MklModel {
+    /// Each feature's share of the kernel weights: a kernel on features `S` gives its
+    /// weight `μ_m` equally to the features of `S` (all of them for `@all`), averaged over
+    /// the class pairs and normalised to sum 1. `None` when the family is too large to
+    /// list or every weight is zero.
+    fn relevance(&self) -> Option<Vec<f64>> {
+        const MOST_KERNELS: usize = 1 << 20;
+        let d = self.n_features;
+        if self.params.family.len(d) > MOST_KERNELS {
+            return None;
+        }
+        let kernels = self.params.family.expand(d).ok()?;
+        let mut relevance = vec![0.0; d];
+        for machine in &self.machines.machines {
+            for (k, &w) in kernels.iter().zip(&machine.weights) {
+                match &k.features {
+                    Some(cols) if !cols.is_empty() => cols
+                        .iter()
+                        .for_each(|&c| relevance[c] += w / cols.len() as f64),
+                    _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
+                }
+            }
+        }
+        let total: f64 = relevance.iter().sum();
+        (total > 0.0).then(|| relevance.iter().map(|r| r / total).collect())
+    }
+}
+
 impl Predictor for MklModel {
     one_vs_one_predictor_methods!();
 
@@ -272,30 +300,15 @@ impl Predictor for MklModel {
         )]
     }
 
-    /// Each feature's share of the kernel weights: a kernel on features `S` gives its
-    /// weight `μ_m` equally to the features of `S` (all of them for `@all`), averaged over
-    /// the class pairs and normalised to sum 1. `None` when the family is too large to
-    /// list or every weight is zero.
-    fn feature_relevance(&self) -> Option<Vec<f64>> {
-        const MOST_KERNELS: usize = 1 << 20;
-        let d = self.n_features;
-        if self.params.family.len(d) > MOST_KERNELS {
-            return None;
-        }
-        let kernels = self.params.family.expand(d).ok()?;
-        let mut relevance = vec![0.0; d];
-        for machine in &self.machines.machines {
-            for (k, &w) in kernels.iter().zip(&machine.weights) {
-                match &k.features {
-                    Some(cols) if !cols.is_empty() => cols
-                        .iter()
-                        .for_each(|&c| relevance[c] += w / cols.len() as f64),
-                    _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
-                }
-            }
-        }
-        let total: f64 = relevance.iter().sum();
-        (total > 0.0).then(|| relevance.iter().map(|r| r / total).collect())
+    /// The `feature_relevance` artefact ([`MklModel::relevance`]).
+    fn artefacts(&self) -> Vec<Artefact> {
+        (self.relevance().into_iter())
+            .map(|shares| Artefact {
+                name: FEATURE_RELEVANCE,
+                about: "each feature's share of the kernel weights",
+                value: ArtefactValue::PerFeature(shares),
+            })
+            .collect()
     }
 
     fn summary(&self) -> FitSummary {

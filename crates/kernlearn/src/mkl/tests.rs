@@ -60,10 +60,8 @@ fn mkl_relevance_splits_each_kernels_weight_over_its_features() {
             }),
             family: spec.parse().unwrap(),
         };
-        MklModel::fit(&params, &x, &y)
-            .unwrap()
-            .feature_relevance()
-            .unwrap()
+        let model = MklModel::fit(&params, &x, &y).unwrap();
+        (&model as &dyn Predictor).feature_relevance().unwrap()
     };
     let r = fit("linear@all;rbf(gamma=1)@[0]");
     assert!((r[0] - (0.5 + 0.5 / d)).abs() < 1e-12, "{r:?}");
