@@ -108,28 +108,7 @@ impl WeightArgs {
         let Some(file) = &self.weight_file else {
             return Ok((data, None));
         };
-        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
-        let mut weights = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            match line.parse::<f64>() {
-                Ok(v) if v.is_finite() => weights.push(v),
-                _ if i == 0 => {} // a header
-                _ => {
-                    return Err(Error::param(
-                        "--weight-file",
-                        format!(
-                            "{} line {}: `{line}` is not a finite number",
-                            file.display(),
-                            i + 1
-                        ),
-                    ))
-                }
-            }
-        }
+        let weights = kernlearn::data::read_weight_file(file)?;
         if weights.len() != data.len() {
             return Err(Error::param(
                 "--weight-file",

@@ -330,7 +330,7 @@ const MAX_POINTS: usize = 20_000;
 /// draws their decision boundaries side by side, SVM-CV's dashed on the learned panels.
 pub fn run(args: &FigureArgs, quiet: bool) -> Result<()> {
     check_args(args)?;
-    Outputs::new(&[], args.force).plan(&args.out)?;
+    Outputs::new(&[], args.force).plan_figure(&args.out)?;
     match &args.gates {
         Some(method) => gates_figure(args, method),
         None => boundary_figure(args, quiet),

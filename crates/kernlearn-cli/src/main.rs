@@ -368,6 +368,9 @@ fn fit_pipeline_weighted(
 ) -> Result<FittedPipeline> {
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(train, settings)?;
+    if let Some(grid) = grid {
+        grid.refuse_unread(&method)?;
+    }
     fit_method_weighted(train, &method, args.scale, weights, args.seed, quiet)
 }
 
@@ -425,9 +428,14 @@ struct Holdout<'a> {
 }
 
 fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
+    // Every file the command reads is an input before any output is planned, so no
+    // output may replace one (the weight file included).
     let mut outputs = Outputs::new(&[&data.data], o.force);
     for k in args.options.input_files() {
         outputs.add_input(k);
+    }
+    if let Some(w) = &o.weights.weight_file {
+        outputs.add_input(w);
     }
     outputs.plan(o.model_out)?;
     if let Some(t) = o.trace {
@@ -437,10 +445,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         }
     }
     if let Some(p) = o.relevance_plot {
-        outputs.plan(p)?;
-    }
-    if let Some(w) = &o.weights.weight_file {
-        outputs.add_input(w);
+        outputs.plan_figure(p)?;
     }
     if o.sparse {
         return fit_sparse(data, args, o, quiet);
@@ -490,6 +495,9 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         })?)),
         None => None,
     };
+    if o.relevance_plot.is_some() {
+        kernlearn::figure::relevance_of(fitted.learned().0)?;
+    }
     fitted.pipeline.save(o.model_out)?;
     if let Some(path) = o.relevance_plot {
         kernlearn::figure::relevance_plot(fitted.learned().0, path)?;
@@ -587,8 +595,11 @@ fn predict(a: &PredictArgs) -> Result<()> {
     let to_file = a.output.filter(|p| *p != Path::new("-"));
     let to_stdout = a.output == Some(Path::new("-")) || (a.output.is_none() && !a.json);
     let mut outputs = Outputs::new(&[&a.data.data, a.model], a.force);
-    for out in to_file.into_iter().chain(a.fused_plot) {
+    if let Some(out) = to_file {
         outputs.plan(out)?;
+    }
+    if let Some(out) = a.fused_plot {
+        outputs.plan_figure(out)?;
     }
     let pipeline = Pipeline::load(a.model)?;
     if a.sparse && a.fused_plot.is_some() {
@@ -796,6 +807,9 @@ fn evaluate(
     let all = data.read()?;
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(&all, settings)?;
+    if let Some(grid) = grid {
+        grid.refuse_unread(&method)?;
+    }
     let (train, test) = match test_path {
         Some(p) => {
             let test = read_test_like(p, data, &all)?;

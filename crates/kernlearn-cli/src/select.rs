@@ -5,7 +5,7 @@ use crate::out::outln;
 use clap::Args;
 use kernlearn::learner::GridSettings;
 use kernlearn::select::{Grid, Selection};
-use kernlearn::{Error, Result};
+use kernlearn::{Error, Method, Result};
 use serde_json::{json, Map, Value};
 
 /// The grid and folds of a search.
@@ -34,6 +34,7 @@ impl SelectArgs {
     /// The grid when `searched`; otherwise an error naming the first grid option given,
     /// which nothing would read (`--sigmas` without `--select grid`).
     pub fn when(&self, searched: bool) -> Result<Option<&Self>> {
+        self.gram_bytes()?;
         if searched {
             return Ok(Some(self));
         }
@@ -53,14 +54,49 @@ impl SelectArgs {
         }
     }
 
-    /// The grid search settings.
-    pub fn settings(&self) -> Result<GridSettings> {
+    /// `--gram-mb` in bytes, checked on every command that takes it (searched or not).
+    fn gram_bytes(&self) -> Result<usize> {
         if !(self.gram_mb >= 0.0 && self.gram_mb.is_finite()) {
             return Err(Error::param(
                 "gram-mb",
                 format!("must be a finite size ≥ 0 MiB, got {}", self.gram_mb),
             ));
         }
+        Ok((self.gram_mb * (1u64 << 20) as f64) as usize)
+    }
+
+    /// Refuses a grid setting the user gave that `method`'s selection does not read
+    /// ([`kernlearn::Learner::grid_reads`]: CKL's random search draws its own widths,
+    /// DKMO has no search), naming it, rather than ignoring it.
+    pub fn refuse_unread(&self, method: &Method) -> Result<()> {
+        let reads = method.grid_reads();
+        let given = [
+            ("sigmas", self.sigmas.is_some()),
+            ("cs", self.cs.is_some()),
+            ("epsilons", self.epsilons.is_some()),
+            ("folds", self.folds.is_some()),
+        ];
+        match given.iter().find(|(name, g)| *g && !reads.contains(name)) {
+            Some((name, _)) => Err(Error::param(
+                *name,
+                format!(
+                    "{}'s selection does not read it (it reads: {}); the value would be \
+                     ignored",
+                    method.name(),
+                    if reads.is_empty() {
+                        "none of the grid settings".to_string()
+                    } else {
+                        reads.join(", ")
+                    }
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The grid search settings.
+    pub fn settings(&self) -> Result<GridSettings> {
+        let gram_budget_bytes = self.gram_bytes()?;
         let defaults = Grid::default();
         Ok(GridSettings {
             grid: Grid {
@@ -69,7 +105,7 @@ impl SelectArgs {
                 epsilons: self.epsilons.clone().unwrap_or_default(),
             },
             folds: self.folds.unwrap_or(5),
-            gram_budget_bytes: (self.gram_mb.max(0.0) * (1u64 << 20) as f64) as usize,
+            gram_budget_bytes,
         })
     }
 }

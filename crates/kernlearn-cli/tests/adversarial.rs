@@ -19,6 +19,7 @@ fn workspace(name: &str) -> PathBuf {
     }
     std::fs::write(d.join("fam.json"), r#"{"kernels":[{"kernel":"linear","features":"all"},{"kernel":{"rbf":{"gamma":1.0}},"features":"all"}]}"#).unwrap();
     std::fs::write(d.join("model.json"), "not yet a model").unwrap();
+    std::fs::write(d.join("w.txt"), "1\n".repeat(270)).unwrap();
     d
 }
 
@@ -148,6 +149,67 @@ fn nothing_the_user_gave_is_overwritten() {
             &["fit", "-d", "{d}/heart.csv", "-o", "{d}"],
             &["is a directory"],
         ),
+        // The weight file is an input, with or without a grid search.
+        (
+            &[
+                "fit",
+                "-d",
+                "{d}/heart.csv",
+                "--weight-file",
+                "{d}/w.txt",
+                "-o",
+                "{d}/w.txt",
+                "--force",
+            ],
+            &["input file"],
+        ),
+        (
+            &[
+                "fit",
+                "-d",
+                "{d}/heart.csv",
+                "--weight-file",
+                "{d}/w.txt",
+                "-o",
+                "{d}/w.txt",
+                "--force",
+                "--select",
+                "grid",
+            ],
+            &["input file"],
+        ),
+        // Every output is checked before the model is written: a relevance plot of a
+        // model that learns none, or in a format the plots cannot write.
+        (
+            &[
+                "fit",
+                "-d",
+                "{d}/heart.csv",
+                "-m",
+                "svc",
+                "-o",
+                "{d}/model.json",
+                "--force",
+                "--relevance-plot",
+                "{d}/r.png",
+            ],
+            &["learns no feature relevance"],
+        ),
+        (
+            &[
+                "fit",
+                "-d",
+                "{d}/heart.csv",
+                "-m",
+                "ard",
+                "-o",
+                "{d}/model.json",
+                "--force",
+                "--relevance-plot",
+                "{d}/r.gif",
+            ],
+            &["use .png or .svg"],
+        ),
     ];
     for (args, expect) in cases {
         refused(&dir, args, expect);
@@ -171,7 +233,13 @@ fn no_silent_wrong_answer() {
         })
         .collect();
     std::fs::write(dir.join("huge.csv"), huge).unwrap();
+    std::fs::write(dir.join("labels.libsvm"), "1\n-1\n1\n-1\n1\n-1\n").unwrap();
     let cases: &[(&[&str], &[&str])] = &[
+        // Labels without features: no 0-feature model.
+        (
+            &["fit", "-d", "{d}/labels.libsvm", "-o", "{d}/m0.json"],
+            &["no feature columns"],
+        ),
         (
             &[
                 "fit",
@@ -698,6 +766,33 @@ fn huge_sizes_are_refused_before_allocating() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A dense read is checked against the memory the process may still allocate, not only
+/// the machine's: under an address-space limit (`ulimit -v`, as a batch scheduler sets)
+/// a LIBSVM file naming index 10⁷ (40 × 10⁷ dense values, 3.2 GB) is refused at once
+/// instead of aborting mid-fit.
+#[test]
+fn an_address_space_limit_is_respected() {
+    let dir = workspace("rlimit");
+    let mut text = String::new();
+    for i in 0..40 {
+        let extra = if i == 3 { " 10000000:1" } else { "" };
+        text += &format!("{} 1:0.{i} 2:0.5{extra}\n", if i % 2 == 0 { 1 } else { -1 });
+    }
+    std::fs::write(dir.join("wide.libsvm"), text).unwrap();
+    let script = format!(
+        "ulimit -v 4000000 && exec '{}' fit -d '{}' -o '{}' --quiet",
+        env!("CARGO_BIN_EXE_kernlearn"),
+        dir.join("wide.libsvm").display(),
+        dir.join("m.json").display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "status {:?}: {err}", out.status);
+    assert!(err.contains("does not fit in memory"), "{err}");
+    assert!(!dir.join("m.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn options_the_chosen_variant_does_not_read_are_errors() {
     let dir = workspace("variant");
@@ -745,6 +840,26 @@ fn options_the_chosen_variant_does_not_read_are_errors() {
             &["`sigmas`", "--select grid"],
         ),
         (fit(&["-m", "ckl", "--cs", "1,2"]), &["`cs`"]),
+        // A selection that does not read a grid setting refuses it: CKL's random search
+        // draws its own widths (folds only with --ckl-search cv); DKMO has no search.
+        (
+            fit(&["-m", "ckl", "--select", "grid", "--sigmas", "1,2"]),
+            &["`sigmas`", "does not read it"],
+        ),
+        (
+            fit(&["-m", "ckl", "--select", "grid", "--folds", "3"]),
+            &["`folds`", "does not read it"],
+        ),
+        (
+            fit(&["-m", "dkmo", "--select", "grid", "--cs", "1"]),
+            &["`cs`", "does not read it"],
+        ),
+        (
+            fit(&["-m", "dank", "--dank-step", "paper"]),
+            &["`dank-step`", "newton"],
+        ),
+        (fit(&["--gram-mb", "-1"]), &["`gram-mb`"]),
+        (fit(&["--gram-mb", "NaN"]), &["`gram-mb`"]),
         (fit(&["-m", "dkmo", "--folds", "3"]), &["`folds`"]),
         (
             fit(&["-m", "ckl", "--validation-fraction", "0"]),

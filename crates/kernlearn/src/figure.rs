@@ -344,17 +344,28 @@ fn rename(mut s: Series, name: &str) -> Series {
     s
 }
 
+/// Each input feature's relevance in `pipeline`'s model, named by column
+/// ([`Pipeline::feature_relevance`]); an error naming the option for a model that learns
+/// none, so a command can check before it writes anything.
+pub fn relevance_of(pipeline: &Pipeline) -> Result<Vec<(String, f64)>> {
+    pipeline.feature_relevance().ok_or_else(|| {
+        Error::param(
+            "relevance-plot",
+            format!(
+                "a {} model learns no feature relevance (ARD-SVM, MKL and CKL models do); \
+                 nothing was written",
+                pipeline.model.method()
+            ),
+        )
+    })
+}
+
 /// Draws the relevance of each input feature of `pipeline`'s model
 /// ([`Pipeline::feature_relevance`]) as a bar chart, largest first, to `path` (PNG or
 /// SVG); an error for a model that learns no relevance.
 pub fn relevance_plot(pipeline: &Pipeline, path: &Path) -> Result<()> {
     let method = pipeline.model.method();
-    let relevance = pipeline.feature_relevance().ok_or_else(|| {
-        Error::param(
-            "relevance-plot",
-            format!("a {method} model learns no feature relevance (ARD-SVM and MKL models do)"),
-        )
-    })?;
+    let relevance = relevance_of(pipeline)?;
     let (names, values): (Vec<String>, Vec<f64>) = relevance.into_iter().unzip();
     let title = format!("{} relevance of each feature", method.to_uppercase());
     bar_chart(

@@ -38,6 +38,20 @@ impl Outputs {
         outputs
     }
 
+    /// [`Outputs::plan`] for a figure: also refuses an extension the plots cannot write
+    /// (PNG and SVG only), so a command fails before it writes anything.
+    pub fn plan_figure(&mut self, path: &Path) -> Result<()> {
+        self.plan(path)?;
+        let ext = path.extension().and_then(|e| e.to_str());
+        if !ext.is_some_and(|e| e.eq_ignore_ascii_case("png") || e.eq_ignore_ascii_case("svg")) {
+            return Err(refusal(
+                path,
+                "unsupported file extension; use .png or .svg",
+            ));
+        }
+        Ok(())
+    }
+
     /// Adds an input (e.g. a kernel-family file named by an option) when it is a file.
     pub fn add_input(&mut self, path: &Path) {
         if path.is_file() {

@@ -388,6 +388,12 @@ impl Pipeline {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedPipeline> {
+        if train.n_features() == 0 {
+            return Err(Error::data(
+                "the training data has no feature columns (only labels or targets): there \
+                 is nothing to learn a kernel on",
+            ));
+        }
         match method.task() {
             Task::Classification => {
                 train.validate_classification()?;

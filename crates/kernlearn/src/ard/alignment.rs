@@ -291,6 +291,16 @@ pub(crate) fn learn_widths(
     let ys: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
     let problem = Problem::new(&x.select_rows(&rows), &ys, task)?;
     let spread = problem.mean_square_differences();
+    if let Some(k) = spread.iter().position(|s| !s.is_finite()) {
+        return Err(Error::param(
+            "scale",
+            format!(
+                "ard: feature {} has values so large that their squared differences \
+                 overflow; scale the features («scale=01» or «scale=standard»)",
+                k + 1
+            ),
+        ));
+    }
     let total: f64 = spread.iter().sum();
     if total.is_nan() || total <= 0.0 {
         return Err(Error::data(
@@ -349,6 +359,14 @@ pub(crate) fn learn_widths(
     let gammas: Vec<f64> = rho.iter().map(|r| r.exp()).collect();
     let share: Vec<f64> = gammas.iter().zip(&spread).map(|(g, s)| g * s).collect();
     let sum: f64 = share.iter().sum();
+    let finite = |v: &[f64]| v.iter().all(|g| g.is_finite());
+    if !(sum > 0.0 && sum.is_finite() && finite(&gammas)) {
+        return Err(Error::data(format!(
+            "ard: the learned widths are not finite and positive (share sum {sum}); the \
+             features' ranges differ too much to learn widths from: scale them \
+             («scale=01» or «scale=standard»)"
+        )));
+    }
     Ok(LearnedWidths {
         relevance: share.iter().map(|s| s / sum).collect(),
         gammas,
@@ -461,5 +479,23 @@ mod tests {
         assert!(real > 0.8, "relevance {:?}", w.relevance);
         assert!(w.relevance[0] > w.relevance[1]);
         assert!((w.relevance.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    /// A column whose squared differences overflow (values near 1e160, unscaled) is a
+    /// clear error naming it and the way out, never widths of zero and a null relevance.
+    #[test]
+    fn overflowing_features_are_refused() {
+        let (x, y) = toy(60, 3, 1);
+        let rows: Vec<Vec<f64>> = (x.rows()).map(|r| vec![r[0], r[1] * 1e160, r[2]]).collect();
+        let x = Features::from_rows(&rows).unwrap();
+        let settings = AlignmentSettings {
+            max_iter: 10,
+            sample: 1000,
+            seed: 0,
+        };
+        let e = learn_widths(&x, &y, Task::Classification, &settings)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("feature 2") && e.contains("scale"), "{e}");
     }
 }

@@ -182,6 +182,15 @@ impl CklLearner {
 }
 
 impl Learner for CklLearner {
+    /// The random search draws its own `(D, σ², ℓ)` (thesis Table 5.3): it reads the
+    /// folds when it scores by k-fold CV, and no grid.
+    fn grid_reads(&self) -> &'static [&'static str] {
+        match &self.search {
+            Some(s) if s.scoring == SearchScoring::Cv => &["folds"],
+            _ => &[],
+        }
+    }
+
     fn name(&self) -> String {
         let p = &self.params;
         let base = if p.learn_features {

@@ -101,7 +101,7 @@ impl Sparse {
         let total = n_rows.checked_mul(n_cols).ok_or_else(too_big)?;
         // Refuse before allocating: a small file naming a feature index of 10⁸ would
         // otherwise take gigabytes (or abort the process) instead of a clear error.
-        if (total as f64) * 8.0 > crate::check::available_memory() as f64 {
+        if !crate::check::dense_matrix_fits(total) {
             return Err(too_big());
         }
         let mut values = Vec::new();

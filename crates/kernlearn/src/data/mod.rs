@@ -13,6 +13,7 @@ pub mod sparse;
 pub mod split;
 pub mod synthetic;
 mod text;
+mod weights;
 pub(crate) use text::read_text as read_text_bounded;
 
 pub use csv::{
@@ -31,6 +32,7 @@ pub use split::{
     class_counts, class_labels, complement, kfold, stratified_kfold, stratified_split,
     train_test_split,
 };
+pub use weights::read_weight_file;
 
 /// Dense row-major feature matrix (`n_rows` samples × `n_cols` features).
 ///

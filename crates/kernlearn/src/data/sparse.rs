@@ -151,7 +151,7 @@ impl SparseFeatures {
             ))
         };
         let total = self.n_rows.checked_mul(self.n_cols).ok_or_else(too_big)?;
-        if (total as f64) * 8.0 > crate::check::available_memory() as f64 {
+        if !crate::check::dense_matrix_fits(total) {
             return Err(too_big());
         }
         let mut values = Vec::new();

@@ -109,6 +109,12 @@ fn parse_sizes(text: &str) -> Result<Vec<usize>> {
 }
 
 impl Learner for DkmoLearner {
+    /// No hyper-parameter search (only the epochs, by early stopping): no grid setting
+    /// is read.
+    fn grid_reads(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     fn name(&self) -> String {
         if self.params.multi { "M-DKMO" } else { "DKMO" }.into()
     }

@@ -263,6 +263,13 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
         fitted.model.predict(x)
     }
+    /// The settings of a grid search ([`GridSettings`]: `sigmas`, `cs`, `epsilons`,
+    /// `folds`) its selection reads. By default all of them (SVM-CV first, then its own
+    /// candidates over the same folds); a learner whose selection reads fewer says so,
+    /// and a front end refuses a setting the user gave that would be ignored.
+    fn grid_reads(&self) -> &'static [&'static str] {
+        &["sigmas", "cs", "epsilons", "folds"]
+    }
     /// True when the learner reads kernel values, not features (a Gram set): the
     /// pipeline then leaves them unscaled, whatever the scaling asked for.
     fn reads_kernel_values(&self) -> bool {

@@ -184,6 +184,14 @@ fn dank_settings(options: &MethodOptions, base: &SvmParams) -> Result<DankSettin
         svm_solver: base.solver,
         ..defaults
     };
+    if settings.scheme == super::dank::Scheme::Newton && options.is_given(&DANK_STEP) {
+        return Err(crate::Error::param(
+            "dank-step",
+            "the step rule applies to the first-order schemes (nesterov, monotone, plain); \
+             the newton scheme (the default «dank-scheme») takes Newton steps with a line \
+             search and would ignore it",
+        ));
+    }
     settings.validate()?;
     Ok(settings)
 }
