@@ -134,7 +134,9 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 "solver": {
                     "tol": float(self.tol),
                     "shrinking": bool(self.shrinking),
-                    "cache_bytes": int(self.cache_size * (1 << 20)),
+                    # A cache never holds more than the n x n kernel: any size above
+                    # 2^62 bytes means "unbounded", as the command line's --cache-mb.
+                    "cache_bytes": int(min(self.cache_size * (1 << 20), 2**62)),
                     "max_iter": max_iter,
                 },
             }

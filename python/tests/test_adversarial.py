@@ -139,3 +139,11 @@ def test_a_fit_below_the_majority_rate_warns(monkeypatch):
     with pytest.warns(UserWarning, match="below the majority-class rate"):
         worse = kernlearn.MKLClassifier().fit(X, y)
     assert any("majority-class rate" in w for w in worse.warnings_)
+
+
+def test_a_huge_cache_size_means_unbounded():
+    """``cache_size=1e15`` (MiB, beyond 2^64 bytes) fits as an unbounded cache, as
+    ``--cache-mb`` does, rather than failing with a serialisation message."""
+    X, _, y, _ = heart_split()
+    big = kernlearn.SVC(cache_size=1e15).fit(X, y)
+    assert np.array_equal(big.predict(X), kernlearn.SVC().fit(X, y).predict(X))

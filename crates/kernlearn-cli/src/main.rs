@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod experiment;
 mod figure;
+mod generate;
 mod out;
 mod progress;
 mod report;
@@ -174,6 +175,15 @@ enum Command {
         #[command(flatten)]
         args: figure::FigureArgs,
     },
+    /// Write a seeded stand-in of one of the papers' large sets (covtype, ijcnn1, year,
+    /// cod-rna shapes) for time and memory benchmarks.
+    Generate {
+        #[command(flatten)]
+        args: generate::GenerateArgs,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Split a data file into a training and a test file (seeded; stratified by class).
     Split {
         #[command(flatten)]
@@ -206,6 +216,7 @@ fn main() -> ExitCode {
         None => demo::run(false, quiet),
         Some(Command::Demo { json }) => demo::run(json, quiet),
         Some(Command::Split { args, json }) => split::run(&args, json),
+        Some(Command::Generate { args, json }) => generate::run(&args, json, quiet),
         Some(Command::Methods { markdown, json }) => {
             report::methods(markdown, json);
             Ok(())

@@ -306,6 +306,21 @@ fn no_runaway_work() {
             ],
             &["`mwu-epsilon`", "rounds"],
         ),
+        // A tiny KNPL γ names γ and the smallest that works, not "features too large".
+        (
+            &[
+                "fit",
+                "-d",
+                "{d}/heart.csv",
+                "-m",
+                "knpl",
+                "--knpl-gamma",
+                "1e-300",
+                "-o",
+                "{d}/k.json",
+            ],
+            &["`knpl-gamma`", "use γ ≥"],
+        ),
     ];
     for (args, expect) in cases {
         let start = std::time::Instant::now();

@@ -11,6 +11,7 @@ pub mod libsvm;
 pub mod scale;
 pub mod sparse;
 pub mod split;
+pub mod standin;
 pub mod synthetic;
 mod text;
 mod weights;

@@ -481,7 +481,7 @@ pub(crate) fn solve_nu_svc_weighted(
         return Err(Error::param(
             "nu",
             format!(
-                "specified nu is infeasible: nu = {nu} for positive and negative classes                  of weight {w_pos} and {w_neg} (needs nu ≤ 2·min/total = {:.4})",
+                "specified nu is infeasible: nu = {nu} for positive and negative classes of weight {w_pos} and {w_neg} (needs nu ≤ 2·min/total = {:.4})",
                 2.0 * w_pos.min(w_neg) / total
             ),
         ));

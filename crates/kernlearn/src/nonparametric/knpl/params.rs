@@ -110,6 +110,21 @@ impl KnplParams {
     pub(crate) fn validate(&self) -> Result<()> {
         positive_finite("C", self.c)?;
         positive_finite("gamma", self.gamma)?;
+        // The learned matrix moves by up to C²/(4γ) per entry (the target of
+        // `admm::gamma_target`); past 1e150 its squared norms overflow f64.
+        let shift = 0.25 * self.c * self.c / self.gamma;
+        if !(shift <= 1e150) {
+            return Err(Error::param(
+                "knpl-gamma",
+                format!(
+                    "γ = {:e} with C = {} lets the learned kernel matrix move by C²/(4γ) = {shift:.3e} \
+                     per entry, past what f64 arithmetic holds; use γ ≥ {:.3e}",
+                    self.gamma,
+                    self.c,
+                    0.25 * self.c * self.c / 1e150
+                ),
+            ));
+        }
         positive_finite("admm_tol", self.admm_tol)?;
         positive_finite("ascent_tol", self.ascent_tol)?;
         positive_finite("beta0", self.beta0)?;
