@@ -111,8 +111,8 @@ def _read_model_text(path):
 
 
 class LoadedModel:
-    """A model read by :func:`load`: predictions, decision values and probabilities with
-    the estimators' layout, so a loaded model agrees in sign and shape with the
+    """A model read by :func:`load`: predictions, decision values and probabilities of
+    dense or scipy.sparse ``X`` (svm models) with the estimators' layout, so a loaded model agrees in sign and shape with the
     estimator that saved it (its default ``decision_function_shape="ovr"``). Non-finite
     outputs (a damaged file) raise ``ValueError`` in ``predict`` as in
     ``decision_function``. Other attributes (``save``, ``to_json``, ``info``, ``gates``,
@@ -135,6 +135,14 @@ class LoadedModel:
         return getattr(self.model_, name)
 
     def _X(self, X):
+        """What the low-level model reads: a dense float64 matrix, or a scipy.sparse
+        matrix (any format) as CSR arrays, for the svm's sparse kernels."""
+        import scipy.sparse as sp
+
+        from ._base import csr_parts
+
+        if sp.issparse(X):
+            return csr_parts(sp.csr_matrix(X, dtype=np.float64))
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")

@@ -1,9 +1,11 @@
 """Shared machinery of the estimators: input validation, label encoding, the one-vs-one
 layout conversion from kernlearn's class order to scikit-learn's, and pickling."""
 
+import functools
 import json
 import numbers
 import os
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -216,7 +218,50 @@ class PairLayout:
 _MODEL_ATTRIBUTES = {"model_": "_model_json", "declined_model_": "_declined_model_json"}
 
 
-class FittedModelMixin:
+def user_stacklevel():
+    """``stacklevel`` for ``warnings.warn`` in the function calling this one that points
+    at the first frame outside the kernlearn package: the user's ``fit`` call, however
+    many of the package's frames (overriding fits, their atomic wrappers) lie between."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _atomic(fit):
+    """``fit`` that leaves the estimator as it found it when it raises: every attribute
+    it set is taken back (and any it replaced restored)."""
+
+    @functools.wraps(fit)
+    def atomic_fit(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    atomic_fit._kernlearn_atomic = True
+    return atomic_fit
+
+
+class AtomicFitMixin:
+    """Makes every ``fit`` of the subclasses atomic: a fit that raises (an error, or a
+    warning the caller's filters turn into one, such as
+    ``warnings.simplefilter("error", kernlearn.FallbackWarning)``) leaves no fitted
+    attribute behind; the estimator is as before the call (unfitted, or fitted by the
+    previous ``fit``), never half fitted."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_kernlearn_atomic", False):
+            cls.fit = _atomic(fit)
+
+
+class FittedModelMixin(AtomicFitMixin):
     """Holds the fitted ``kernlearn._core.Model`` in ``model_`` (and, for the learned
     kernels after a fallback, the declined one in ``declined_model_``) and pickles them
     through the library's model format (the JSON of ``kernlearn fit --model-out``)."""

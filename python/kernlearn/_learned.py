@@ -27,6 +27,7 @@ from ._base import (
     classifier_scores,
     label_values,
     seed_of,
+    user_stacklevel,
 )
 from .exceptions import FallbackWarning
 from .kernels import family_spec, kernel_spec
@@ -150,7 +151,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         self.warnings_ = info["warnings"]
         self.summary_ = info["summary"]
         if self.fell_back_:
-            warnings.warn(self._fallback_message(), FallbackWarning, stacklevel=4)
+            warnings.warn(self._fallback_message(), FallbackWarning, stacklevel=user_stacklevel())
         return info
 
     def _fallback_message(self):
@@ -308,7 +309,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
                 f"epochs, learning rate, kernels, scaling)"
             )
             self.warnings_ = [*self.warnings_, message]
-            warnings.warn(message, UserWarning, stacklevel=3)
+            warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
 
     def _classifier_fitted(self, info):
         """The class layout of the fitted model (``classes_`` is set)."""

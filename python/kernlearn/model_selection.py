@@ -10,11 +10,11 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import PAPER_POWERS, check_fit_data
+from ._base import PAPER_POWERS, AtomicFitMixin, check_fit_data
 from .svm import SVC, SVR, NuSVC, NuSVR
 
 
-class GridSearch(MetaEstimatorMixin, BaseEstimator):
+class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
     """Cross-validated grid search for :class:`SVC`, :class:`NuSVC`, :class:`SVR` and
     :class:`NuSVR` with the RBF kernel (the papers' SVM-CV / SVR-CV).
 
@@ -125,7 +125,7 @@ class GridSearch(MetaEstimatorMixin, BaseEstimator):
         params = base._params_json(X)
         weights = {}
         if sample_weight is not None:
-            weights["sample_weight"] = base._sample_weight(sample_weight, X.shape[0])
+            weights["sample_weight"] = base._sample_weight(sample_weight, X)
         selection = json.loads(
             search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib, **weights)
         )

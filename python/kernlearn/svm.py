@@ -8,6 +8,7 @@ binary problems the signs scikit-learn uses (positive decision values mean
 ``classes_[1]``).
 """
 
+import inspect
 import json
 import numbers
 import warnings
@@ -21,7 +22,7 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
 from sklearn.svm._base import _one_vs_one_coef
 
@@ -38,6 +39,14 @@ from ._base import (
     label_values,
     model_decision,
     seed_of,
+)
+
+#: All-zero weights reach the library, which refuses them with the SVMs' own message
+#: (newer scikit-learn checks them itself unless told not to).
+_ALL_ZERO_WEIGHTS = (
+    {"allow_all_zero_weights": True}
+    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+    else {}
 )
 
 #: The bound that stands for C = inf: no α reaches it on separable data (so the solution
@@ -145,21 +154,14 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
     def _effective_probability(self):
         return False
 
-    def _sample_weight(self, sample_weight, n_samples):
-        """scikit-learn's checks of ``sample_weight``: None, or one value per sample."""
+    def _sample_weight(self, sample_weight, X):
+        """``sample_weight`` checked as scikit-learn checks it (``_check_sample_weight``:
+        None, a scalar, or a finite 1-D array of one value per sample of ``X``; any
+        other shape, ``(n, 2)`` included, is its ``ValueError``)."""
         if sample_weight is None:
             return None
-        sample_weight = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        if sample_weight.shape[0] == 0:
-            return None
-        if sample_weight.shape[0] != n_samples:
-            raise ValueError(
-                f"sample_weight and X have incompatible shapes: {sample_weight.shape} vs "
-                f"({n_samples}, ...): one weight per sample"
-            )
-        if not np.all(np.isfinite(sample_weight)):
-            raise ValueError("sample_weight must be finite (no NaN or infinity)")
-        return np.ascontiguousarray(sample_weight)
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, **_ALL_ZERO_WEIGHTS)
+        return np.ascontiguousarray(w)
 
     def _gram(self, X, Y):
         """A callable kernel's values ``kernel(X, Y)`` as the float64 matrix the
@@ -183,7 +185,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 f"Precomputed matrix must be a square matrix. Input is a "
                 f"{X.shape[0]}x{X.shape[1]} matrix."
             )
-        sample_weight = self._sample_weight(sample_weight, _num_samples(X))
+        sample_weight = self._sample_weight(sample_weight, X)
         if callable(self.kernel):
             self._gamma = 0.0
             self._X_fit = X

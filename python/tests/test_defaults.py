@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.preprocessing import MinMaxScaler
 
 import kernlearn
@@ -125,6 +126,36 @@ def test_no_fallback_no_warning():
     assert json_info(kept.model_)["method"] == "mwumkl"
     assert np.allclose(kept.weights_.sum(axis=1), 1.0)
     assert "fell_back_to_base_svm" not in kept.chosen_.get("other", {})
+
+
+def test_a_fit_stopped_by_its_warning_leaves_the_estimator_unfitted():
+    X, y = blobs()
+    mkl = kernlearn.MKLClassifier("mwumkl", **GRID)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)
+        with pytest.raises(FallbackWarning):
+            mkl.fit(X, y)
+    assert not hasattr(mkl, "model_") and not hasattr(mkl, "classes_")
+    with pytest.raises(NotFittedError):
+        mkl.predict(X)
+    # A refit stopped the same way keeps the previous, complete fit.
+    with pytest.warns(FallbackWarning):
+        mkl.fit(X, y)
+    before = mkl.predict(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)
+        with pytest.raises(FallbackWarning):
+            mkl.fit(X, y)
+    np.testing.assert_array_equal(mkl.predict(X), before)
+    assert mkl.n_features_in_ == X.shape[1]
+    # The same for the SVMs' own warning.
+    svc = kernlearn.SVC(max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(ConvergenceWarning):
+            svc.fit(X, y)
+    with pytest.raises(NotFittedError):
+        svc.predict(X)
 
 
 def test_fallback_warning_is_a_user_warning():

@@ -87,10 +87,17 @@ def test_weights_on_magic():
 
 def test_bad_weights_are_refused():
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="incompatible shapes"):
+    # scikit-learn's checks and wording (``_check_sample_weight``).
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(3,\), expected \(150,\)"):
         kl.SVC().fit(X, y, sample_weight=np.ones(3))
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="sample_weight contains NaN"):
         kl.SVC().fit(X, y, sample_weight=np.full(len(y), np.nan))
+    # Two weights per sample are not 2n weights: a 1-D array of n is required.
+    for cls in (kl.SVC, kl.SVR, kl.NuSVC, kl.OneClassSVM):
+        with pytest.raises(ValueError, match="Sample weights must be 1D array or scalar"):
+            cls().fit(X, y, sample_weight=np.ones((len(y), 2)))
+    with pytest.raises(ValueError, match="Sample weights must be 1D array or scalar"):
+        kl.GridSearch(kl.SVC(), {"C": [1.0]}).fit(X, y, sample_weight=np.ones((len(y), 2)))
     with pytest.raises(ValueError, match="all samples have zero or negative weights"):
         kl.SVR().fit(X, y, sample_weight=np.zeros(len(y)))
     w = np.where(y == 0, 1.0, 0.0)

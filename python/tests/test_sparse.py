@@ -73,3 +73,51 @@ def test_sparse_model_pickles_and_saves(tmp_path):
     np.testing.assert_array_equal(back.predict(Xs), model.predict(Xs))
     model.save(tmp_path / "m.json")
     assert "sparse_support_vectors" in (tmp_path / "m.json").read_text()
+
+
+def test_a_model_fitted_sparse_and_loaded_predicts_sparse_input(tmp_path):
+    X, y = _data()
+    Xs = sp.csr_matrix(X)
+    est = kernlearn.SVC(probability=True, random_state=0).fit(Xs, y)
+    path = tmp_path / "m.json"
+    est.save(path)
+    loaded = kernlearn.load(path)
+    for fmt in ("csr", "csc", "coo"):
+        Xf = Xs.asformat(fmt)
+        np.testing.assert_array_equal(loaded.predict(Xf), est.predict(Xf))
+        np.testing.assert_allclose(
+            loaded.decision_function(Xf), est.decision_function(Xf), rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_allclose(loaded.predict_proba(Xf), est.predict_proba(Xf), atol=1e-12)
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+
+
+# Run in a child interpreter: an allocation abort there fails this test instead of
+# killing pytest.
+_HUGE_WIDTH = """
+import numpy as np, scipy.sparse as sp, kernlearn
+n = 10
+rows = np.repeat(np.arange(n), 2)
+cols = np.tile([3, 2**31 - 1], n)
+vals = np.concatenate([[1.0 + i % 2, 0.5 * i] for i in range(n)])
+X = sp.csr_matrix((vals, (rows, cols)), shape=(n, 2**31))
+y = np.arange(n) % 2
+try:
+    est = kernlearn.SVC(kernel={kernel!r}).fit(X, y)
+    print("FITTED", est.predict(X).shape == (n,))
+except (ValueError, MemoryError) as e:
+    print("REFUSED", type(e).__name__, e)
+"""
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "laplacian"])
+def test_a_csr_matrix_of_2_31_columns_fits_or_is_refused_never_aborts(kernel):
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _HUGE_WIDTH.format(kernel=kernel)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"rc {proc.returncode}: {proc.stderr[-2000:]}"
+    assert proc.stdout.startswith("FITTED True"), proc.stdout + proc.stderr[-2000:]

@@ -540,6 +540,7 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
 /// `fit --sparse`: the LIBSVM file kept as CSR, fitted by the method's sparse path.
 fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
     for (given, option) in [
+        (data.target.is_some(), "target"),
         (o.trace.is_some(), "trace"),
         (o.relevance_plot.is_some(), "relevance-plot"),
         (o.grid.is_some(), "select"),
@@ -549,8 +550,9 @@ fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) ->
         if given {
             return Err(Error::param(
                 option,
-                "not available with --sparse (sparse fits use fixed parameters, unweighted \
-                 from the command line, and record no trace or relevance)",
+                "not available with --sparse (sparse fits read the label of each LIBSVM line, \
+                 use fixed parameters, unweighted from the command line, and record no trace \
+                 or relevance)",
             ));
         }
     }
@@ -618,6 +620,17 @@ fn predict(a: &PredictArgs) -> Result<()> {
             "fused-plot",
             "not available with --sparse (the fused representation reads dense rows)",
         ));
+    }
+    for (given, option) in [
+        (a.data.target.is_some(), "target"),
+        (a.no_labels, "no-labels"),
+    ] {
+        if a.sparse && given {
+            return Err(Error::param(
+                option,
+                "not available with --sparse (a LIBSVM line's first field is its label)",
+            ));
+        }
     }
     let (test, decision, start) = if a.sparse {
         let sparse = a.data.read_sparse(Some(pipeline.model.n_features()))?;

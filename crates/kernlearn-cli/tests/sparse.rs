@@ -54,10 +54,22 @@ fn a_wide_sparse_file_fits_and_predicts_without_densifying() {
         ],
         "method KNPL cannot take sparse input",
     );
-    // The default `01` scaling would shift the last column (all 0.25): refused, not filled.
+    // The default `01` scaling takes non-negative data (the last column, all 0.25, has
+    // no zeros: it is constant, so it maps to 0).
+    let m3 = dir.join("m3.json");
+    let out = run(&[
+        "fit",
+        "--sparse",
+        "-d",
+        d,
+        "-o",
+        m3.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(json_of(&out)["n_features"], 10_000_000);
     refused(
-        &["fit", "--sparse", "-d", d, "-o", m2],
-        "shifts feature 10000000",
+        &["fit", "--sparse", "-d", d, "-o", m2, "--target", "f3"],
+        "`target`: not available with --sparse",
     );
     refused(
         &["fit", "--sparse", "-d", d, "-o", m2, "--scale", "standard"],
@@ -68,5 +80,123 @@ fn a_wide_sparse_file_fits_and_predicts_without_densifying() {
     refused(
         &["fit", "--sparse", "-d", csv.to_str().unwrap(), "-o", m2],
         "--sparse reads LIBSVM",
+    );
+}
+
+/// `data/heart.csv` as LIBSVM text (zeros left out), and its number of rows.
+fn heart_libsvm() -> (String, usize) {
+    let csv = std::fs::read_to_string(common::repo().join("data/heart.csv")).unwrap();
+    let mut text = String::new();
+    let mut n = 0;
+    for line in csv.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (label, features) = fields.split_last().unwrap();
+        text.push_str(label);
+        for (j, v) in features.iter().enumerate() {
+            if v.parse::<f64>().unwrap() != 0.0 {
+                let _ = write!(text, " {}:{v}", j + 1);
+            }
+        }
+        text.push('\n');
+        n += 1;
+    }
+    (text, n)
+}
+
+#[test]
+fn default_scaling_of_non_negative_sparse_data_equals_the_dense_fit() {
+    let dir = scratch_dir("sparse", "heart");
+    let (text, n) = heart_libsvm();
+    let data = dir.join("heart.libsvm");
+    std::fs::write(&data, text).unwrap();
+    let d = data.to_str().unwrap();
+    let (ms, md) = (dir.join("s.json"), dir.join("d.json"));
+    let (ms, md) = (ms.to_str().unwrap(), md.to_str().unwrap());
+    // Age, blood pressure, cholesterol have no zeros: `01` shifts them, as dense `01` does.
+    let sparse = json_of(&run(&["fit", "--sparse", "-d", d, "-o", ms, "--json"]));
+    let dense = json_of(&run(&["fit", "-d", d, "-o", md, "--json"]));
+    assert_eq!(sparse["train_accuracy"], dense["train_accuracy"]);
+    assert_eq!(sparse["n_support"], dense["n_support"]);
+    let predictions = |model: &str, sparse: bool| {
+        let out_file = dir.join(format!("p-{sparse}.csv"));
+        let o = out_file.to_str().unwrap();
+        let mut args = vec!["predict", "--model", model, "-d", d, "-o", o, "--force"];
+        if sparse {
+            args.push("--sparse");
+        }
+        assert!(run(&args).status.success());
+        std::fs::read_to_string(&out_file).unwrap()
+    };
+    let want = predictions(md, false);
+    assert_eq!(want.lines().count(), n + 1);
+    assert_eq!(predictions(ms, true), want);
+    assert_eq!(predictions(ms, false), want);
+    assert_eq!(predictions(md, true), want);
+}
+
+#[test]
+fn sparse_fits_check_labels_as_dense_fits_do() {
+    let dir = scratch_dir("sparse", "labels");
+    let data = dir.join("reg.libsvm");
+    let mut text = String::new();
+    for i in 0..40 {
+        let _ = writeln!(text, "{} 1:{} 5:1", 0.37 * i as f64 + 0.01, i + 1);
+    }
+    std::fs::write(&data, text).unwrap();
+    let (d, m) = (data.to_str().unwrap(), dir.join("m.json"));
+    let m = m.to_str().unwrap();
+    for sparse in [true, false] {
+        let mut args = vec!["fit", "-d", d, "-o", m];
+        if sparse {
+            args.push("--sparse");
+        }
+        let err = stderr_of(&run(&args));
+        assert!(err.contains("looks like a regression target"), "{err}");
+        assert!(err.contains("--method svr"), "{err}");
+    }
+    let fit = json_of(&run(&[
+        "fit", "--sparse", "-d", d, "-o", m, "-m", "svr", "--json",
+    ]));
+    assert_eq!(fit["n_train"], 40);
+}
+
+/// A 40-row file naming feature 2^32 (the largest index a sparse matrix takes): the
+/// sparse fit needs memory for its non-zeros only; read densely it is refused with the
+/// way out, never an allocation abort.
+#[test]
+fn an_index_of_2_to_the_32_fits_sparse_and_is_refused_dense() {
+    let dir = scratch_dir("sparse", "huge-index");
+    let data = dir.join("huge.libsvm");
+    let mut text = String::new();
+    for i in 0..40u64 {
+        let label = if i % 2 == 0 { 1 } else { -1 };
+        let _ = writeln!(
+            text,
+            "{label} {}:1 {}:{} 4294967296:1",
+            1 + i % 2,
+            3 + i % 5,
+            i + 1
+        );
+    }
+    std::fs::write(&data, text).unwrap();
+    let (d, m) = (data.to_str().unwrap(), dir.join("m.json"));
+    let m = m.to_str().unwrap();
+    for scale in ["01", "maxabs", "none"] {
+        let out = run(&[
+            "fit", "--sparse", "-d", d, "-o", m, "--scale", scale, "--gamma", "0.5", "-c", "4",
+            "--force", "--json",
+        ]);
+        let fit = json_of(&out);
+        assert_eq!(fit["n_features"], 1u64 << 32, "{scale}");
+        assert_eq!(fit["train_accuracy"], 1.0, "{scale}");
+        let size = std::fs::metadata(m).unwrap().len();
+        assert!(size < 64 * 1024, "{scale}: a model file of {size} bytes");
+        let out = run(&["predict", "--sparse", "--model", m, "-d", d, "--json"]);
+        assert_eq!(json_of(&out)["test_accuracy"], 1.0, "{scale}");
+    }
+    let err = stderr_of(&run(&["fit", "-d", d, "-o", m, "--force"]));
+    assert!(
+        err.contains("does not fit in memory") && err.contains("--sparse"),
+        "{err}"
     );
 }

@@ -331,7 +331,8 @@ impl Pipeline {
 
     /// [`Pipeline::fit`] on sparse (CSR) features with labels or targets `y`: the scaler
     /// is fitted without densifying ([`Scaler::fit_sparse`]: `none`, `maxabs`, or `01` on
-    /// non-negative data), the method by [`crate::Learner::fit_sparse`] (methods without sparse
+    /// non-negative data), the labels checked for the method's task as [`Pipeline::fit`]
+    /// checks them, the method by [`crate::Learner::fit_sparse`] (methods without sparse
     /// kernels refuse, naming themselves). Feature names are `f1..fd`.
     pub fn fit_sparse(
         scale: ScaleMode,
@@ -348,6 +349,16 @@ impl Pipeline {
                     method.name()
                 ),
             ));
+        }
+        // The dense fit's label check, on the LIBSVM file's label field.
+        match method.task() {
+            Task::Classification => {
+                crate::data::check_training_labels(y, x.n_rows(), "label", true)?;
+            }
+            Task::Regression => {
+                crate::data::check_training_labels(y, x.n_rows(), "label", false)?;
+            }
+            Task::Novelty => {}
         }
         let scaler = Scaler::fit_sparse(scale, x)?;
         let xs = scaler.transform_sparse(x)?;

@@ -95,7 +95,9 @@ impl Sparse {
         let n_rows = self.labels.len();
         let too_big = || {
             Error::data(format!(
-                "{src}: a dense matrix of {n_rows} rows × {n_cols} features does not fit in memory"
+                "{src}: a dense matrix of {n_rows} rows × {n_cols} features does not fit in \
+                 memory; read the file sparse instead («sparse»; from Python, pass a \
+                 scipy.sparse matrix), which takes memory in proportion to its non-zeros"
             ))
         };
         let total = n_rows.checked_mul(n_cols).ok_or_else(too_big)?;
@@ -257,6 +259,16 @@ mod tests {
         // One index of 10^8 on two rows: two entries, not 2 × 10^8 zeros.
         let wide = parse_libsvm_sparse("1 100000000:1\n-1 1:2\n", "t.svm", None).unwrap();
         assert_eq!((wide.x.n_cols(), wide.x.nnz()), (100_000_000, 2));
+        // Read densely, an index of 2^32 is refused, naming the sparse reading as the way out.
+        let huge = parse_libsvm_sparse("1 4294967296:1\n-1 1:2\n", "t.svm", None).unwrap();
+        assert_eq!((huge.x.n_cols(), huge.x.nnz()), (1 << 32, 2));
+        let err = parse_libsvm("1 4294967296:1\n-1 1:2\n", "t.svm", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("does not fit") && err.contains("«sparse»"),
+            "{err}"
+        );
         assert!(parse_libsvm_sparse("1 2:1 2:3\n", "t.svm", None)
             .unwrap_err()
             .to_string()

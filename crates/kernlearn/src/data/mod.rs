@@ -296,39 +296,10 @@ impl Dataset {
 
     /// Checks that the data can train a classifier and returns its sorted distinct
     /// classes. Fails when there are no samples or no labels, when a label or feature is
-    /// not finite, or when there are fewer than two classes.
+    /// not finite, or when the labels are not classes ([`check_training_labels`]).
     pub fn validate_classification(&self) -> Result<Vec<f64>> {
         self.validate_common()?;
-        let classes = split::class_labels(&self.y);
-        if classes.len() < 2 {
-            return Err(Error::data(format!(
-                "only one class ({}) in the training data; classification needs at least two",
-                classes[0]
-            )));
-        }
-        self.check_labels_are_classes(&classes)?;
-        Ok(classes)
-    }
-
-    /// Refuses a continuous target given to a classifier: non-integer labels, or more
-    /// than 50 distinct labels with fewer than two samples each on average (a
-    /// classifier would silently learn hundreds of "classes").
-    fn check_labels_are_classes(&self, classes: &[f64]) -> Result<()> {
-        let fractional = classes.iter().find(|c| c.fract() != 0.0);
-        let too_many = classes.len() > 50 && 2 * classes.len() > self.len();
-        if fractional.is_none() && !too_many {
-            return Ok(());
-        }
-        let why = match fractional {
-            Some(c) => format!("non-integer labels such as {c}"),
-            None => format!("{} distinct labels in {} rows", classes.len(), self.len()),
-        };
-        Err(Error::data(format!(
-            "column `{}` looks like a regression target ({why}), not class labels: use a \
-             regression method («method» svr, nu-svr or dank-svr; `svm` chooses svr when the \
-             column is named `target`), or encode the classes as integers",
-            self.target_name_or_default()
-        )))
+        check_training_labels(&self.y, self.len(), &self.target_name, true)
     }
 
     /// Checks that the data can train a regressor: samples, one finite target per
@@ -338,22 +309,8 @@ impl Dataset {
     }
 
     fn validate_common(&self) -> Result<()> {
-        if self.is_empty() {
-            return Err(Error::data("the training data has no samples"));
-        }
-        if self.y.is_empty() {
-            return Err(Error::data(
-                "the training data has no labels (no label or target column was read)",
-            ));
-        }
+        check_training_labels(&self.y, self.len(), &self.target_name, false)?;
         self.check_shape()?;
-        if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
-            return Err(Error::data(format!(
-                "the label of sample {} is not finite ({})",
-                i + 1,
-                self.y[i]
-            )));
-        }
         if let Some((i, j)) = self.x.find_non_finite() {
             return Err(Error::data(format!(
                 "feature {} of sample {} is not finite ({})",
@@ -378,6 +335,72 @@ impl Dataset {
             target_name: self.target_name.clone(),
         }
     }
+}
+
+/// The check of training labels or targets shared by every fit, dense or sparse: there
+/// are samples (`n_rows`), one finite value per sample and, with `classes`, at least
+/// two distinct labels that read as classes rather than a regression target (errors
+/// name the column `target_name`, `label` when empty). Returns the sorted classes
+/// (empty without `classes`).
+pub(crate) fn check_training_labels(
+    y: &[f64],
+    n_rows: usize,
+    target_name: &str,
+    classes: bool,
+) -> Result<Vec<f64>> {
+    if n_rows == 0 {
+        return Err(Error::data("the training data has no samples"));
+    }
+    if y.is_empty() {
+        return Err(Error::data(
+            "the training data has no labels (no label or target column was read)",
+        ));
+    }
+    if y.len() != n_rows {
+        return Err(Error::data(format!(
+            "{} labels for {n_rows} samples",
+            y.len()
+        )));
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(Error::data(format!(
+            "the label of sample {} is not finite ({})",
+            i + 1,
+            y[i]
+        )));
+    }
+    if !classes {
+        return Ok(Vec::new());
+    }
+    let classes = split::class_labels(y);
+    if classes.len() < 2 {
+        return Err(Error::data(format!(
+            "only one class ({}) in the training data; classification needs at least two",
+            classes[0]
+        )));
+    }
+    // A continuous target given to a classifier: non-integer labels, or more than 50
+    // distinct labels with fewer than two samples each on average (a classifier would
+    // silently learn hundreds of "classes").
+    let fractional = classes.iter().find(|c| c.fract() != 0.0);
+    let too_many = classes.len() > 50 && 2 * classes.len() > n_rows;
+    if fractional.is_none() && !too_many {
+        return Ok(classes);
+    }
+    let why = match fractional {
+        Some(c) => format!("non-integer labels such as {c}"),
+        None => format!("{} distinct labels in {n_rows} rows", classes.len()),
+    };
+    let name = if target_name.is_empty() {
+        "label"
+    } else {
+        target_name
+    };
+    Err(Error::data(format!(
+        "column `{name}` looks like a regression target ({why}), not class labels: use a \
+         regression method («method» svr, nu-svr or dank-svr; `svm` chooses svr when the \
+         column is named `target`), or encode the classes as integers"
+    )))
 }
 
 #[cfg(test)]

@@ -92,6 +92,12 @@ pub struct Scaler {
     /// Per feature: the divisor, `(max - min) / width` (width 1 or 2) for min-max, the
     /// population standard deviation for standard, 1 for `None`, 0 for a constant column.
     pub scale: Vec<f64>,
+    /// Fitted on sparse data: the features `offset` and `scale` describe (increasing,
+    /// one value each); every feature not listed had no entry in training (it was
+    /// constant zero) and maps to 0. `None`: one value per feature. Sized by the columns
+    /// that occur, so that a file with an index of 2³² does not need 2³² values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<u32>>,
 }
 
 impl Scaler {
@@ -125,16 +131,19 @@ impl Scaler {
             mode,
             offset,
             scale,
+            columns: None,
         }
     }
 
-    /// Fits `mode` on sparse training features without densifying them. Only scalings
-    /// that map 0 to 0 keep the data sparse: `none`, `maxabs`, and `01` when every
-    /// column's training minimum is 0 (non-negative data, each column with a zero). The
-    /// others (`pm1`, `standard`, `01` with a negative value) are refused with the reason;
-    /// densify explicitly ([`SparseFeatures::to_dense`]) to use them.
+    /// Fits `mode` on sparse training features without densifying them, with one value
+    /// per column that holds an entry ([`Scaler::columns`]): the same map as
+    /// [`Scaler::fit`] on the dense matrix. Only scalings that keep the training zeros at
+    /// 0 keep the data sparse: `none`, `maxabs`, and `01` unless a column has both
+    /// negative values and zeros (non-negative data always fits: a column without zeros
+    /// may be shifted, its entries stay where they are). The others (`pm1`, `standard`)
+    /// are refused with the reason; densify explicitly ([`SparseFeatures::to_dense`]) to
+    /// use them.
     pub fn fit_sparse(mode: ScaleMode, x: &SparseFeatures) -> Result<Scaler> {
-        let d = x.n_cols();
         let refuse = |why: &str| {
             Err(Error::param(
                 "scale",
@@ -144,66 +153,66 @@ impl Scaler {
                 ),
             ))
         };
-        let (offset, scale) = match mode {
+        match mode {
             // No per-feature vectors: a sparse file's width (10⁶ hashed columns) must not
             // size the model file.
-            ScaleMode::None => (Vec::new(), Vec::new()),
-            _ if x.n_rows() == 0 => (vec![0.0; d], vec![1.0; d]),
-            ScaleMode::MaxAbs => (
-                vec![0.0; d],
-                x.max_abs().into_iter().map(max_abs_scale).collect(),
-            ),
-            ScaleMode::ZeroOne => {
-                let (lo, hi) = x.col_min_max();
-                if let Some(j) = lo.iter().position(|&v| v != 0.0) {
-                    return refuse(&format!(
-                        "shifts feature {} (its training minimum is {}, not 0)",
-                        j + 1,
-                        lo[j]
-                    ));
-                }
-                let scale = hi
-                    .iter()
-                    .map(|&h| {
-                        if h > 0.0 && (1.0 / h).is_finite() {
-                            h
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect();
-                (vec![0.0; d], scale)
+            ScaleMode::None => {
+                return Ok(Scaler {
+                    mode,
+                    offset: Vec::new(),
+                    scale: Vec::new(),
+                    columns: None,
+                })
             }
             ScaleMode::PlusMinusOne => return refuse("maps every zero to -1"),
             ScaleMode::Standard => return refuse("subtracts each feature's mean from its zeros"),
+            ScaleMode::MaxAbs | ScaleMode::ZeroOne => {}
+        }
+        let r = x.column_ranges();
+        let (offset, scale) = if mode == ScaleMode::MaxAbs {
+            let m = r.lo.iter().zip(&r.hi);
+            let scale = m
+                .map(|(l, h)| max_abs_scale(l.abs().max(h.abs())))
+                .collect();
+            (vec![0.0; r.columns.len()], scale)
+        } else {
+            let zeros_move = |k: usize| !r.full[k] && r.lo[k] < 0.0;
+            if let Some(k) = (0..r.columns.len()).find(|&k| zeros_move(k)) {
+                return refuse(&format!(
+                    "moves the zeros of feature {} (its training minimum is {}, and some \
+                     rows have no entry in it)",
+                    r.columns[k] as usize + 1,
+                    r.lo[k]
+                ));
+            }
+            (0..r.columns.len())
+                .map(|k| min_max(r.lo[k], r.hi[k], 1.0))
+                .unzip()
         };
         Ok(Scaler {
             mode,
             offset,
             scale,
+            columns: Some(r.columns),
         })
     }
 
-    /// A scaled copy of sparse `x`, when the scaling maps 0 to 0 on every feature (see
-    /// [`Scaler::fit_sparse`]); otherwise an error saying which feature it would fill.
+    /// A scaled copy of sparse `x`: each entry scaled as [`Scaler::transform`] scales it
+    /// and, for the features whose zeros the scaling moves (a column without zeros in
+    /// training, shifted by `01`; any column of a scaler fitted on dense data), an entry
+    /// in every row that had none, so that the result is the dense transform's.
+    /// Refused when those entries would not fit in memory.
     pub fn transform_sparse(&self, x: &SparseFeatures) -> Result<SparseFeatures> {
         self.check_width(x.n_cols())?;
         if self.mode == ScaleMode::None {
             return Ok(x.clone());
         }
-        if let Some(j) = (0..self.n_features()).find(|&j| self.scale_value(j, 0.0) != 0.0) {
-            return Err(Error::param(
-                "scale",
-                format!(
-                    "`{}` scaling maps the zeros of feature {} to {}: sparse input would be \
-                     densified (fit with `maxabs` scaling to keep it sparse)",
-                    self.mode,
-                    j + 1,
-                    self.scale_value(j, 0.0)
-                ),
-            ));
-        }
-        let out = x.map_values(|j, v| self.scale_value(j, v));
+        let moved = self.zero_movers();
+        let out = if moved.is_empty() {
+            x.map_values(|j, v| self.scale_value(j, v))
+        } else {
+            self.transform_filling(x, &moved)?
+        };
         if out.parts().2.iter().any(|v| !v.is_finite()) {
             return Err(Error::data(
                 "scaling overflowed: a value lies far outside the tiny training range of its \
@@ -213,16 +222,78 @@ impl Scaler {
         Ok(out)
     }
 
+    /// The features whose zeros this scaling maps to a non-zero value, increasing.
+    fn zero_movers(&self) -> Vec<u32> {
+        let moves = |j: usize| self.scale_value(j, 0.0) != 0.0;
+        match &self.columns {
+            Some(cols) => cols
+                .iter()
+                .copied()
+                .filter(|&j| moves(j as usize))
+                .collect(),
+            None => (0..self.n_features())
+                .filter(|&j| moves(j))
+                .map(|j| j as u32)
+                .collect(),
+        }
+    }
+
+    /// [`Scaler::transform_sparse`] with an entry in every row for each of the features
+    /// `moved` (increasing), merged with the row's own entries.
+    fn transform_filling(&self, x: &SparseFeatures, moved: &[u32]) -> Result<SparseFeatures> {
+        let entries = (x.nnz() as f64) + (x.n_rows() as f64) * (moved.len() as f64);
+        crate::check::memory_fits(
+            "scale",
+            &format!(
+                "`{}` scaling of {} sparse rows (it moves the zeros of {} features, so each \
+                 row gets an entry for each of them)",
+                self.mode,
+                x.n_rows(),
+                moved.len()
+            ),
+            entries * 12.0,
+        )?;
+        let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for i in 0..x.n_rows() {
+            let (cols, vals) = x.row(i);
+            let (mut p, mut q) = (0, 0);
+            while p < cols.len() || q < moved.len() {
+                let (j, v) = match (cols.get(p), moved.get(q)) {
+                    (Some(&c), Some(&m)) if c == m => {
+                        q += 1;
+                        p += 1;
+                        (c, vals[p - 1])
+                    }
+                    (Some(&c), m) if m.is_none_or(|&m| c < m) => {
+                        p += 1;
+                        (c, vals[p - 1])
+                    }
+                    (_, Some(&m)) => {
+                        q += 1;
+                        (m, 0.0)
+                    }
+                    (_, None) => unreachable!("one list has entries left"),
+                };
+                indices.push(j);
+                values.push(self.scale_value(j as usize, v));
+            }
+            indptr.push(values.len());
+        }
+        SparseFeatures::new(x.n_rows(), x.n_cols(), indptr, indices, values)
+    }
+
     /// A scaler that changes nothing, for `n_features` features.
     pub fn identity(n_features: usize) -> Scaler {
         Scaler {
             mode: ScaleMode::None,
             offset: vec![0.0; n_features],
             scale: vec![1.0; n_features],
+            columns: None,
         }
     }
 
-    /// Number of features the scaler was fitted on.
+    /// Number of features the scaler was fitted on, when it holds one value per feature
+    /// (for [`Scaler::columns`], the number of listed features).
     pub(crate) fn n_features(&self) -> usize {
         self.offset.len()
     }
@@ -230,18 +301,42 @@ impl Scaler {
     /// Checks a scaler read back for a model of `n_features` features: one finite
     /// `offset` and one finite, non-negative `scale` per feature (0 marks a constant
     /// column), or, for `none` only, no vectors at all (the compact identity of a sparse
-    /// fit). Violations name the field (`offset has 12 values, …`).
+    /// fit), or, with [`Scaler::columns`] (`maxabs` and `01` only), one value per listed
+    /// feature, the features increasing and below `n_features`. Violations name the
+    /// field (`offset has 12 values, …`).
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         use crate::validate::{ensure, finite};
         if self.is_compact_identity() {
             return Ok(());
         }
+        let expected = match &self.columns {
+            None => n_features,
+            Some(cols) => {
+                ensure(
+                    matches!(self.mode, ScaleMode::MaxAbs | ScaleMode::ZeroOne),
+                    || format!("`{}` scaling cannot list its columns", self.mode),
+                )?;
+                ensure(cols.windows(2).all(|w| w[0] < w[1]), || {
+                    "columns must be strictly increasing".to_string()
+                })?;
+                if let Some(&last) = cols.last() {
+                    ensure((last as usize) < n_features, || {
+                        format!("columns lists feature {last} (0-based) of {n_features}")
+                    })?;
+                }
+                cols.len()
+            }
+        };
         for (field, values) in [("offset", &self.offset), ("scale", &self.scale)] {
-            ensure(values.len() == n_features, || {
-                format!(
+            ensure(values.len() == expected, || match &self.columns {
+                None => format!(
                     "{field} has {} values, the model has {n_features} features",
                     values.len()
-                )
+                ),
+                Some(_) => format!(
+                    "{field} has {} values for {expected} listed columns",
+                    values.len()
+                ),
             })?;
             finite(field, values)?;
         }
@@ -257,10 +352,19 @@ impl Scaler {
     /// Scales one value of feature `j`.
     #[inline]
     pub(crate) fn scale_value(&self, j: usize, v: f64) -> f64 {
-        match (self.mode, self.scale[j]) {
+        let k = match &self.columns {
+            None => j,
+            // A feature without entries in training was constant: it maps to the base.
+            Some(cols) => match u32::try_from(j).map(|j| cols.binary_search(&j)) {
+                Ok(Ok(k)) => k,
+                _ if self.mode == ScaleMode::None => return v,
+                _ => return self.mode.base(),
+            },
+        };
+        match (self.mode, self.scale[k]) {
             (ScaleMode::None, _) => v,
             (mode, 0.0) => mode.base(),
-            (mode, s) => mode.base() + (v - self.offset[j]) / s,
+            (mode, s) => mode.base() + (v - self.offset[k]) / s,
         }
     }
 
@@ -303,6 +407,16 @@ impl Scaler {
         if self.is_compact_identity() {
             return Ok(());
         }
+        if let Some(cols) = &self.columns {
+            // Any width holding the listed features (the model checks its own width).
+            return match cols.last() {
+                Some(&last) if last as usize >= n_cols => Err(Error::data(format!(
+                    "the scaler was fitted on feature {}, the input has {n_cols} features",
+                    last as usize + 1
+                ))),
+                _ => Ok(()),
+            };
+        }
         if n_cols != self.n_features() {
             return Err(Error::data(format!(
                 "model was fitted on {} features, input has {n_cols}",
@@ -331,6 +445,12 @@ fn fit_min_max(x: &Features, j: usize, width: f64) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
         });
+    min_max(min, max, width)
+}
+
+/// `(min, scale)` mapping `[min, max]` onto `[base, base + width]`; scale 0 for a
+/// constant column (or one whose range overflows the division).
+fn min_max(min: f64, max: f64, width: f64) -> (f64, f64) {
     let range = max - min;
     // `range / width` is exact (width 1 or 2), so `range / scale == width` exactly.
     let scale = if range.is_finite() {
@@ -373,11 +493,13 @@ mod tests {
         let s = SparseFeatures::from_dense(&x).unwrap();
         let dense = Scaler::fit(ScaleMode::MaxAbs, &x);
         let sparse = Scaler::fit_sparse(ScaleMode::MaxAbs, &s).unwrap();
-        assert_eq!(dense, sparse);
-        assert_eq!(dense.scale, vec![4.0, 2.0, 0.0]);
+        // One value per column that occurs; the all-zero third column is not listed.
+        assert_eq!(sparse.columns, Some(vec![0, 1]));
+        assert_eq!(sparse.scale, vec![4.0, 2.0]);
         let scaled = sparse.transform_sparse(&s).unwrap();
         assert_eq!(scaled.nnz(), s.nnz());
         assert_eq!(scaled.to_dense("t").unwrap(), dense.transform(&x).unwrap());
+        assert_eq!(sparse.transform(&x).unwrap(), dense.transform(&x).unwrap());
         for mode in [
             ScaleMode::Standard,
             ScaleMode::PlusMinusOne,
@@ -386,19 +508,49 @@ mod tests {
             let err = Scaler::fit_sparse(mode, &s).unwrap_err().to_string();
             assert!(err.contains("densify"), "{mode}: {err}");
         }
-        // Non-negative columns with zeros: `01` divides by the maximum and stays sparse.
-        let pos =
-            SparseFeatures::from_dense(&Features::new(2, 2, vec![0.0, 3.0, 2.0, 0.0]).unwrap())
-                .unwrap();
-        let zo = Scaler::fit_sparse(ScaleMode::ZeroOne, &pos).unwrap();
-        assert_eq!(zo.transform_sparse(&pos).unwrap().parts().2, &[1.0, 1.0]);
+        let err = Scaler::fit_sparse(ScaleMode::ZeroOne, &s)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("zeros of feature 1"), "{err}");
+        // A scaler fitted on dense data moves zeros: its sparse transform fills them in.
         let std = Scaler::fit(ScaleMode::Standard, &x);
-        assert!(std
-            .transform_sparse(&s)
+        let filled = std.transform_sparse(&s).unwrap();
+        assert_eq!(filled.to_dense("t").unwrap(), std.transform(&x).unwrap());
+        assert_eq!("maxabs".parse::<ScaleMode>().unwrap(), ScaleMode::MaxAbs);
+    }
+
+    /// Ordinary non-negative data (an age column without zeros, sparse counts): `01`
+    /// fits sparse, as the same map as on the dense matrix, and rows without an entry
+    /// in a shifted column get the value the dense transform gives their zero.
+    #[test]
+    fn zero_one_scaling_of_non_negative_sparse_data_equals_the_dense_one() {
+        let x = Features::new(
+            3,
+            4,
+            vec![29., 0., 1., 0., 40., 2., 0., 0., 35., 0., 3., 0.],
+        )
+        .unwrap();
+        let s = SparseFeatures::from_dense(&x).unwrap();
+        let dense = Scaler::fit(ScaleMode::ZeroOne, &x);
+        let sparse = Scaler::fit_sparse(ScaleMode::ZeroOne, &s).unwrap();
+        assert_eq!(sparse.columns, Some(vec![0, 1, 2]));
+        let scaled = sparse.transform_sparse(&s).unwrap();
+        assert_eq!(scaled.to_dense("t").unwrap(), dense.transform(&x).unwrap());
+        let new = Features::new(2, 4, vec![0., 1., 0., 5., 50., 0., 0., 0.]).unwrap();
+        let got = sparse
+            .transform_sparse(&SparseFeatures::from_dense(&new).unwrap())
+            .unwrap();
+        assert_eq!(got.to_dense("t").unwrap(), dense.transform(&new).unwrap());
+        let json = serde_json::to_string(&sparse).unwrap();
+        let back: Scaler = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, sparse);
+        back.validate(4).unwrap();
+        assert!(back
+            .validate(2)
             .unwrap_err()
             .to_string()
-            .contains("densified"));
-        assert_eq!("maxabs".parse::<ScaleMode>().unwrap(), ScaleMode::MaxAbs);
+            .contains("columns"));
+        assert!(!serde_json::to_string(&dense).unwrap().contains("columns"));
     }
 
     /// Columns near the limits of f64 are standardised, not dropped (their squares

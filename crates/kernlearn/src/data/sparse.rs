@@ -227,35 +227,34 @@ impl SparseFeatures {
         Ok(self)
     }
 
-    /// Each column's largest absolute value (0 for a column without entries).
-    pub(crate) fn max_abs(&self) -> Vec<f64> {
-        let mut m = vec![0.0f64; self.n_cols];
+    /// The columns holding at least one entry and each one's range, in memory
+    /// proportional to the non-zeros (never to the width: an index of 2³² is one column).
+    pub(crate) fn column_ranges(&self) -> ColumnRanges {
+        let mut sorted = self.indices.clone();
+        sorted.sort_unstable();
+        let (mut columns, mut full) = (Vec::new(), Vec::new());
+        for run in sorted.chunk_by(|a, b| a == b) {
+            columns.push(run[0]);
+            full.push(run.len() == self.n_rows);
+        }
+        drop(sorted);
+        // A column with an implicit zero starts its range at 0.
+        let start =
+            |inf: f64| -> Vec<f64> { full.iter().map(|&f| if f { inf } else { 0.0 }).collect() };
+        let (mut lo, mut hi) = (start(f64::INFINITY), start(f64::NEG_INFINITY));
         for (&j, &v) in self.indices.iter().zip(&self.values) {
-            let a = &mut m[j as usize];
-            *a = a.max(v.abs());
+            let k = columns
+                .binary_search(&j)
+                .unwrap_or_else(|_| unreachable!("listed"));
+            lo[k] = lo[k].min(v);
+            hi[k] = hi[k].max(v);
         }
-        m
-    }
-
-    /// Each column's smallest value, counting the implicit zeros of rows without an
-    /// entry in it.
-    pub(crate) fn col_min_max(&self) -> (Vec<f64>, Vec<f64>) {
-        let mut count = vec![0usize; self.n_cols];
-        let mut lo = vec![f64::INFINITY; self.n_cols];
-        let mut hi = vec![f64::NEG_INFINITY; self.n_cols];
-        for (&j, &v) in self.indices.iter().zip(&self.values) {
-            let j = j as usize;
-            count[j] += 1;
-            lo[j] = lo[j].min(v);
-            hi[j] = hi[j].max(v);
+        ColumnRanges {
+            columns,
+            full,
+            lo,
+            hi,
         }
-        for j in 0..self.n_cols {
-            if count[j] < self.n_rows {
-                lo[j] = lo[j].min(0.0);
-                hi[j] = hi[j].max(0.0);
-            }
-        }
-        (lo, hi)
     }
 
     /// Applies `f(column, value)` to every stored value.
@@ -288,6 +287,20 @@ impl SparseFeatures {
     }
 }
 
+/// The columns of a [`SparseFeatures`] that hold entries, with their ranges
+/// ([`SparseFeatures::column_ranges`]); every other column is zero throughout.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ColumnRanges {
+    /// The columns with at least one entry, increasing.
+    pub columns: Vec<u32>,
+    /// Per listed column: whether every row has an entry in it (no implicit zero).
+    pub full: Vec<bool>,
+    /// Per listed column: its smallest value, counting implicit zeros.
+    pub lo: Vec<f64>,
+    /// Per listed column: its largest value, counting implicit zeros.
+    pub hi: Vec<f64>,
+}
+
 /// Labelled sparse samples, as read from a LIBSVM/SVMlight file
 /// ([`crate::data::libsvm::read_libsvm_sparse`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -312,10 +325,18 @@ mod tests {
         assert_eq!(s.to_dense("t").unwrap(), x);
         let sel = s.select_rows(&[2, 0]);
         assert_eq!(sel.to_dense("t").unwrap(), x.select_rows(&[2, 0]));
-        assert_eq!(s.max_abs(), vec![3.0, 1.0, 0.0, 4.0]);
-        let (lo, hi) = s.col_min_max();
-        assert_eq!(lo, vec![-3.0, 0.0, 0.0, 0.0]);
-        assert_eq!(hi, vec![0.0, 1.0, 0.0, 4.0]);
+        let r = s.column_ranges();
+        assert_eq!(r.columns, vec![0, 1, 3]);
+        assert_eq!(r.full, vec![false, false, false]);
+        assert_eq!(r.lo, vec![-3.0, 0.0, 0.0]);
+        assert_eq!(r.hi, vec![0.0, 1.0, 4.0]);
+        let full = SparseFeatures::from_dense(&Features::new(2, 2, vec![2., 0., 3., 1.]).unwrap())
+            .unwrap()
+            .column_ranges();
+        assert_eq!(
+            (full.full, full.lo, full.hi),
+            (vec![true, false], vec![2., 0.], vec![3., 1.])
+        );
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //!
 //! Dot-product kernels (linear, polynomial, sigmoid, RBF, ARD) scatter the row's
 //! non-zeros into a dense per-thread buffer once and gather each column's non-zeros
-//! against it (`O(nnz_j)` per entry, no branches); RBF uses precomputed squared norms,
+//! against it (`O(nnz_j)` per entry, no branches) when the data has at most
+//! [`MAX_SCATTER_COLS`] columns; wider data (a hashed or sparse index up to 2³²) merges
+//! the two sorted index lists instead, so that memory stays proportional to the
+//! non-zeros. Both sum the same products in the same order: their results are equal
+//! bit for bit. RBF uses precomputed squared norms,
 //! `‖x_i − x_j‖² = ‖x_i‖² + ‖x_j‖² − 2 x_iᵀx_j` (LIBSVM's formula, clamped at 0). The
 //! Laplacian and χ² kernels need every coordinate where either point is non-zero: they
 //! merge the two sorted index lists.
@@ -26,6 +30,10 @@ enum SparseKind {
     Laplacian(f64),
     Chi2(f64),
 }
+
+/// Widest data whose rows are scattered into a dense buffer (8 MiB of `f64` per
+/// thread); wider data takes the merge of the sorted index lists, with no buffer.
+const MAX_SCATTER_COLS: usize = 1 << 20;
 
 thread_local! {
     /// Dense scatter buffer of one sparse row, all zeros between uses.
@@ -51,23 +59,46 @@ fn with_scattered<R>(d: usize, cols: &[u32], vals: &[f64], f: impl FnOnce(&[f64]
     })
 }
 
-/// `Σ_k dense[k]·v_k` over one sparse row's entries.
-#[inline]
-fn gather_dot(dense: &[f64], cols: &[u32], vals: &[f64]) -> f64 {
+/// `Σ_k at(c_k)·v_k` over one sparse row's entries `(c_k, v_k)`, with `at` called once
+/// per entry in increasing column order: one summation order for the scattered and the
+/// merged dot products, so that both give the same bits.
+#[inline(always)]
+fn gather_dot_by(cols: &[u32], vals: &[f64], mut at: impl FnMut(u32) -> f64) -> f64 {
     let mut acc = [0.0f64; 4];
     let (cc, vc) = (cols.chunks_exact(4), vals.chunks_exact(4));
     let (ct, vt) = (cc.remainder(), vc.remainder());
     for (c, v) in cc.zip(vc) {
         for k in 0..4 {
-            acc[k] += dense[c[k] as usize] * v[k];
+            acc[k] += at(c[k]) * v[k];
         }
     }
-    let tail: f64 = ct
-        .iter()
-        .zip(vt)
-        .map(|(&c, &v)| dense[c as usize] * v)
-        .sum();
+    let tail: f64 = ct.iter().zip(vt).map(|(&c, &v)| at(c) * v).sum();
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// `Σ_k dense[c_k]·v_k` over one sparse row's entries.
+#[inline]
+fn gather_dot(dense: &[f64], cols: &[u32], vals: &[f64]) -> f64 {
+    gather_dot_by(cols, vals, |c| dense[c as usize])
+}
+
+/// The dot product of sparse rows `xi` and `(cols, vals)` by merging their sorted index
+/// lists (`O(nnz_i + nnz_j)`, no buffer): the products and their order are those of
+/// [`gather_dot`] on `xi` scattered, absent entries reading 0.
+#[inline]
+fn merge_dot(xi: (&[u32], &[f64]), cols: &[u32], vals: &[f64]) -> f64 {
+    let (ic, iv) = xi;
+    let mut p = 0;
+    gather_dot_by(cols, vals, |c| {
+        while p < ic.len() && ic[p] < c {
+            p += 1;
+        }
+        if p < ic.len() && ic[p] == c {
+            iv[p]
+        } else {
+            0.0
+        }
+    })
 }
 
 /// `Σ_k g(a_k, b_k)` over the union of the two rows' columns (absent entries are 0).
@@ -169,19 +200,28 @@ impl<'a> Prepared<'a> {
         out: &mut [f64],
     ) {
         match self.kind {
-            SparseKind::Dot(map) => with_scattered(other.n_cols(), xi.0, xi.1, |dense| {
-                for (o, &c) in out.iter_mut().zip(cols) {
-                    let (cc, cv) = other.row(c);
-                    let dot = gather_dot(dense, cc, cv);
-                    *o = match map {
-                        DotMap::Rbf { gamma } => -gamma * (sq_i + other_sq[c] - 2.0 * dot).max(0.0),
-                        DotMap::Linear => dot,
-                        DotMap::Poly { gamma, coef0, .. } | DotMap::Sigmoid { gamma, coef0 } => {
-                            gamma * dot + coef0
+            SparseKind::Dot(map) => {
+                let arg = |dot: f64, c: usize| match map {
+                    DotMap::Rbf { gamma } => -gamma * (sq_i + other_sq[c] - 2.0 * dot).max(0.0),
+                    DotMap::Linear => dot,
+                    DotMap::Poly { gamma, coef0, .. } | DotMap::Sigmoid { gamma, coef0 } => {
+                        gamma * dot + coef0
+                    }
+                };
+                if other.n_cols() <= MAX_SCATTER_COLS {
+                    with_scattered(other.n_cols(), xi.0, xi.1, |dense| {
+                        for (o, &c) in out.iter_mut().zip(cols) {
+                            let (cc, cv) = other.row(c);
+                            *o = arg(gather_dot(dense, cc, cv), c);
                         }
-                    };
+                    })
+                } else {
+                    for (o, &c) in out.iter_mut().zip(cols) {
+                        let (cc, cv) = other.row(c);
+                        *o = arg(merge_dot(xi, cc, cv), c);
+                    }
                 }
-            }),
+            }
             SparseKind::Laplacian(gamma) => {
                 for (o, &c) in out.iter_mut().zip(cols) {
                     *o = -gamma * merge_sum(xi, other.row(c), l1_term);
@@ -367,11 +407,9 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn sparse_rows_equal_dense_rows_for_every_kernel() {
-        let x = data();
-        let s = SparseFeatures::from_dense(&x).unwrap();
-        let kernels = [
+    /// Every feature kernel, ARD with the per-feature widths `ard`.
+    fn kernels(ard: Vec<f64>) -> Vec<Kernel> {
+        vec![
             Kernel::Linear,
             Kernel::Rbf { gamma: 0.7 },
             Kernel::Polynomial {
@@ -385,10 +423,64 @@ mod tests {
             },
             Kernel::Laplacian { gamma: 0.4 },
             Kernel::ChiSquared { gamma: 0.9 },
-            Kernel::ArdRbf {
-                gammas: vec![0.1, 0.2, 0.3, 0.4, 0.5],
-            },
-        ];
+            Kernel::ArdRbf { gammas: ard },
+        ]
+    }
+
+    /// `s` with column `j` moved to `j · stride`, wider than [`MAX_SCATTER_COLS`].
+    fn spread(s: &SparseFeatures, stride: u32) -> SparseFeatures {
+        let (indptr, indices, values) = s.parts();
+        SparseFeatures::new(
+            s.n_rows(),
+            s.n_cols() * stride as usize,
+            indptr.to_vec(),
+            indices.iter().map(|&j| j * stride).collect(),
+            values.to_vec(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn wide_rows_merge_without_a_buffer_and_equal_scattered_rows_bit_for_bit() {
+        let narrow = SparseFeatures::from_dense(&data()).unwrap();
+        let stride = 300_000;
+        let wide = spread(&narrow, stride);
+        assert!(wide.n_cols() > MAX_SCATTER_COLS);
+        let cols: Vec<usize> = vec![3, 0, 2, 1, 0];
+        let ard = vec![0.1, 0.2, 0.3, 0.4, 0.5];
+        // ARD's widths sit at the spread columns: the same kernel on the same values.
+        let mut wide_ard = vec![1.0; wide.n_cols()];
+        for (j, &g) in ard.iter().enumerate() {
+            wide_ard[j * stride as usize] = g;
+        }
+        for (kn, kw) in kernels(ard).iter().zip(&kernels(wide_ard)) {
+            let a = SparseFeatureKernel::new(kn, &narrow).unwrap();
+            let b = SparseFeatureKernel::new(kw, &wide).unwrap();
+            for i in 0..4 {
+                assert_eq!(a.diag(i).to_bits(), b.diag(i).to_bits(), "{kn:?}");
+                let (mut ra, mut rb) = (vec![0.0f32; 5], vec![0.0f32; 5]);
+                a.fill_row(i, &cols, &mut ra);
+                b.fill_row(i, &cols, &mut rb);
+                assert_eq!(ra, rb, "{kn:?} row {i}");
+            }
+            let q = [1usize, 3, 0];
+            let ca = sparse_cross(kn, &narrow, &narrow.select_rows(&q)).unwrap();
+            let cb = sparse_cross(kw, &wide, &wide.select_rows(&q)).unwrap();
+            assert_eq!(ca, cb, "{kn:?}");
+        }
+        // The rows of the wide data were merged, not scattered into a buffer its width.
+        let scattered = SCATTER.with(|c| c.borrow().len());
+        assert!(
+            scattered <= MAX_SCATTER_COLS,
+            "a buffer of {scattered} values"
+        );
+    }
+
+    #[test]
+    fn sparse_rows_equal_dense_rows_for_every_kernel() {
+        let x = data();
+        let s = SparseFeatures::from_dense(&x).unwrap();
+        let kernels = kernels(vec![0.1, 0.2, 0.3, 0.4, 0.5]);
         let cols: Vec<usize> = vec![3, 0, 2, 1, 0];
         for k in &kernels {
             let dense = FeatureKernel::new(k, &x).unwrap();
