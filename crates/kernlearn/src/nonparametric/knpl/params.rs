@@ -113,7 +113,7 @@ impl KnplParams {
         // The learned matrix moves by up to C²/(4γ) per entry (the target of
         // `admm::gamma_target`); past 1e150 its squared norms overflow f64.
         let shift = 0.25 * self.c * self.c / self.gamma;
-        if !(shift <= 1e150) {
+        if shift.is_nan() || shift > 1e150 {
             return Err(Error::param(
                 "knpl-gamma",
                 format!(
