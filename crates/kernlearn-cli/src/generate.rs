@@ -6,7 +6,7 @@ use crate::progress;
 use clap::Args;
 use kernlearn::data::standin::{shape, write_standin};
 use kernlearn::data::Format;
-use kernlearn::output::Outputs;
+use kernlearn::output::{write_atomic_with, Outputs};
 use kernlearn::Result;
 use serde_json::json;
 use std::path::PathBuf;
@@ -43,8 +43,17 @@ pub fn run(a: &GenerateArgs, json: bool, quiet: bool) -> Result<()> {
     let rows = a.rows.unwrap_or(shape.rows);
     let bar = progress::bar(quiet, rows as u64, &format!("{} stand-in", shape.name));
     let start = std::time::Instant::now();
-    write_standin(shape, Some(rows), a.seed, format, &a.out, &|done| {
-        bar.set_position(done as u64)
+    write_atomic_with(&a.out, |tmp| {
+        let file = std::fs::File::create(tmp).map_err(|e| kernlearn::Error::io(tmp, e))?;
+        let mut out = std::io::BufWriter::new(file);
+        write_standin(
+            shape,
+            Some(rows),
+            a.seed,
+            format,
+            (&mut out, tmp),
+            &|done| bar.set_position(done as u64),
+        )
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();

@@ -149,6 +149,19 @@ fn nothing_the_user_gave_is_overwritten() {
             &["fit", "-d", "{d}/heart.csv", "-o", "{d}"],
             &["is a directory"],
         ),
+    ];
+    for (args, expect) in cases {
+        refused(&dir, args, expect);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The weight file is an input of the output planner, and figures are checked with the
+/// other outputs before the model is written.
+#[test]
+fn weight_files_and_figures_are_checked_before_any_write() {
+    let dir = workspace("weights");
+    let cases: &[(&[&str], &[&str])] = &[
         // The weight file is an input, with or without a grid search.
         (
             &[

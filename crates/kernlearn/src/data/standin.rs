@@ -15,14 +15,12 @@
 //! file of one seed starts with the shorter one's rows.
 
 use super::Format;
-use crate::predictor::Task;
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 /// The shape of one of the papers' large sets.
@@ -36,8 +34,8 @@ pub struct Shape {
     pub continuous: usize,
     /// Sizes of the one-hot groups that follow them (one column per category).
     pub one_hot: &'static [usize],
-    /// Classification (labels ±1) or regression (a year-like target).
-    pub task: Task,
+    /// A regression set (a year-like target) rather than a classification one (±1).
+    pub regression: bool,
     /// Share of positive labels (classification).
     pub positive_share: f64,
     /// Where the shape comes from.
@@ -58,7 +56,7 @@ pub static SHAPES: &[Shape] = &[
         rows: 581_012,
         continuous: 10,
         one_hot: &[4, 40],
-        task: Task::Classification,
+        regression: false,
         positive_share: 0.488,
         about: "covtype.binary (DANK Table 3: 464,810 train / 116,202 test): 10 continuous, 4 wilderness and 40 soil one-hot columns, 48.8 % positives",
     },
@@ -67,7 +65,7 @@ pub static SHAPES: &[Shape] = &[
         rows: 141_691,
         continuous: 12,
         one_hot: &[10],
-        task: Task::Classification,
+        regression: false,
         positive_share: 0.097,
         about: "ijcnn1 (DANK Table 3: 49,990 train / 91,701 test): 10 one-hot and 12 continuous columns, 9.7 % positives",
     },
@@ -76,7 +74,7 @@ pub static SHAPES: &[Shape] = &[
         rows: 515_345,
         continuous: 90,
         one_hot: &[],
-        task: Task::Regression,
+        regression: true,
         positive_share: 0.0,
         about: "YearPredictionMSD (thesis Table 5.4): 90 continuous timbre columns, a year target in 1922–2011",
     },
@@ -85,7 +83,7 @@ pub static SHAPES: &[Shape] = &[
         rows: 59_535,
         continuous: 8,
         one_hot: &[],
-        task: Task::Classification,
+        regression: false,
         positive_share: 0.333,
         about: "cod-rna (thesis Table 5.4): 8 continuous columns, one third positives",
     },
@@ -187,7 +185,7 @@ impl Generator {
         self.noise = NOISE * var.sqrt();
         let mut scores = pilot(self);
         scores.sort_by(f64::total_cmp);
-        if self.shape.task == Task::Classification {
+        if !self.shape.regression {
             let at = ((1.0 - self.shape.positive_share) * PILOT as f64) as usize;
             self.threshold = scores[at.min(PILOT - 1)];
         } else {
@@ -229,15 +227,15 @@ impl Generator {
 
     /// The label or target of a score.
     fn label(&self, score: f64) -> f64 {
-        match self.shape.task {
-            Task::Classification => {
+        match self.shape.regression {
+            false => {
                 if score > self.threshold {
                     1.0
                 } else {
                     -1.0
                 }
             }
-            _ => (1998.0 + 10.9 * (score - self.threshold) / self.spread)
+            true => (1998.0 + 10.9 * (score - self.threshold) / self.spread)
                 .round()
                 .clamp(1922.0, 2011.0),
         }
@@ -291,7 +289,7 @@ impl Generator {
             .map(|j| format!("x{j}"))
             .collect();
         names.push(
-            if self.shape.task == Task::Classification {
+            if !self.shape.regression {
                 "label"
             } else {
                 "target"
@@ -303,15 +301,16 @@ impl Generator {
 }
 
 /// Writes `rows` rows of the stand-in `shape` (all of the real set's when `None`),
-/// seeded by `seed`, to `path` as CSV (header row, last column `label` or `target`) or
-/// LIBSVM, atomically, calling `progress` with the rows written so far. Blocks of rows
-/// are drawn in parallel and written in order.
+/// seeded by `seed`, to `out` as CSV (header row, last column `label` or `target`) or
+/// LIBSVM, calling `progress` with the rows written so far; `path` names the file in
+/// errors. Blocks of rows are drawn in parallel and written in order, a few per thread
+/// in flight, so memory stays O(threads · block · d) whatever the row count.
 pub fn write_standin(
     shape: &Shape,
     rows: Option<usize>,
     seed: u64,
     format: Format,
-    path: &Path,
+    (out, path): (&mut dyn std::io::Write, &Path),
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<()> {
     if !matches!(format, Format::Csv | Format::Libsvm) {
@@ -326,28 +325,22 @@ pub fn write_standin(
     }
     let generator = Generator::new(shape, seed);
     let blocks = rows.div_ceil(BLOCK);
-    crate::output::write_atomic_with(path, |tmp| {
-        let file = std::fs::File::create(tmp).map_err(|e| Error::io(tmp, e))?;
-        let mut out = std::io::BufWriter::new(file);
-        if format == Format::Csv {
-            out.write_all(generator.header().as_bytes())
-                .map_err(|e| Error::io(tmp, e))?;
+    let io = |e| Error::io(path, e);
+    if format == Format::Csv {
+        out.write_all(generator.header().as_bytes()).map_err(io)?;
+    }
+    let wave = 4 * rayon::current_num_threads();
+    for first in (0..blocks).step_by(wave) {
+        let texts: Vec<String> = (first..(first + wave).min(blocks))
+            .into_par_iter()
+            .map(|b| generator.block(b, BLOCK.min(rows - b * BLOCK), format))
+            .collect();
+        for text in texts {
+            out.write_all(text.as_bytes()).map_err(io)?;
         }
-        // A few blocks per thread in flight: memory stays O(threads · BLOCK · d).
-        let wave = 4 * rayon::current_num_threads();
-        for first in (0..blocks).step_by(wave) {
-            let texts: Vec<String> = (first..(first + wave).min(blocks))
-                .into_par_iter()
-                .map(|b| generator.block(b, BLOCK.min(rows - b * BLOCK), format))
-                .collect();
-            for text in texts {
-                out.write_all(text.as_bytes())
-                    .map_err(|e| Error::io(tmp, e))?;
-            }
-            progress(((first + wave) * BLOCK).min(rows));
-        }
-        out.flush().map_err(|e| Error::io(tmp, e))
-    })
+        progress(((first + wave) * BLOCK).min(rows));
+    }
+    out.flush().map_err(io)
 }
 
 #[cfg(test)]
@@ -364,15 +357,11 @@ mod tests {
     ) -> std::path::PathBuf {
         let path =
             std::env::temp_dir().join(format!("kernlearn-standin-{}-{name}", std::process::id()));
-        write_standin(
-            super::shape(shape).unwrap(),
-            Some(rows),
-            seed,
-            format,
-            &path,
-            &|_| {},
-        )
-        .unwrap();
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let shape = super::shape(shape).unwrap();
+        let target = (&mut file as &mut dyn std::io::Write, path.as_path());
+        write_standin(shape, Some(rows), seed, format, target, &|_| {}).unwrap();
+        drop(file);
         path
     }
 
