@@ -128,6 +128,63 @@ impl ScalableDankParams {
     }
 }
 
+/// Bytes one cluster's DANK fit holds at its peak: five `n_c × n_c` matrices (the Gram
+/// matrix, the learned one, the gradient and the eigensolver's work; measured: 2.55 GB
+/// peak for one cluster of 8,000 points, 4.98 × n_c² doubles).
+pub(crate) fn cluster_bytes(n_c: usize) -> f64 {
+    5.0 * 8.0 * (n_c as f64).powi(2)
+}
+
+/// The clusters (by index, largest first) grouped into waves that run in parallel: at
+/// most `threads` per wave and, beyond the wave's first, only while the wave's
+/// [`cluster_bytes`] stay within `budget`, so peak memory is bounded by the largest
+/// clusters in flight rather than by all of them. An error naming `clusters` when the
+/// largest cluster alone does not fit.
+pub(crate) fn cluster_waves(
+    sizes: &[usize],
+    budget: f64,
+    threads: usize,
+) -> Result<Vec<Vec<usize>>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&c| std::cmp::Reverse(sizes[c]));
+    if let Some(&largest) = order.first() {
+        let need = cluster_bytes(sizes[largest]);
+        if need > budget {
+            let fits = (budget / 40.0).sqrt().max(1.0);
+            let total: usize = sizes.iter().sum();
+            return Err(Error::param(
+                "clusters",
+                format!(
+                    "the largest k-means cluster has {} points, whose DANK fit needs about \
+                     {:.1} GB, more than the {:.1} GB available; use more clusters (about {} \
+                     for clusters of at most {:.0} points)",
+                    sizes[largest],
+                    need / 1e9,
+                    budget / 1e9,
+                    (total as f64 / fits).ceil() as usize * 2,
+                    fits
+                ),
+            ));
+        }
+    }
+    let mut waves: Vec<Vec<usize>> = Vec::new();
+    let mut in_flight = f64::INFINITY;
+    for c in order {
+        let need = cluster_bytes(sizes[c]);
+        match waves.last_mut() {
+            Some(wave) if wave.len() < threads.max(1) && in_flight + need <= budget => {
+                wave.push(c);
+                in_flight += need;
+            }
+            _ => {
+                waves.push(vec![c]);
+                in_flight = need;
+            }
+        }
+    }
+    Ok(waves)
+}
+
 /// The two classes of binary labels `y` (`[+1 class, −1 class]`, LIBSVM order) and the
 /// labels as ±1. Fails when `y` does not have exactly two classes.
 pub(crate) fn binary_labels(y: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
@@ -215,17 +272,27 @@ impl ScalableDankModel {
         // assigns to them), so prediction sends every training point to the cluster it
         // was trained in.
         let members = kmeans.members();
-        let machines = members
-            .par_iter()
-            .map(|idx| {
-                let fit = (!idx.is_empty()).then(|| {
-                    let yc: Vec<f64> = idx.iter().map(|&i| signed[i]).collect();
-                    fit_cluster(params, &x.select_rows(idx), &yc)
-                });
-                progress();
-                fit.transpose()
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<usize> = members.iter().map(Vec::len).collect();
+        let budget = crate::check::available_memory() as f64;
+        let waves = cluster_waves(&sizes, budget, rayon::current_num_threads())?;
+        let mut machines: Vec<Option<ClusterMachine>> = vec![None; members.len()];
+        for wave in waves {
+            let fitted = wave
+                .par_iter()
+                .map(|&c| {
+                    let idx = &members[c];
+                    let fit = (!idx.is_empty()).then(|| {
+                        let yc: Vec<f64> = idx.iter().map(|&i| signed[i]).collect();
+                        fit_cluster(params, &x.select_rows(idx), &yc)
+                    });
+                    progress();
+                    fit.transpose().map(|m| (c, m))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            for (c, machine) in fitted {
+                machines[c] = machine;
+            }
+        }
         Self::from_clusters(params, x.n_cols(), classes, &kmeans.centres, machines)
     }
 
@@ -726,5 +793,27 @@ mod tests {
         );
         let (lo, hi) = model.f_range();
         assert!(lo <= hi);
+    }
+
+    /// Waves hold at most `threads` clusters, largest first, and never more memory than
+    /// the budget once they hold two; a cluster too large for the budget is an error
+    /// naming the option.
+    #[test]
+    fn clusters_run_in_waves_within_the_memory_budget() {
+        let sizes = [1000, 4000, 3000, 0, 2000];
+        let all = cluster_waves(&sizes, f64::INFINITY, 2).unwrap();
+        assert_eq!(all, vec![vec![1, 2], vec![4, 0], vec![3]]);
+        // Room for the 4000-point cluster alone, then for 3000 and 2000 together.
+        let budget = cluster_bytes(4000) + 1.0;
+        let waves = cluster_waves(&sizes, budget, 4).unwrap();
+        assert_eq!(waves, vec![vec![1], vec![2, 4, 0, 3]]);
+        for wave in &waves[1..] {
+            let held: f64 = wave.iter().map(|&c| cluster_bytes(sizes[c])).sum();
+            assert!(held <= budget);
+        }
+        let e = cluster_waves(&sizes, cluster_bytes(3999), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`clusters`") && e.contains("4000 points"), "{e}");
     }
 }
