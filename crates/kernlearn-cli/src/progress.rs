@@ -15,6 +15,11 @@ pub fn spinner(quiet: bool, msg: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new_spinner();
+    // The elapsed time shows that a long single fit (no steps to count) is running.
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
     pb.set_message(msg.to_string());
     pb.enable_steady_tick(Duration::from_millis(120));
     pb

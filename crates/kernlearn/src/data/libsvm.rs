@@ -166,7 +166,14 @@ fn parse_pair(
         return Ok(None);
     }
     let idx: usize = idx_s.parse().map_err(|_| {
-        format!("token {tno} `{tok}`: feature index `{idx_s}` is not a positive integer")
+        if !idx_s.is_empty() && idx_s.bytes().all(|b| b.is_ascii_digit()) {
+            format!(
+                "token {tno} `{tok}`: feature index {idx_s} is too large (indices go up to \
+                 2^32; a file whose indices are larger is not a LIBSVM feature file)"
+            )
+        } else {
+            format!("token {tno} `{tok}`: feature index `{idx_s}` is not a positive integer")
+        }
     })?;
     if idx == 0 {
         return Err(format!(
@@ -307,6 +314,12 @@ mod tests {
         );
         err_at("1 3:1 2:3\n", None, 1, "strictly increasing");
         err_at("1 a:1\n", None, 1, "`a` is not a positive integer");
+        err_at(
+            "1 18446744073709551616:1\n",
+            None,
+            1,
+            "is too large (indices go up to 2^32",
+        );
         err_at("1 -1:1\n", None, 1, "not a positive integer");
         err_at(
             "1\n1 1:x\n",

@@ -135,34 +135,43 @@ pub(crate) fn cluster_bytes(n_c: usize) -> f64 {
     5.0 * 8.0 * (n_c as f64).powi(2)
 }
 
+/// Bytes the fitted model may hold: each cluster's machine keeps a row of the learned
+/// matrix per support vector (`n_sv × n_c` doubles, the out-of-sample extension of
+/// section 5), at most `Σ n_c²`.
+pub(crate) fn model_bytes(sizes: &[usize]) -> f64 {
+    8.0 * sizes.iter().map(|&n| (n as f64).powi(2)).sum::<f64>()
+}
+
 /// The clusters (by index, largest first) grouped into waves that run in parallel: at
 /// most `threads` per wave and, beyond the wave's first, only while the wave's
-/// [`cluster_bytes`] stay within `budget`, so peak memory is bounded by the largest
-/// clusters in flight rather than by all of them. An error naming `clusters` when the
-/// largest cluster alone does not fit.
+/// [`cluster_bytes`] stay within what `available` leaves beside the model
+/// ([`model_bytes`]), so peak memory is the model plus the largest clusters in flight,
+/// not every cluster at once. An error naming `clusters` when the model and the largest
+/// cluster do not fit together.
 pub(crate) fn cluster_waves(
     sizes: &[usize],
-    budget: f64,
+    available: f64,
     threads: usize,
 ) -> Result<Vec<Vec<usize>>> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by_key(|&c| std::cmp::Reverse(sizes[c]));
+    let model = model_bytes(sizes);
+    let budget = available - model;
     if let Some(&largest) = order.first() {
         let need = cluster_bytes(sizes[largest]);
         if need > budget {
-            let fits = (budget / 40.0).sqrt().max(1.0);
-            let total: usize = sizes.iter().sum();
             return Err(Error::param(
                 "clusters",
                 format!(
-                    "the largest k-means cluster has {} points, whose DANK fit needs about \
-                     {:.1} GB, more than the {:.1} GB available; use more clusters (about {} \
-                     for clusters of at most {:.0} points)",
+                    "the model's learned-matrix rows (up to {:.1} GB: Σ n_c² over the \
+                     clusters) and the fit of the largest k-means cluster ({} points, about \
+                     {:.1} GB) need more than the {:.1} GB available; use more clusters \
+                     (about {}: both shrink as 1/clusters)",
+                    model / 1e9,
                     sizes[largest],
                     need / 1e9,
-                    budget / 1e9,
-                    (total as f64 / fits).ceil() as usize * 2,
-                    fits
+                    available / 1e9,
+                    ((model + need) / available * sizes.len() as f64).ceil() as usize + 1,
                 ),
             ));
         }
@@ -273,8 +282,8 @@ impl ScalableDankModel {
         // was trained in.
         let members = kmeans.members();
         let sizes: Vec<usize> = members.iter().map(Vec::len).collect();
-        let budget = crate::check::available_memory() as f64;
-        let waves = cluster_waves(&sizes, budget, rayon::current_num_threads())?;
+        let available = crate::check::available_memory() as f64;
+        let waves = cluster_waves(&sizes, available, rayon::current_num_threads())?;
         let mut machines: Vec<Option<ClusterMachine>> = vec![None; members.len()];
         for wave in waves {
             let fitted = wave
@@ -803,17 +812,22 @@ mod tests {
         let sizes = [1000, 4000, 3000, 0, 2000];
         let all = cluster_waves(&sizes, f64::INFINITY, 2).unwrap();
         assert_eq!(all, vec![vec![1, 2], vec![4, 0], vec![3]]);
-        // Room for the 4000-point cluster alone, then for 3000 and 2000 together.
+        // Room beside the model for the 4000-point cluster alone, then for 3000 and 2000
+        // together.
         let budget = cluster_bytes(4000) + 1.0;
-        let waves = cluster_waves(&sizes, budget, 4).unwrap();
+        let waves = cluster_waves(&sizes, model_bytes(&sizes) + budget, 4).unwrap();
         assert_eq!(waves, vec![vec![1], vec![2, 4, 0, 3]]);
         for wave in &waves[1..] {
             let held: f64 = wave.iter().map(|&c| cluster_bytes(sizes[c])).sum();
             assert!(held <= budget);
         }
-        let e = cluster_waves(&sizes, cluster_bytes(3999), 2)
+        let tight = model_bytes(&sizes) + cluster_bytes(3999);
+        let e = cluster_waves(&sizes, tight, 2).unwrap_err().to_string();
+        assert!(e.contains("`clusters`") && e.contains("4000 points"), "{e}");
+        // The model alone counts: eight clusters of 18,750 points hold up to 22.5 GB.
+        let e = cluster_waves(&[18_750; 8], 20e9, 2)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`clusters`") && e.contains("4000 points"), "{e}");
+        assert!(e.contains("22.5 GB"), "{e}");
     }
 }
