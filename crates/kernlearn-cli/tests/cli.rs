@@ -1029,3 +1029,52 @@ fn fit_takes_sample_weights_from_a_column_or_a_file() {
         stderr_of(&out)
     );
 }
+
+/// `generate` writes a seeded stand-in that the other commands read: the same seed gives
+/// the same file, `fit` learns it, an unknown shape names the known ones, and an existing
+/// file is kept without `--force`.
+#[test]
+fn generate_writes_a_stand_in_the_other_commands_read() {
+    let dir = scratch("generate");
+    let csv = dir.join("cod.csv");
+    let path = csv.to_str().unwrap();
+    let args = [
+        "generate", "--shape", "cod-rna", "--rows", "600", "--seed", "3", "-o", path,
+    ];
+    assert!(run(&args).status.success());
+    let first = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(first.lines().count(), 601);
+    assert!(first.starts_with("x1,x2,x3,x4,x5,x6,x7,x8,label\n"));
+    let again = run(&args);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    let forced: Vec<&str> = args.iter().copied().chain(["--force"]).collect();
+    assert!(run(&forced).status.success());
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), first);
+    let model = dir.join("m.json");
+    let fit = run(&[
+        "fit",
+        "-d",
+        path,
+        "-o",
+        model.to_str().unwrap(),
+        "--scale",
+        "standard",
+        "-c",
+        "4",
+        "--gamma",
+        "0.25",
+        "--json",
+    ]);
+    assert!(
+        fit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fit.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_slice(&fit.stdout).unwrap();
+    assert!(out["train_accuracy"].as_f64().unwrap() > 0.8, "{out}");
+    let unknown = run(&["generate", "--shape", "mnist", "-o", path, "--force"]);
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(err.contains("covtype") && err.contains("ijcnn1"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

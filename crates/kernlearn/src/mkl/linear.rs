@@ -176,7 +176,11 @@ pub(super) fn solve_linear_svm(
             continue;
         }
         pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
-        pg_min_old = if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min };
+        pg_min_old = if pg_min >= 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            pg_min
+        };
     }
     Ok(LinearSolution {
         w,
