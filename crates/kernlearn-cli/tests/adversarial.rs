@@ -55,9 +55,17 @@ fn refused(dir: &Path, args: &[&str], expect: &[&str]) {
     assert_eq!(before, snapshot(dir), "{argv:?} changed a file");
 }
 
+/// Every case of `cases` is refused (see [`refused`]) in a fresh workspace `name`.
+fn all_refused(name: &str, cases: &[(&[&str], &[&str])]) {
+    let dir = workspace(name);
+    for (args, expect) in cases {
+        refused(&dir, args, expect);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn nothing_the_user_gave_is_overwritten() {
-    let dir = workspace("loss");
     let cases: &[(&[&str], &[&str])] = &[
         (
             &[
@@ -150,17 +158,13 @@ fn nothing_the_user_gave_is_overwritten() {
             &["is a directory"],
         ),
     ];
-    for (args, expect) in cases {
-        refused(&dir, args, expect);
-    }
-    std::fs::remove_dir_all(&dir).unwrap();
+    all_refused("loss", cases);
 }
 
 /// The weight file is an input of the output planner, and figures are checked with the
 /// other outputs before the model is written.
 #[test]
 fn weight_files_and_figures_are_checked_before_any_write() {
-    let dir = workspace("weights");
     let cases: &[(&[&str], &[&str])] = &[
         // The weight file is an input, with or without a grid search.
         (
@@ -224,10 +228,7 @@ fn weight_files_and_figures_are_checked_before_any_write() {
             &["use .png or .svg"],
         ),
     ];
-    for (args, expect) in cases {
-        refused(&dir, args, expect);
-    }
-    std::fs::remove_dir_all(&dir).unwrap();
+    all_refused("weights", cases);
 }
 
 #[test]
