@@ -115,8 +115,10 @@ class LoadedModel:
     dense or scipy.sparse ``X`` (svm models) with the estimators' layout, so a loaded model agrees in sign and shape with the
     estimator that saved it (its default ``decision_function_shape="ovr"``). Non-finite
     outputs (a damaged file) raise ``ValueError`` in ``predict`` as in
-    ``decision_function``. Other attributes (``save``, ``to_json``, ``info``, ``gates``,
-    ``fused``) are the low-level model's."""
+    ``decision_function``. ``representation(X, name, pair)`` gives a per-row artefact
+    (``gates`` of a localized MKL model, ``fused`` of a DKMO one; also as ``gates(X,
+    pair)`` and ``fused(X)``). Other attributes (``save``, ``to_json``, ``info``) are the
+    low-level model's."""
 
     def __init__(self, model):
         self.model_ = model
@@ -154,6 +156,19 @@ class LoadedModel:
     def predict(self, X):
         """Predicted labels (targets for regression, ±1 for novelty detection)."""
         return np.asarray(self.model_.predict(self._X(X)))
+
+    def representation(self, X, name, pair=0):
+        """The model's per-row artefact ``name`` at each row of ``X``, ``(n, width)``."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        return np.asarray(self.model_.representation(X, name, pair), dtype=np.float64)
+
+    def gates(self, X, pair=0):
+        """Per-kernel gates of a localized MKL model at each row, ``(n, m)``."""
+        return self.representation(X, "gates", pair)
+
+    def fused(self, X):
+        """The fused representation of a DKMO / M-DKMO model at each row."""
+        return self.representation(X, "fused")
 
     def decision_function(self, X):
         """Decision values as the estimator that saved the model returns them."""

@@ -222,7 +222,7 @@ def user_stacklevel():
     """``stacklevel`` for ``warnings.warn`` in the function calling this one that points
     at the first frame outside the kernlearn package: the user's ``fit`` call, however
     many of the package's frames (overriding fits, their atomic wrappers) lie between."""
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1

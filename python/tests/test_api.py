@@ -8,6 +8,9 @@ import pickle
 import re
 
 import joblib
+import os
+import tempfile
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -150,6 +153,13 @@ def test_learned_kernels_fit_real_data_and_expose_what_they_learned():
     lmkl = kernlearn.LocalizedMKLClassifier("lmkl", kernels=[RBF(sigma=0.5), Polynomial(degree=2)], scale="01").fit(X_train, y_train)
     gates = lmkl.gates(X_test)
     assert gates.shape == (len(X_test), 2) and np.allclose(gates.sum(axis=1), 1.0)
+    # A saved and loaded model offers the same per-row artefact.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "lmkl.json")
+        lmkl.model_.save(path)
+        loaded = kernlearn.load(path)
+    assert np.array_equal(loaded.gates(X_test), gates)
+    assert np.array_equal(loaded.representation(X_test, "gates"), gates)
     dank = kernlearn.DANKClassifier(select="grid", grid={"sigma": [1, 4], "C": [1, 10]}, scale="01", random_state=0).fit(X_train, y_train)
     assert set(dank.chosen_) >= {"sigma", "c"} and dank.selection_ is not None
     assert dank.score(X_test, y_test) > 0.7

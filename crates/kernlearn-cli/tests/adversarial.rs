@@ -884,6 +884,10 @@ fn options_the_chosen_variant_does_not_read_are_errors() {
             &["`cs`", "does not read it"],
         ),
         (
+            fit(&["--select", "grid", "--epsilons", "0.1"]),
+            &["`epsilons`", "does not read it"],
+        ),
+        (
             fit(&["-m", "dank", "--dank-step", "paper"]),
             &["`dank-step`", "newton"],
         ),

@@ -139,7 +139,7 @@ impl PyModel {
     }
 
     /// What the model is, as JSON: `method`, `task`, `n_features`, `classes` (model
-    /// order), `summary`, `params`, `warnings`, `artefacts` (each [`Artefact::to_json`]).
+    /// order), `summary`, `params`, `warnings`, `artefacts` (each [`Artefact::to_json`]), `feature_relevance` (or null).
     fn info(&self) -> String {
         let m = &self.pipeline.model;
         serde_json::json!({
@@ -151,6 +151,7 @@ impl PyModel {
             "params": m.params_json(),
             "warnings": (m.warnings().iter()).map(|w| spell(w, Spelling::Python)).collect::<Vec<_>>(),
             "artefacts": (m.artefacts().iter()).map(Artefact::to_json).collect::<Vec<_>>(),
+            "feature_relevance": m.feature_relevance(),
             "decision_names": m.decision_names(self.decision_count()),
         })
         .to_string()

@@ -49,6 +49,7 @@ fn meminfo_available() -> Option<u64> {
 }
 
 /// `RLIMIT_AS` minus the process's virtual size (`VmSize`), when a limit is set.
+#[cfg(target_os = "linux")]
 fn address_space_left() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -66,35 +67,73 @@ fn address_space_left() -> Option<u64> {
     Some(limit.rlim_cur.saturating_sub(used))
 }
 
-/// The cgroup's memory limit minus its usage, when the process's cgroup has a limit.
+/// No address-space limit is read off Linux.
+#[cfg(not(target_os = "linux"))]
+fn address_space_left() -> Option<u64> {
+    None
+}
+
+/// The cgroup's memory limit minus what it holds that the kernel cannot reclaim, when
+/// the process's cgroup has a limit: its usage less the inactive file cache (as kubelet
+/// counts a container's working set), since page cache of files read is dropped before
+/// the group would be killed. The process's own group (`/proc/self/cgroup`) under cgroup
+/// v2, else the mount's root, else cgroup v1.
 fn cgroup_left() -> Option<u64> {
     let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
-    let v2 = (
-        read("/sys/fs/cgroup/memory.max"),
-        read("/sys/fs/cgroup/memory.current"),
-    );
-    let v1 = (
-        read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
-        read("/sys/fs/cgroup/memory/memory.usage_in_bytes"),
-    );
-    match (v2, v1) {
-        ((Some(max), Some(used)), _) | (_, (Some(max), Some(used))) if max < 1 << 60 => {
-            Some(max.saturating_sub(used))
+    let stat = |p: &str, key: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(p).ok()?;
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let own = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("0::").map(str::to_string))
+        });
+    let mut dirs: Vec<String> = own
+        .map(|path| format!("/sys/fs/cgroup{}", path.trim_end_matches('/')))
+        .into_iter()
+        .collect();
+    dirs.push("/sys/fs/cgroup".into());
+    for dir in &dirs {
+        if let (Some(max), Some(used)) = (
+            read(&format!("{dir}/memory.max")),
+            read(&format!("{dir}/memory.current")),
+        ) {
+            let cache = stat(&format!("{dir}/memory.stat"), "inactive_file").unwrap_or(0);
+            return Some(max.saturating_sub(used.saturating_sub(cache)));
+        }
+    }
+    let v1 = "/sys/fs/cgroup/memory";
+    match (
+        read(&format!("{v1}/memory.limit_in_bytes")),
+        read(&format!("{v1}/memory.usage_in_bytes")),
+    ) {
+        (Some(max), Some(used)) if max < 1 << 60 => {
+            let cache = stat(&format!("{v1}/memory.stat"), "total_inactive_file").unwrap_or(0);
+            Some(max.saturating_sub(used.saturating_sub(cache)))
         }
         _ => None,
     }
 }
 
+/// Copies of a dense feature matrix a reader holds at once: the matrix and the entries
+/// it was built from (or one working copy of a command that reads it).
+pub(crate) const READ_COPIES: f64 = 2.0;
+
 /// Copies of a dense feature matrix a fit holds at once, with room for the allocator:
 /// the matrix as read, the training split, its scaled copy and the kernel's reordered
 /// copy of the scaled rows (`kernel::reordered`). Measured: a fit on a 40 × 3·10⁶ LIBSVM
 /// file (0.96 GB dense) peaks at 4.1 GB resident.
-const DENSE_WORKING_COPIES: f64 = 5.0;
+pub(crate) const FIT_COPIES: f64 = 5.0;
 
-/// Whether a dense matrix of `values` doubles can be read and fitted in the memory this
-/// process may still allocate ([`available_memory`]), counting the copies a fit holds.
-pub(crate) fn dense_matrix_fits(values: usize) -> bool {
-    values as f64 * 8.0 * DENSE_WORKING_COPIES <= available_memory() as f64
+/// Whether `copies` copies of a dense matrix of `values` doubles fit in the memory this
+/// process may still allocate ([`available_memory`]).
+pub(crate) fn dense_matrix_fits(values: usize, copies: f64) -> bool {
+    values as f64 * 8.0 * copies <= available_memory() as f64
 }
 
 /// Refuses work that needs more memory than is available, before it starts: `bytes`

@@ -405,6 +405,17 @@ impl Pipeline {
                  is nothing to learn a kernel on",
             ));
         }
+        let values = train.len() * train.n_features();
+        if !crate::check::dense_matrix_fits(values, crate::check::FIT_COPIES - 1.0) {
+            return Err(Error::data(format!(
+                "a fit on {} rows × {} dense features holds about {:.1} GB (the scaled \
+                 copy and the kernel's), more than the memory available; read the data \
+                 sparse («sparse»), or fit on fewer rows",
+                train.len(),
+                train.n_features(),
+                values as f64 * 8.0 * (crate::check::FIT_COPIES - 1.0) / 1e9
+            )));
+        }
         match method.task() {
             Task::Classification => {
                 train.validate_classification()?;

@@ -103,7 +103,7 @@ impl Sparse {
         let total = n_rows.checked_mul(n_cols).ok_or_else(too_big)?;
         // Refuse before allocating: a small file naming a feature index of 10⁸ would
         // otherwise take gigabytes (or abort the process) instead of a clear error.
-        if !crate::check::dense_matrix_fits(total) {
+        if !crate::check::dense_matrix_fits(total, crate::check::READ_COPIES) {
             return Err(too_big());
         }
         let mut values = Vec::new();
@@ -178,6 +178,12 @@ fn parse_pair(
     if idx == 0 {
         return Err(format!(
             "token {tno} `{tok}`: feature index 0; indices start at 1"
+        ));
+    }
+    if idx > 1 << 32 {
+        return Err(format!(
+            "token {tno} `{tok}`: feature index {idx} is too large (indices go up to 2^32; \
+             a file whose indices are larger is not a LIBSVM feature file)"
         ));
     }
     if idx <= prev {

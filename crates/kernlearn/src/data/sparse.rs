@@ -151,7 +151,7 @@ impl SparseFeatures {
             ))
         };
         let total = self.n_rows.checked_mul(self.n_cols).ok_or_else(too_big)?;
-        if !crate::check::dense_matrix_fits(total) {
+        if !crate::check::dense_matrix_fits(total, crate::check::READ_COPIES) {
             return Err(too_big());
         }
         let mut values = Vec::new();

@@ -67,6 +67,7 @@ mod tests {
     }
 
     /// A FIFO is refused by the bounded reader instead of blocking on `open`.
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_fifo_is_refused() {
         let path = std::env::temp_dir().join("kernlearn-weights-fifo");

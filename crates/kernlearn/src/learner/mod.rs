@@ -265,10 +265,13 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     }
     /// The settings of a grid search ([`GridSettings`]: `sigmas`, `cs`, `epsilons`,
     /// `folds`) its selection reads. By default all of them (SVM-CV first, then its own
-    /// candidates over the same folds); a learner whose selection reads fewer says so,
+    /// candidates over the same folds), the tube widths ε only for regression; a learner whose selection reads fewer says so,
     /// and a front end refuses a setting the user gave that would be ignored.
     fn grid_reads(&self) -> &'static [&'static str] {
-        &["sigmas", "cs", "epsilons", "folds"]
+        match self.task() {
+            Task::Regression => &["sigmas", "cs", "epsilons", "folds"],
+            _ => &["sigmas", "cs", "folds"],
+        }
     }
     /// True when the learner reads kernel values, not features (a Gram set): the
     /// pipeline then leaves them unscaled, whatever the scaling asked for.

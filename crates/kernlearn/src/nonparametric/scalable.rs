@@ -142,6 +142,17 @@ pub(crate) fn model_bytes(sizes: &[usize]) -> f64 {
     8.0 * sizes.iter().map(|&n| (n as f64).powi(2)).sum::<f64>()
 }
 
+/// A cluster count whose model and largest fit would fit in `available`: both shrink as
+/// 1/clusters, so the current count scaled by `needed / available`, at most one
+/// cluster per point.
+fn suggested_clusters(needed: f64, available: f64, sizes: &[usize]) -> usize {
+    let total: usize = sizes.iter().sum();
+    let scaled = needed / available.max(1.0) * sizes.len() as f64;
+    (scaled.ceil().min(total as f64) as usize)
+        .saturating_add(1)
+        .min(total.max(1))
+}
+
 /// The clusters (by index, largest first) grouped into waves that run in parallel: at
 /// most `threads` per wave and, beyond the wave's first, only while the wave's
 /// [`cluster_bytes`] stay within what `available` leaves beside the model
@@ -171,7 +182,7 @@ pub(crate) fn cluster_waves(
                     sizes[largest],
                     need / 1e9,
                     available / 1e9,
-                    ((model + need) / available * sizes.len() as f64).ceil() as usize + 1,
+                    suggested_clusters(model + need, available, sizes),
                 ),
             ));
         }
@@ -829,5 +840,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("22.5 GB"), "{e}");
+        // No memory at all is an error with a bounded suggestion, not an overflow.
+        let e = cluster_waves(&sizes, 0.0, 2).unwrap_err().to_string();
+        assert!(e.contains("about 10000:"), "{e}");
     }
 }

@@ -871,9 +871,12 @@ impl SvmModel {
                 })
                 .collect());
         }
-        // Blocks bound the memory of the SV × test kernel matrix; SV-major so that each
-        // test point's kernel values are one contiguous column.
-        let block = 2048;
+        // Blocks bound the memory of the SV × test kernel matrix to about 256 MB (2048
+        // test rows at most; fewer when there are many support vectors, e.g. 363 for
+        // 88,000); SV-major so that each test point's kernel values are one contiguous
+        // column.
+        const BLOCK_VALUES: usize = 32 << 20;
+        let block = (BLOCK_VALUES / self.support_vectors.n_rows().max(1)).clamp(64, 2048);
         let mut out = Vec::with_capacity(x.n_rows());
         for start in (0..x.n_rows()).step_by(block) {
             let idx: Vec<usize> = (start..(start + block).min(x.n_rows())).collect();
