@@ -6,11 +6,9 @@ import inspect
 import os
 import pickle
 import re
-
-import joblib
-import os
 import tempfile
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse
