@@ -401,6 +401,13 @@ impl Learner for DankLearner {
                 .insert("dank_eta_scale".into(), params.settings.eta_scale);
         }
         let select_seconds = start.elapsed().as_secs_f64();
+        if params.settings.scheme != super::dank::Scheme::Newton {
+            // The paper's first-order updates take many more iterations than the Newton
+            // scheme; the front ends show what runs while it does.
+            progress(Progress::Stage(
+                "the paper's first-order updates (slower than the default newton scheme)",
+            ));
+        }
         let ((model, traces), secs) = timed(|| DankModel::fit_traced(&params, x, y))?;
         if let Some(info) = model.info.first() {
             chosen.other.insert("dank_eta".into(), info.eta);
