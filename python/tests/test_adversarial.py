@@ -147,3 +147,33 @@ def test_a_huge_cache_size_means_unbounded():
     X, _, y, _ = heart_split()
     big = kernlearn.SVC(cache_size=1e15).fit(X, y)
     assert np.array_equal(big.predict(X), kernlearn.SVC().fit(X, y).predict(X))
+
+
+def test_ctrl_c_interrupts_a_fit_within_moments():
+    """Ctrl-C (SIGINT) during a long fit raises ``KeyboardInterrupt`` within seconds: the
+    fit runs off Python's main thread, which polls for signals and asks the library to
+    stop; the estimator stays unfitted. In a child interpreter, timed from the signal."""
+    import signal
+    import time
+
+    code = (
+        "import time, numpy as np, kernlearn\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(20000, 10)); y = np.where(rng.normal(size=20000) > 0, 1, -1)\n"
+        # About 20 s uninterrupted on a 2-core machine.
+        "m = kernlearn.SVC(C=1e4, gamma=0.5, cache_size=20)\n"
+        "print('fitting', flush=True)\n"
+        "try:\n"
+        "    m.fit(X, y)\n"
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', hasattr(m, 'support_'), flush=True)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "fitting"
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, _ = child.communicate(timeout=60)
+    assert out.strip() == "interrupted False", out
+    assert time.monotonic() - sent < 5

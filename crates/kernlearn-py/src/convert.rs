@@ -139,3 +139,34 @@ pub(crate) fn matrix<'py>(
         .expect("every row has `cols` values")
         .into_pyarray(py)
 }
+
+/// Runs `work` (a fit) without the GIL on a thread of its own while this thread, Python's
+/// main one, checks for signals every 50 ms: on Ctrl-C the library is asked to stop
+/// ([`kernlearn::cancel`]), the interrupted fit is waited for (moments: its solver
+/// loops poll the request) and discarded, and Python gets its `KeyboardInterrupt`.
+pub(crate) fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> kernlearn::Result<T> + Send,
+) -> PyResult<T> {
+    let outcome = py.detach(|| {
+        std::thread::scope(|scope| {
+            let fit = scope.spawn(work);
+            loop {
+                if fit.is_finished() {
+                    return Ok(fit.join());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                if let Err(interrupt) = Python::attach(|py| py.check_signals()) {
+                    kernlearn::cancel::request();
+                    let _ = fit.join();
+                    kernlearn::cancel::reset();
+                    return Err(interrupt);
+                }
+            }
+        })
+    })?;
+    match outcome {
+        Ok(result) => result.map_err(py_err),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}

@@ -1,7 +1,7 @@
 //! Fits: the method catalogue, one kernel machine on dense or sparse rows, and any
 //! catalogue method with its selection (the CLI's `kernlearn fit`).
 
-use crate::convert::{dataset, features, from_json, labels, py_err, Input, Rows};
+use crate::convert::{dataset, features, from_json, interruptible, labels, py_err, Input, Rows};
 use crate::model::PyModel;
 use kernlearn::data::{Dataset, ScaleMode, Scaler};
 use kernlearn::experiment::Experiment;
@@ -39,16 +39,12 @@ pub(crate) fn fit_svm(
     let pipeline = match x.read()? {
         Input::Dense(x) => {
             let data = dataset(x, y, params.svm_type.is_regressor());
-            let model = py
-                .detach(|| SvmModel::fit_weighted(&params, &data.x, &data.y, w))
-                .map_err(py_err)?;
+            let model = interruptible(py, || SvmModel::fit_weighted(&params, &data.x, &data.y, w))?;
             let scaler = Scaler::identity(data.n_features());
             Pipeline::new(scaler, model.into(), data.feature_names)
         }
         Input::Sparse(x) => {
-            let model = py
-                .detach(|| SvmModel::fit_sparse_weighted(&params, &x, &y, w))
-                .map_err(py_err)?;
+            let model = interruptible(py, || SvmModel::fit_sparse_weighted(&params, &x, &y, w))?;
             let scaler = Scaler::fit_sparse(ScaleMode::None, &x).map_err(py_err)?;
             Pipeline::new(scaler, model.into(), Vec::new())
         }
@@ -141,13 +137,11 @@ pub(crate) fn fit_method(
     let spec = MethodSpec::parse(method, &options, scale, grid_json, seed)?;
     let data = dataset(features(&x)?, labels(&y)?, regression);
     let weights = sample_weight.as_ref().map(labels).transpose()?;
-    let fitted = py
-        .detach(|| {
-            let method = spec.build(&data)?;
-            let w = weights.as_deref();
-            Pipeline::fit_weighted(spec.scale, &method, &data, w, seed, &|_| {})
-        })
-        .map_err(py_err)?;
+    let fitted = interruptible(py, || {
+        let method = spec.build(&data)?;
+        let w = weights.as_deref();
+        Pipeline::fit_weighted(spec.scale, &method, &data, w, seed, &|_| {})
+    })?;
     let chosen = fitted.record();
     let declined = fitted.declined.map(PyModel::new);
     Ok((PyModel::new(fitted.pipeline), chosen.to_string(), declined))

@@ -1,7 +1,7 @@
 //! Grid search bindings: the whole search, and the split search (plan, one σ block,
 //! selection) that `kernlearn.ray.grid_search` spreads over tasks.
 
-use crate::convert::{features, json_err, labels, py_err};
+use crate::convert::{features, interruptible, json_err, labels, py_err};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::SvmParams;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -44,7 +44,7 @@ pub(crate) fn grid_search(
     let mut search = search(params_json, grid_json, folds, seed)?;
     search.sample_weights = sample_weight.as_ref().map(labels).transpose()?;
     let (x, y) = (features(&x)?, labels(&y)?);
-    let selection = py.detach(|| search.run(&x, &y, &|| {})).map_err(py_err)?;
+    let selection = interruptible(py, || search.run(&x, &y, &|| {}))?;
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
 }
 

@@ -33,6 +33,7 @@
 //! every public module), bottom layer first:
 //! - `error`, `options`, `trace`, `metrics`: errors, the option machinery, per-iteration
 //!   records (and the alternation diagnostic), accuracy and MSE.
+//! - [`cancel`]: cooperative interruption of a running fit (Ctrl-C in Python).
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation, the solver's
 //!   `KernelSource` seam.
@@ -107,6 +108,7 @@ pub mod nonparametric;
 #[cfg(test)]
 mod test_family;
 
+pub mod cancel;
 mod check;
 pub mod cluster;
 pub mod data;

@@ -313,6 +313,9 @@ pub fn train(
     let mut best: Option<(usize, f64, f64, Vec<Tensor>)> = None;
     let mut epochs = 0;
     for epoch in 1..=settings.max_epochs {
+        if epoch > 1 && crate::cancel::requested() {
+            break;
+        }
         opt.start_epoch(epoch - 1);
         let train_loss = run_epoch(net, &mut opt, &data.train, settings.batch_size, &mut rng)?;
         if !train_loss.is_finite() {

@@ -644,6 +644,11 @@ impl Solver {
         while iter < opts.max_iter {
             counter -= 1;
             if counter == 0 {
+                if crate::cancel::requested() {
+                    // An interrupted fit ends here, reported as stopped early; the front
+                    // end that asked discards it.
+                    break;
+                }
                 counter = l.min(1000);
                 if opts.shrinking {
                     st.do_shrinking(q);
@@ -666,7 +671,7 @@ impl Solver {
             iter += 1;
             st.take_step(q, i, j);
         }
-        let hit_max_iter = iter >= opts.max_iter;
+        let hit_max_iter = iter >= opts.max_iter || crate::cancel::requested();
         if hit_max_iter && st.active_size < l {
             st.reconstruct_gradient(q);
             st.active_size = l;
