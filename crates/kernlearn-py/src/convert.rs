@@ -141,21 +141,28 @@ pub(crate) fn matrix<'py>(
 }
 
 /// Runs `work` (a fit) without the GIL on a thread of its own while this thread, Python's
-/// main one, checks for signals every 50 ms: on Ctrl-C the library is asked to stop
-/// ([`kernlearn::cancel`]), the interrupted fit is waited for (moments: its solver
-/// loops poll the request) and discarded, and Python gets its `KeyboardInterrupt`.
+/// main one, waits for it and checks for signals every 50 ms: on Ctrl-C the library is
+/// asked to stop ([`kernlearn::cancel`]), the interrupted fit is waited for (moments: its
+/// solver loops poll the request) and discarded, and Python gets its
+/// `KeyboardInterrupt`. A fit that ends sooner returns at once.
 pub(crate) fn interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> kernlearn::Result<T> + Send,
 ) -> PyResult<T> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
-            let fit = scope.spawn(work);
+            let (done, finished) = channel();
+            let fit = scope.spawn(move || {
+                let result = work();
+                let _ = done.send(());
+                result
+            });
             loop {
-                if fit.is_finished() {
-                    return Ok(fit.join());
+                match finished.recv_timeout(std::time::Duration::from_millis(50)) {
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => return Ok(fit.join()),
+                    Err(RecvTimeoutError::Timeout) => {}
                 }
-                std::thread::sleep(std::time::Duration::from_millis(50));
                 if let Err(interrupt) = Python::attach(|py| py.check_signals()) {
                     kernlearn::cancel::request();
                     let _ = fit.join();
