@@ -38,20 +38,26 @@ impl SelectArgs {
         if searched {
             return Ok(Some(self));
         }
-        let given = [
-            ("sigmas", self.sigmas.is_some()),
-            ("cs", self.cs.is_some()),
-            ("epsilons", self.epsilons.is_some()),
-            ("folds", self.folds.is_some()),
-        ];
-        match given.iter().find(|(_, g)| *g) {
-            Some((name, _)) => Err(Error::param(
-                *name,
+        match self.given().next() {
+            Some(name) => Err(Error::param(
+                name,
                 "only applies when a grid is searched (--select grid); without it the \
                  method's own defaults or options are used and this value would be ignored",
             )),
             None => Ok(None),
         }
+    }
+
+    /// The grid settings the user gave, by name.
+    fn given(&self) -> impl Iterator<Item = &'static str> + '_ {
+        [
+            ("sigmas", self.sigmas.is_some()),
+            ("cs", self.cs.is_some()),
+            ("epsilons", self.epsilons.is_some()),
+            ("folds", self.folds.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
     }
 
     /// `--gram-mb` in bytes, checked on every command that takes it (searched or not).
@@ -70,15 +76,9 @@ impl SelectArgs {
     /// DKMO has no search), naming it, rather than ignoring it.
     pub fn refuse_unread(&self, method: &Method) -> Result<()> {
         let reads = method.grid_reads();
-        let given = [
-            ("sigmas", self.sigmas.is_some()),
-            ("cs", self.cs.is_some()),
-            ("epsilons", self.epsilons.is_some()),
-            ("folds", self.folds.is_some()),
-        ];
-        match given.iter().find(|(name, g)| *g && !reads.contains(name)) {
-            Some((name, _)) => Err(Error::param(
-                *name,
+        match self.given().find(|name| !reads.contains(name)) {
+            Some(name) => Err(Error::param(
+                name,
                 format!(
                     "{}'s selection does not read it (it reads: {}); the value would be \
                      ignored",

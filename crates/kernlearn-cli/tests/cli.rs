@@ -1073,6 +1073,11 @@ fn generate_writes_a_stand_in_the_other_commands_read() {
     );
     let out: serde_json::Value = serde_json::from_slice(&fit.stdout).unwrap();
     assert!(out["train_accuracy"].as_f64().unwrap() > 0.8, "{out}");
+    let none = run(&[
+        "generate", "--shape", "ijcnn1", "--rows", "0", "-o", path, "--force",
+    ]);
+    assert!(String::from_utf8_lossy(&none.stderr).contains("`rows`"));
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), first);
     let unknown = run(&["generate", "--shape", "mnist", "-o", path, "--force"]);
     let err = String::from_utf8_lossy(&unknown.stderr);
     assert!(err.contains("covtype") && err.contains("ijcnn1"), "{err}");

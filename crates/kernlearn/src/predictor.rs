@@ -242,10 +242,7 @@ impl ArtefactValue {
 impl dyn Predictor + '_ {
     /// The names of the model's artefacts of `kind`.
     pub fn artefact_names(&self, kind: ArtefactKind) -> Vec<&'static str> {
-        (self.artefacts().into_iter())
-            .filter(|a| a.value.kind() == kind)
-            .map(|a| a.name)
-            .collect()
+        names_of_kind(self.artefacts(), kind)
     }
 
     /// The per-feature artefact `name`, if the model offers it.
@@ -319,12 +316,17 @@ trait NoArtefact {
     fn no_artefact(&self, name: &str, kind: ArtefactKind) -> Error;
 }
 
+/// The names of the artefacts of `kind` among `artefacts`.
+fn names_of_kind(artefacts: Vec<Artefact>, kind: ArtefactKind) -> Vec<&'static str> {
+    (artefacts.into_iter())
+        .filter(|a| a.value.kind() == kind)
+        .map(|a| a.name)
+        .collect()
+}
+
 impl<P: Predictor + ?Sized> NoArtefact for P {
     fn no_artefact(&self, name: &str, kind: ArtefactKind) -> Error {
-        let offered: Vec<&str> = (self.artefacts().into_iter())
-            .filter(|a| a.value.kind() == kind)
-            .map(|a| a.name)
-            .collect();
+        let offered = names_of_kind(self.artefacts(), kind);
         let offered = if offered.is_empty() {
             "none".to_string()
         } else {

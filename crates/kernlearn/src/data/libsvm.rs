@@ -165,12 +165,15 @@ fn parse_pair(
     if idx_s.eq_ignore_ascii_case("qid") {
         return Ok(None);
     }
+    let too_large = || {
+        format!(
+            "token {tno} `{tok}`: feature index {idx_s} is too large (indices go up to 2^32; \
+             a file whose indices are larger is not a LIBSVM feature file)"
+        )
+    };
     let idx: usize = idx_s.parse().map_err(|_| {
         if !idx_s.is_empty() && idx_s.bytes().all(|b| b.is_ascii_digit()) {
-            format!(
-                "token {tno} `{tok}`: feature index {idx_s} is too large (indices go up to \
-                 2^32; a file whose indices are larger is not a LIBSVM feature file)"
-            )
+            too_large()
         } else {
             format!("token {tno} `{tok}`: feature index `{idx_s}` is not a positive integer")
         }
@@ -181,10 +184,7 @@ fn parse_pair(
         ));
     }
     if idx > 1 << 32 {
-        return Err(format!(
-            "token {tno} `{tok}`: feature index {idx} is too large (indices go up to 2^32; \
-             a file whose indices are larger is not a LIBSVM feature file)"
-        ));
+        return Err(too_large());
     }
     if idx <= prev {
         return Err(format!(
