@@ -24,6 +24,10 @@ import time
 
 import numpy as np
 
+# The driver reports 127.0.0.1 (read when Ray is imported); the nodes get "1", since with
+# "0" `ray start --address` refuses to join, and are pinned by --node-ip-address.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAGIC = os.path.join(os.path.dirname(ROOT), "shared", "datasets", "magic.csv")
 
@@ -40,7 +44,8 @@ class Cluster:
     def __init__(self, nodes):
         self.port, self.procs = free_port(), []
         self.temp = tempfile.mkdtemp(prefix="klbench")
-        env = dict(os.environ, RAYON_NUM_THREADS="1", RAY_ENABLE_UV_RUN_RUNTIME_ENV="0")
+        env = dict(os.environ, RAYON_NUM_THREADS="1", RAY_ENABLE_UV_RUN_RUNTIME_ENV="0",
+                   RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
         common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats", "--block"]

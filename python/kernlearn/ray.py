@@ -9,6 +9,11 @@ so every result equals the single-machine one (see ``docs/SCALING.md``):
 - :func:`grid_search`: one task per Gaussian width σ, which computes the Gram matrix once
   and reuses it for every fold and every C (``select::GridSearch::score_sigmas``); the
   driver picks the best point with the library's rule.
+- :func:`svc`: one exact C-SVC by divide and conquer (cascade SVM, Graf et al. 2005;
+  DC-SVM, Hsieh, Si and Dhillon 2014): the parts of a stratified random partition are
+  solved as Ray tasks, merged pairwise and re-solved from the union of their solutions,
+  and the whole problem is solved last from the union, to the same KKT tolerance as a
+  cold fit.
 - :func:`experiment`: one task per (data set, method, repeat); the reports are the CLI's
   ``kernlearn experiment --json`` entries.
 - :func:`mwumkl` and :func:`scalable_dank`: the library's one distributed-fit protocol
@@ -30,6 +35,7 @@ import sys
 import time
 
 import numpy as np
+import scipy.sparse
 
 try:
     import ray
@@ -45,7 +51,7 @@ from ._learned import _require_binary
 from .model_selection import GridSearch
 from .nonparametric import ScalableDANKClassifier
 
-__all__ = ["connect", "grid_search", "experiment", "mwumkl", "scalable_dank"]
+__all__ = ["connect", "grid_search", "experiment", "mwumkl", "scalable_dank", "svc"]
 
 
 def connect(address=None, **init_kwargs):
@@ -610,3 +616,117 @@ def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=
         seed=seed_of(est.random_state, 0), max_restarts=max_retries, max_retries=max_retries,
         label="scalable DANK", quiet=quiet, after_submit=_after_submit)
     return est._classifier_fitted(est._adopt(model, json.dumps(record)))
+
+
+# ------------------------------------------------------------------- divide-and-conquer SVC
+
+
+@ray.remote(num_cpus=1)
+def _svc_part(params, rows, warm, x, y):
+    """The C-SVC on rows ``rows`` of ``x`` started from ``warm`` (cold when None): the
+    rows' dual variables α (zero for a part of one class, a feasible start)."""
+    ys = np.ascontiguousarray(y[rows])
+    if np.unique(ys).size < 2:
+        return np.zeros(len(rows))
+    model = _core.fit_svm(params, np.ascontiguousarray(x[rows]), ys, None, warm)
+    return model.row_alpha(len(rows))
+
+
+def _stratified_parts(y, parts, seed):
+    """``parts`` row sets of a seeded random partition, each class spread evenly."""
+    rng = np.random.default_rng(seed)
+    groups = [[] for _ in range(parts)]
+    start = 0
+    for label in np.unique(y):
+        rows = rng.permutation(np.flatnonzero(y == label))
+        for k in range(parts):
+            groups[(start + k) % parts].append(rows[k::parts])
+        start += len(rows) % parts
+    return [np.sort(np.concatenate(g)) for g in groups]
+
+
+def _cascade_parts(parts):
+    """The number of leaves: ``parts`` (default: the cluster's CPUs), a power of two ≥ 2."""
+    if parts is None:
+        parts = int(ray.cluster_resources().get("CPU", 2))
+    if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or parts < 2:
+        raise ValueError(f"parts={parts!r}: the divide-and-conquer fit needs an integer >= 2")
+    return 1 << (int(parts).bit_length() - 1)
+
+
+def svc(X, y, estimator=None, *, parts=None, address=None, quiet=None, max_retries=3,
+        random_state=0):
+    """One exact binary C-SVC (:class:`kernlearn.SVC`) by divide and conquer on Ray.
+
+    The rows are split into ``parts`` parts by a stratified random partition (seeded);
+    each part's C-SVC is solved as a Ray task; then neighbouring parts are merged
+    pairwise and each merged part is solved again, starting from the union of its two
+    halves' dual solutions (a feasible point: each satisfies ``yᵀα = 0`` and the box),
+    until one part is left: the whole problem, solved in this process from the union
+    (``SvmModel::fit_from_alpha``) to the estimator's tolerance ``tol``. That last solve
+    runs the same solver to the same KKT condition as a cold fit, so the model is the
+    exact solution to the tolerance (cascade SVM, Graf et al. 2005, with the last layer
+    over all rows; DC-SVM, Hsieh, Si and Dhillon 2014, §3, with random rather than
+    kernel k-means parts). ``X`` and ``y`` are put in the object store once; each task
+    receives its rows' indices and its start. A task whose worker dies is re-run by Ray
+    (``max_retries``) and gives the same answer.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Dense rows (scale them first: the estimator's kernel sees them as given).
+    y : array-like of shape (n_samples,)
+        Two classes.
+    estimator : SVC, default=None
+        The settings (``C``, ``kernel``, ``gamma``, ``tol``, ``class_weight``, ...);
+        not ``probability``.
+    parts : int, default=None
+        Leaves of the cascade, rounded down to a power of two (default: the cluster's
+        CPUs, at least 2).
+    address, quiet, max_retries
+        As for :func:`grid_search`.
+    random_state : int, default=0
+        Seed of the partition (the model does not depend on it beyond the tolerance).
+
+    Returns
+    -------
+    SVC
+        A fitted copy of ``estimator``, as ``estimator.fit(X, y)`` gives to ``tol``.
+    """
+    from sklearn.base import clone
+
+    from .svm import SVC
+
+    connect(address)
+    est = SVC() if estimator is None else clone(estimator)
+    if type(est) is not SVC:
+        raise TypeError(f"estimator must be a kernlearn.SVC, not {type(est).__name__}")
+    if est._effective_probability():
+        raise ValueError("probability=True: the divide-and-conquer fit gives the SVM only")
+    if est.kernel == "precomputed" or callable(est.kernel):
+        raise ValueError(f"kernel={est.kernel!r}: the divide-and-conquer fit computes its "
+                         f"kernel from feature rows")
+    if scipy.sparse.issparse(X):
+        raise TypeError("the divide-and-conquer fit takes dense rows; densify X")
+    _require_binary(y, "the divide-and-conquer fit solves one binary C-SVC")
+    leaves = _cascade_parts(parts)
+
+    def solve(params, x, labels):
+        levels = leaves.bit_length()  # leaves, their merges, ..., the whole problem
+        bar = _Progress(2 * leaves - 1, "divide-and-conquer SVC", quiet)
+        x_ref, y_ref = _put(x, "X"), _put(labels, "y")
+        groups = _stratified_parts(labels, leaves, seed_of(random_state, 0))
+        alpha = np.zeros(len(labels))
+        task = _svc_part.options(max_retries=max_retries)
+        for level in range(levels - 1):
+            warm = [None if level == 0 else alpha[g] for g in groups]
+            refs = [task.remote(params, g, w, x_ref, y_ref) for g, w in zip(groups, warm)]
+            for g, a in zip(groups, ray.get(refs)):
+                alpha[g] = a
+            bar.advance(len(groups))
+            groups = [np.sort(np.concatenate(groups[i:i + 2])) for i in range(0, len(groups), 2)]
+        model = _core.fit_svm(params, x, labels, None, alpha)
+        bar.advance()
+        return model
+
+    return est._fit_classifier(X, y, solve=solve)

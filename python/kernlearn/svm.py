@@ -179,7 +179,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             )
         return np.ascontiguousarray(K)
 
-    def _fit_model(self, X, y, class_weights=(), sample_weight=None):
+    def _fit_model(self, X, y, class_weights=(), sample_weight=None, solve=None):
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:  # validated array
             raise ValueError(
                 f"Precomputed matrix must be a square matrix. Input is a "
@@ -204,6 +204,8 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                     "matrix as a dense array"
                 )
             self.model_ = _core.fit_svm(params, csr_parts(data), labels, sample_weight)
+        elif solve is not None:  # a dense fit solved elsewhere (kernlearn.ray.svc)
+            self.model_ = solve(params, data, labels)
         else:
             self.model_ = _core.fit_svm(params, data, labels, sample_weight)
         self._set_layout(X)
@@ -389,13 +391,17 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         self : object
             The fitted estimator.
         """
+        return self._fit_classifier(X, y, sample_weight)
+
+    def _fit_classifier(self, X, y, sample_weight=None, solve=None):
+        """``fit``, with the dual solved by ``solve(params_json, X, labels)`` when given."""
         self._validate_params()
         self._warn_probability()
         X, y = check_fit_data(self, X, y, classifier=True, validate_X=not callable(self.kernel))
         self.class_weight_ = compute_class_weight(
             self.class_weight, classes=self.classes_, y=self.classes_[self._codes(y)]
         )
-        return self._fit_model(X, y, self._class_weights(y), sample_weight)
+        return self._fit_model(X, y, self._class_weights(y), sample_weight, solve)
 
     def _codes(self, y):
         return np.searchsorted(label_values(self.classes_), y)

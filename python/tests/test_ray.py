@@ -17,6 +17,11 @@ import time
 import numpy as np
 import pytest
 
+# This process (the driver) reports 127.0.0.1 as its address rather than the host's own
+# (Ray reads the variable when it is imported). The nodes get "1": with "0", `ray start
+# --address` refuses to join a multi-node cluster; they are pinned to 127.0.0.1 by
+# --node-ip-address.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray", reason="kernlearn.ray needs Ray: pip install kernlearn[ray]")
 
 import kernlearn  # noqa: E402
@@ -75,7 +80,8 @@ def _wait_for_nodes(count):
 def cluster():
     port = _free_port()
     temp_dir = tempfile.mkdtemp(prefix="klray")
-    env = dict(os.environ, RAYON_NUM_THREADS="1", RAY_ENABLE_UV_RUN_RUNTIME_ENV="0")
+    env = dict(os.environ, RAYON_NUM_THREADS="1", RAY_ENABLE_UV_RUN_RUNTIME_ENV="0",
+                   RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="1")
     # Workers import kernlearn from the same place as this process.
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     nodes = []
@@ -381,3 +387,57 @@ def test_import_error_names_the_extra():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "pip install kernlearn[ray]" in out.stdout, out.stdout + out.stderr
+
+
+def _objective(est):
+    return json.loads(est.model_.info())["summary"]["objective"]
+
+
+def test_divide_and_conquer_svc_is_the_exact_fit(cluster):
+    X, y = _heart()
+    est = kernlearn.SVC(C=4.0, gamma=0.2, tol=1e-6)
+    single = kernlearn.SVC(**est.get_params()).fit(X, y)
+    for parts in (2, 4):
+        dist = kray.svc(X, y, est, parts=parts, quiet=True)
+        assert abs(_objective(dist) - _objective(single)) <= 1e-6 * abs(_objective(single))
+        np.testing.assert_array_equal(np.sort(dist.support_), np.sort(single.support_))
+        np.testing.assert_array_equal(dist.predict(X), single.predict(X))
+        np.testing.assert_allclose(dist.decision_function(X), single.decision_function(X),
+                                   atol=1e-4)
+        assert list(dist.classes_) == list(single.classes_)
+
+
+def test_divide_and_conquer_svc_refuses_what_it_cannot_split(cluster):
+    X, y = _heart()
+    with pytest.raises(ValueError, match="parts=1"):
+        kray.svc(X, y, parts=1, quiet=True)
+    with pytest.raises(ValueError, match="binary"):
+        kray.svc(X, np.arange(len(y)) % 3, quiet=True)
+    with pytest.raises(ValueError, match="feature rows"):
+        kray.svc(X, y, kernlearn.SVC(kernel="precomputed"), quiet=True)
+    with pytest.raises(TypeError, match="kernlearn.SVC"):
+        kray.svc(X, y, kernlearn.NuSVC(), quiet=True)
+
+
+def test_divide_and_conquer_svc_survives_a_worker_killed_mid_task(cluster):
+    # Parts that take about a second each: two overlapping classes of 5,000 points.
+    rng = np.random.default_rng(0)
+    y = np.repeat([1.0, -1.0], 5000)
+    X = rng.normal(size=(10000, 8)) + 0.4 * y[:, None]
+    est = kernlearn.SVC(C=64.0, gamma=0.5)
+    calm = kray.svc(X, y, est, parts=2, quiet=True)
+    killed = None
+    for _ in range(5):
+        killer = _Killer("ray::_svc_part", after=0.05)
+        killer.start()
+        try:
+            dist = kray.svc(X, y, est, parts=2, quiet=True)
+        finally:
+            killer.stop = True
+            killer.join()
+        # A re-run task solves the same part from the same start: the same model.
+        assert dist.model_.to_json() == calm.model_.to_json()
+        if killer.killed is not None:
+            killed = killer.killed
+            break
+    assert killed is not None, "no part task was caught running in five fits"

@@ -22,26 +22,45 @@ pub(crate) fn catalogue() -> String {
 /// of `params_json` (`SvmParams` as serialised in model files), on unscaled rows `x`
 /// (a dense float64 matrix, or CSR arrays `(shape, indptr, indices, data)`: kernel rows
 /// from the sparse kernels, support vectors kept sparse in the model), with per-sample
-/// weights `sample_weight` when given (`SvmModel::fit_weighted`).
+/// weights `sample_weight` when given (`SvmModel::fit_weighted`), or for a binary C-SVC
+/// on dense rows started from one dual variable per row, `warm_alpha`
+/// (`SvmModel::fit_from_alpha`, the divide-and-conquer SVM's last step).
 #[pyfunction]
-#[pyo3(signature = (params_json, x, y, sample_weight=None))]
+#[pyo3(signature = (params_json, x, y, sample_weight=None, warm_alpha=None))]
 pub(crate) fn fit_svm(
     py: Python<'_>,
     params_json: &str,
     x: Rows<'_>,
     y: PyReadonlyArray1<'_, f64>,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    warm_alpha: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<PyModel> {
     let params: SvmParams = from_json(params_json, "SVM parameters")?;
     let y = labels(&y)?;
     let weights = sample_weight.as_ref().map(labels).transpose()?;
     let w = weights.as_deref();
+    let warm = warm_alpha.as_ref().map(labels).transpose()?;
+    if warm.is_some() && w.is_some() {
+        return Err(py_err(kernlearn::Error::param(
+            "warm_alpha",
+            "a start from per-row duals takes no sample weights",
+        )));
+    }
     let pipeline = match x.read()? {
         Input::Dense(x) => {
             let data = dataset(x, y, params.svm_type.is_regressor());
-            let model = interruptible(py, || SvmModel::fit_weighted(&params, &data.x, &data.y, w))?;
+            let model = interruptible(py, || match &warm {
+                Some(a) => SvmModel::fit_from_alpha(&params, &data.x, &data.y, a),
+                None => SvmModel::fit_weighted(&params, &data.x, &data.y, w),
+            })?;
             let scaler = Scaler::identity(data.n_features());
             Pipeline::new(scaler, model.into(), data.feature_names)
+        }
+        Input::Sparse(_) if warm.is_some() => {
+            return Err(py_err(kernlearn::Error::param(
+                "warm_alpha",
+                "a start from per-row duals takes dense rows",
+            )))
         }
         Input::Sparse(x) => {
             let model = interruptible(py, || SvmModel::fit_sparse_weighted(&params, &x, &y, w))?;

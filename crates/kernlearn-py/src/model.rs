@@ -157,6 +157,17 @@ impl PyModel {
         .to_string()
     }
 
+    /// The unsigned dual variable of each of the `n_rows` training rows of a binary
+    /// C-SVC (`Pipeline::row_alpha`): the start `fit_svm(…, warm_alpha=…)` takes.
+    fn row_alpha<'py>(
+        &self,
+        py: Python<'py>,
+        n_rows: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let alpha = self.pipeline.row_alpha(n_rows).map_err(py_err)?;
+        Ok(alpha.into_pyarray(py))
+    }
+
     fn __getnewargs__(&self) -> PyResult<(String,)> {
         Ok((self.to_json()?,))
     }

@@ -75,6 +75,22 @@ impl Pipeline {
         Ok(dec)
     }
 
+    /// The unsigned dual variable of each of the `n_rows` training rows when the model
+    /// is a binary C-SVC ([`crate::svm::SvmModel::row_alpha`]): the start of
+    /// [`crate::svm::SvmModel::fit_from_alpha`] in a divide-and-conquer fit.
+    pub fn row_alpha(&self, n_rows: usize) -> Result<Vec<f64>> {
+        let svm = (self.model.downcast_ref::<crate::svm::SvmModel>()).ok_or_else(|| {
+            Error::param(
+                "model",
+                format!(
+                    "per-row dual variables are an SVM's, not {}'s",
+                    self.model.method()
+                ),
+            )
+        })?;
+        svm.row_alpha(n_rows)
+    }
+
     /// The SVM of this pipeline, for sparse input; other methods refuse it, naming the
     /// method and why.
     fn sparse_model(&self) -> Result<&crate::svm::SvmModel> {

@@ -15,7 +15,7 @@ use crate::kernel::{FeatureKernel, Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
 use crate::svm::{
     decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
-    SvmPaths, SvmType,
+    SvmPaths, SvmType, WarmStart,
 };
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -543,7 +543,13 @@ impl FoldJob<'_> {
                     )?
                 } else {
                     let previous = models.last();
-                    SvmModel::fit_source_warm(&params, source, &train_y, train_w, previous)?
+                    SvmModel::fit_source_warm(
+                        &params,
+                        source,
+                        &train_y,
+                        train_w,
+                        previous.map(WarmStart::Model),
+                    )?
                 };
                 models.push(model);
             }

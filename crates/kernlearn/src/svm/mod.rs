@@ -17,6 +17,8 @@ mod sparse;
 mod subset;
 mod validity;
 mod vector;
+mod warm;
+mod weights;
 mod wss;
 
 pub use crate::multiclass::ClassOrder;
@@ -29,3 +31,4 @@ pub use problem::{
 pub(crate) use problem::{solve_signed_qp, DualShape};
 pub(crate) use qmatrix::release_dense_storage;
 pub(crate) use subset::SubsetSource;
+pub(crate) use warm::WarmStart;

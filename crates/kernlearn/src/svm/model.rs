@@ -10,6 +10,8 @@ use super::problem::{
 };
 use super::subset::SubsetSource;
 use super::vector::{weighted_sum, weighted_sums4};
+use super::warm::WarmStart;
+use super::weights::positive_weight_points;
 use crate::check::{non_negative_finite, positive_finite};
 use crate::data::{Features, SparseFeatures};
 use crate::kernel::{FeatureKernel, Kernel, KernelSource, PrecomputedKernel};
@@ -256,67 +258,10 @@ pub struct SvmPaths<'a> {
 
 /// How `fit_classifier` solves each class pair.
 enum PairSolver<'p, 'a> {
-    /// Afresh, warm-started (alpha seeding) from this model's pair solutions.
-    Fresh(Option<&'p SvmModel>),
+    /// Afresh, warm-started from `WarmStart` when given.
+    Fresh(Option<WarmStart<'p>>),
     /// Continuing each pair's path.
     Path(&'p mut SvmPaths<'a>),
-}
-
-/// The points of positive weight (LIBSVM's weighted variant and scikit-learn drop the
-/// others), after checking that `weights` has one finite value per point, that some
-/// are positive and, for classifiers, that every class keeps a point of positive weight
-/// (at least two classes).
-fn positive_weight_points(
-    svm_type: SvmType,
-    y: &[f64],
-    weights: &[f64],
-    n: usize,
-) -> Result<Vec<usize>> {
-    if weights.len() != n {
-        return Err(Error::param(
-            "sample weights",
-            format!("{} weights for {n} training points", weights.len()),
-        ));
-    }
-    if let Some((i, v)) = weights.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(Error::param(
-            "sample weights",
-            format!("weight {i} is {v}; weights must be finite"),
-        ));
-    }
-    let kept: Vec<usize> = (0..n).filter(|&i| weights[i] > 0.0).collect();
-    if kept.is_empty() {
-        return Err(Error::data(
-            "Invalid input - all samples have zero or negative weights.",
-        ));
-    }
-    if svm_type.is_classifier() {
-        let mut classes: Vec<f64> = y.to_vec();
-        classes.sort_by(f64::total_cmp);
-        classes.dedup();
-        let mut weighted: Vec<f64> = kept.iter().map(|&i| y[i]).collect();
-        weighted.sort_by(f64::total_cmp);
-        weighted.dedup();
-        if weighted.len() < 2 {
-            let what = if svm_type == SvmType::NuSvc {
-                "specified nu is infeasible: "
-            } else {
-                ""
-            };
-            return Err(Error::data(format!(
-                "{what}Invalid input - all samples with positive weights belong to the same \
-                 class ({})",
-                weighted[0]
-            )));
-        }
-        if let Some(c) = classes.iter().find(|c| !weighted.contains(c)) {
-            return Err(Error::data(format!(
-                "class {c} has no sample of positive weight; remove its samples or weight \
-                 some of them"
-            )));
-        }
-    }
-    Ok(kept)
 }
 
 impl SvmModel {
@@ -339,16 +284,27 @@ impl SvmModel {
         y: &[f64],
         weights: Option<&[f64]>,
     ) -> Result<Self> {
+        Self::fit_features(params, x, y, weights, None)
+    }
+
+    /// Fits on feature rows (or a precomputed Gram matrix) from `warm` when given.
+    pub(super) fn fit_features(
+        params: &SvmParams,
+        x: &Features,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        warm: Option<WarmStart<'_>>,
+    ) -> Result<Self> {
         params.validate(x.n_cols())?;
         x.check_training(y, params.svm_type != SvmType::OneClass)?;
         let mut model = match &params.kernel {
             Kernel::Precomputed => {
                 let source = PrecomputedKernel::from_features(x)?;
-                Self::fit_source_warm(params, &source, y, weights, None)?
+                Self::fit_source_warm(params, &source, y, weights, warm)?
             }
             k => {
                 let source = FeatureKernel::new(k, x)?;
-                Self::fit_source_warm(params, &source, y, weights, None)?
+                Self::fit_source_warm(params, &source, y, weights, warm)?
             }
         };
         model.n_features = x.n_cols();
@@ -365,17 +321,18 @@ impl SvmModel {
         Self::fit_source_warm(params, source, y, None, None)
     }
 
-    /// [`SvmModel::fit_source`] warm-started from `previous`, a model fitted on the same
+    /// [`SvmModel::fit_source`] warm-started from `warm`: a model fitted on the same
     /// points and labels with a smaller (or equal) C and otherwise equal parameters, so
-    /// that its dual solution is feasible. Used along increasing C in grid search.
-    /// C-SVC and ε-SVR start from it; the other formulations ignore it. `weights` are
-    /// per-sample weights as in [`SvmModel::fit_weighted`].
+    /// that its dual solution is feasible (used along increasing C in grid search), or
+    /// per-row duals of a binary C-SVC. C-SVC and ε-SVR (from a model) start from it; the
+    /// other formulations ignore it. `weights` are per-sample weights as in
+    /// [`SvmModel::fit_weighted`].
     pub(crate) fn fit_source_warm(
         params: &SvmParams,
         source: &dyn KernelSource,
         y: &[f64],
         weights: Option<&[f64]>,
-        previous: Option<&SvmModel>,
+        warm: Option<WarmStart<'_>>,
     ) -> Result<Self> {
         if let Some(w) = weights {
             let kept = positive_weight_points(params.svm_type, y, w, source.len())?;
@@ -384,15 +341,24 @@ impl SvmModel {
                 let sub = SubsetSource::new(source, kept.clone());
                 let sub_y: Vec<f64> = kept.iter().filter_map(|&i| y.get(i).copied()).collect();
                 let sub_w: Vec<f64> = kept.iter().map(|&i| w[i]).collect();
+                let sub_alpha: Option<Vec<f64>> = match warm {
+                    Some(WarmStart::RowAlpha(a)) => Some(kept.iter().map(|&i| a[i]).collect()),
+                    _ => None,
+                };
+                let sub_warm = sub_alpha.as_deref().map(WarmStart::RowAlpha).or(warm);
                 let mut model =
-                    Self::fit_source_warm(params, &sub, &sub_y, Some(&sub_w), previous)?;
+                    Self::fit_source_warm(params, &sub, &sub_y, Some(&sub_w), sub_warm)?;
                 for i in &mut model.sv_indices {
                     *i = kept[*i];
                 }
                 return Ok(model);
             }
         }
-        let warm = |k: usize| {
+        let previous = match warm {
+            Some(WarmStart::Model(m)) => Some(m),
+            _ => None,
+        };
+        let warm_coef = |k: usize| {
             previous
                 .and_then(|m| m.subproblem_coef.get(k))
                 .map(Vec::as_slice)
@@ -401,14 +367,14 @@ impl SvmModel {
         settings.validate()?;
         let mut model = Self::empty(params)?;
         if params.svm_type.is_classifier() {
-            model.fit_classifier(source, y, weights, &settings, PairSolver::Fresh(previous))?;
+            model.fit_classifier(source, y, weights, &settings, PairSolver::Fresh(warm))?;
         } else {
             let (c, w) = (params.c, weights);
             let sol = match params.svm_type {
                 SvmType::OneClass => solve_one_class_weighted(source, w, params.nu, &settings)?,
                 SvmType::EpsilonSvr => {
                     let eps = params.epsilon;
-                    solve_epsilon_svr_weighted(source, y, w, c, eps, &settings, warm(0))?
+                    solve_epsilon_svr_weighted(source, y, w, c, eps, &settings, warm_coef(0))?
                 }
                 _ => solve_nu_svr_weighted(source, y, w, c, params.nu, &settings)?,
             };
@@ -547,13 +513,18 @@ impl SvmModel {
                 }
                 let pair = pair_coef.len();
                 let sol = match &mut pair_solver {
-                    PairSolver::Fresh(previous) => {
-                        let warm = previous.and_then(|m| {
-                            let coef = m.subproblem_coef.get(pair)?;
-                            let ratio = self.params.c / m.params.c;
-                            let old = (cp / ratio, cn / ratio);
-                            Some(seed_alpha(coef, &sub_y, sub_w, old, (cp, cn)))
-                        });
+                    PairSolver::Fresh(start) => {
+                        let warm = match *start {
+                            Some(WarmStart::Model(m)) => m.subproblem_coef.get(pair).map(|coef| {
+                                let ratio = self.params.c / m.params.c;
+                                let old = (cp / ratio, cn / ratio);
+                                seed_alpha(coef, &sub_y, sub_w, old, (cp, cn))
+                            }),
+                            Some(WarmStart::RowAlpha(a)) => {
+                                Some(idx.iter().map(|&t| a[t]).collect())
+                            }
+                            None => None,
+                        };
                         let warm = warm.as_deref();
                         self.solve_binary(&sub, &sub_y, sub_w, (cp, cn), settings, warm)?
                     }
