@@ -353,7 +353,11 @@ fn fit_method_weighted(
         n => progress::bar(quiet, n, &msg),
     };
     let tick = |p: Progress| progress::show(&pb, &msg, p);
-    let fitted = Pipeline::fit_weighted(scale, method, train, weights, seed, &tick)?;
+    let fit = || Pipeline::fit_weighted(scale, method, train, weights, seed, &tick);
+    let fitted = match method.steps() {
+        0 => progress::watching(&pb, fit)?,
+        _ => fit()?,
+    };
     pb.finish_and_clear();
     Ok(fitted)
 }
@@ -567,7 +571,9 @@ fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) ->
     let method = args.method(&shape, None)?;
     let msg = format!("fitting {} on {} sparse rows", method.name(), train.y.len());
     let pb = progress::spinner(quiet, &msg);
-    let fitted = Pipeline::fit_sparse(args.scale, &method, &train.x, &train.y, args.seed)?;
+    let fitted = progress::watching(&pb, || {
+        Pipeline::fit_sparse(args.scale, &method, &train.x, &train.y, args.seed)
+    })?;
     pb.finish_and_clear();
     let mut out = Map::new();
     report::model_fields(&*fitted.pipeline.model, &mut out);

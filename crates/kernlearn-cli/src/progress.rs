@@ -3,6 +3,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use kernlearn::learner::Progress;
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 fn visible(quiet: bool) -> bool {
@@ -23,6 +24,43 @@ pub fn spinner(quiet: bool, msg: &str) -> ProgressBar {
     pb.set_message(msg.to_string());
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
+}
+
+/// Runs `fit` while the spinner `pb` follows the SMO solver's way to its tolerance
+/// ([`kernlearn::watch`]): from the solver's first report on, a bar with the share of
+/// the way and indicatif's estimate of the time left (the share grows about linearly
+/// in time, see `watch`).
+pub fn watching<T>(pb: &ProgressBar, fit: impl FnOnce() -> T) -> T {
+    if pb.is_hidden() {
+        return fit();
+    }
+    kernlearn::watch::reset();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut shown = false;
+            while !done.load(Ordering::Relaxed) {
+                if let Some(share) = kernlearn::watch::solver_share() {
+                    if !shown {
+                        pb.set_length(1000);
+                        pb.set_style(
+                            ProgressStyle::with_template(
+                                "{msg} [{bar:30}] {percent}% {elapsed}, about {eta} left",
+                            )
+                            .unwrap_or_else(|_| ProgressStyle::default_bar())
+                            .progress_chars("=> "),
+                        );
+                        shown = true;
+                    }
+                    pb.set_position((share * 1000.0) as u64);
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let out = fit();
+        done.store(true, Ordering::Relaxed);
+        out
+    })
 }
 
 /// A bar over `len` steps.

@@ -34,6 +34,7 @@
 //! - `error`, `options`, `trace`, `metrics`: errors, the option machinery, per-iteration
 //!   records (and the alternation diagnostic), accuracy and MSE.
 //! - [`cancel`]: cooperative interruption of a running fit (Ctrl-C in Python).
+//! - [`watch`]: how far a running solve has come (the command line's progress bar).
 //! - [`data`]: datasets, readers/writers (CSV, LIBSVM, KEEL), scaling, splits, synthetic sets.
 //! - [`kernel`]: kernel functions, Gram/cross matrices, normalisation, the solver's
 //!   `KernelSource` seam.
@@ -137,6 +138,7 @@ mod simd;
 pub mod svm;
 pub mod trace;
 mod validate;
+pub mod watch;
 
 pub use error::{Error, Result};
 pub use learner::{AnyModel, Learner, Method};

@@ -14,7 +14,8 @@ fn src() -> PathBuf {
 /// layer only among the families (which must still form no cycle).
 const LAYERS: &[&[&str]] = &[
     &[
-        "error", "cancel", "check", "simd", "memory", "validate", "options", "trace", "metrics",
+        "error", "cancel", "watch", "check", "simd", "memory", "validate", "options", "trace",
+        "metrics",
     ],
     &["data"],
     &["kernel", "output", "plot"],

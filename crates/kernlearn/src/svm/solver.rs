@@ -641,6 +641,7 @@ impl Solver {
         } else {
             l.min(1000)
         } + 1;
+        let (mut first_gap, mut share) = (f64::NAN, 0.0);
         while iter < opts.max_iter {
             counter -= 1;
             if counter == 0 {
@@ -649,6 +650,11 @@ impl Solver {
                     // end that asked discards it.
                     break;
                 }
+                let (_, gap) = st.violations();
+                if first_gap.is_nan() {
+                    first_gap = gap;
+                }
+                crate::watch::report_gap(first_gap, gap, st.eps, &mut share);
                 counter = l.min(1000);
                 if opts.shrinking {
                     st.do_shrinking(q);
