@@ -29,7 +29,7 @@ pub fn solver_share() -> Option<f64> {
 /// now at gap `gap`; kept monotone by the caller's `best` (the share it last reported).
 pub(crate) fn report_gap(first: f64, gap: f64, eps: f64, best: &mut f64) {
     let span = (first / eps).ln();
-    if !(span > 0.0) || !gap.is_finite() {
+    if span.is_nan() || span <= 0.0 || !gap.is_finite() {
         return;
     }
     let share = ((first / gap.max(eps)).ln() / span).clamp(0.0, 1.0);
