@@ -6,7 +6,10 @@
 //!
 //! with `c_i = α_i y_i` for classification and `c_i = α̂_i − α̌_i` for regression. Only
 //! the rows of `W` with `c_i ≠ 0` are kept (all columns: any training point can be the
-//! nearest), so the model holds `#SV × n` learned values.
+//! nearest), so the model holds at most `#SV × n` learned values. DANK's `F` has one
+//! column for every point off the support (`11ᵀ + Γ` has equal columns there, so
+//! `F = J_{τ/2}(11ᵀ + Γ)` does too; its reduced eigen route computes them bit for bit
+//! equal): such columns are stored once, `#SV × (#SV + 1)` values.
 
 use crate::data::Features;
 use crate::kernel::Kernel;
@@ -28,8 +31,13 @@ pub struct LearnedKernelMachine {
     pub support: Vec<usize>,
     /// `c_i` per support vector.
     pub coef: Vec<f64>,
-    /// Row `s` holds `W[support[s], j]` for every training point `j` (row-major).
+    /// Row `s` holds `W[support[s], ·]` over the stored columns (row-major): column `j`
+    /// of `W` is stored column `column_of[j]`, or `j` when `column_of` is empty.
     pub weights: Vec<f64>,
+    /// The stored column of each training point when points share a column (DANK's
+    /// points off the support); empty when every column is stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_of: Vec<usize>,
     /// Bias `b`.
     pub bias: f64,
 }
@@ -54,9 +62,10 @@ impl LearnedKernelMachine {
             )));
         }
         let support: Vec<usize> = (0..n).filter(|&i| coef[i] != 0.0).collect();
+        let (columns, column_of) = stored_columns(w, &support, coef);
         let weights = support
             .iter()
-            .flat_map(|&i| (0..n).map(move |j| w[(i, j)]))
+            .flat_map(|&i| columns.iter().map(move |&j| w[(i, j)]))
             .collect();
         Ok(Self {
             kernel,
@@ -64,8 +73,22 @@ impl LearnedKernelMachine {
             coef: support.iter().map(|&i| coef[i]).collect(),
             support,
             weights,
+            column_of,
             bias,
         })
+    }
+
+    /// Number of stored columns of the learned matrix.
+    fn n_columns(&self) -> usize {
+        match self.column_of.iter().max() {
+            Some(&m) => m + 1,
+            None => self.n_train(),
+        }
+    }
+
+    /// The stored column of training point `j`.
+    fn column(&self, j: usize) -> usize {
+        self.column_of.get(j).copied().unwrap_or(j)
     }
 
     /// Number of training points.
@@ -83,13 +106,13 @@ impl LearnedKernelMachine {
         let nearest = self.train.nearest(x)?;
         let sv = self.train.points().select_rows(&self.support);
         let k = self.kernel.cross(&sv, x)?;
-        let n = self.n_train();
+        let m = self.n_columns();
         Ok((0..x.n_rows())
             .into_par_iter()
             .map(|r| {
-                let j = nearest[r];
+                let j = self.column(nearest[r]);
                 let s: f64 = (0..self.support.len())
-                    .map(|s| self.coef[s] * self.weights[s * n + j] * k[(s, r)])
+                    .map(|s| self.coef[s] * self.weights[s * m + j] * k[(s, r)])
                     .sum();
                 s + self.bias
             })
@@ -120,10 +143,19 @@ impl LearnedKernelMachine {
             n,
             format_args!("the machine has {n} training points (train.points)"),
         )?;
-        let want = n_sv.checked_mul(n);
+        if !self.column_of.is_empty() {
+            ensure(self.column_of.len() == n, || {
+                format!(
+                    "column_of has {} entries for {n} training points",
+                    self.column_of.len()
+                )
+            })?;
+        }
+        let m = self.n_columns();
+        let want = n_sv.checked_mul(m);
         ensure(want == Some(self.weights.len()), || {
             format!(
-                "weights has {} values, {n_sv} support vectors × {n} training points need {}",
+                "weights has {} values, {n_sv} support vectors × {m} stored columns need {}",
                 self.weights.len(),
                 want.map_or("more".to_string(), |w| w.to_string())
             )
@@ -142,6 +174,31 @@ impl LearnedKernelMachine {
                 (lo.min(v), hi.max(v))
             })
     }
+}
+
+/// The columns of `w` to store (the support's, then one shared by every point off the
+/// support when those columns are equal on the support's rows) and each point's stored
+/// column; every column and no map when they differ (KNPL's `G`, or DANK's full eigen
+/// route, whose equal columns differ in the last bits).
+fn stored_columns(w: MatRef<'_, f64>, support: &[usize], coef: &[f64]) -> (Vec<usize>, Vec<usize>) {
+    let n = w.ncols();
+    let off: Vec<usize> = (0..n).filter(|&j| coef[j] == 0.0).collect();
+    let shared = match off.first() {
+        Some(&first) => off
+            .iter()
+            .all(|&j| support.iter().all(|&i| w[(i, j)] == w[(i, first)])),
+        None => false,
+    };
+    if !shared || off.len() < 2 {
+        return ((0..n).collect(), Vec::new());
+    }
+    let mut columns = support.to_vec();
+    columns.push(off[0]);
+    let mut column_of = vec![support.len(); n];
+    for (s, &i) in support.iter().enumerate() {
+        column_of[i] = s;
+    }
+    (columns, column_of)
 }
 
 /// [`LearnedKernelMachine::validate`], and its training points have `n_features`
@@ -196,6 +253,36 @@ mod tests {
             );
         }
         assert_eq!(scaled.weight_range(), (1.0, 4.0));
+    }
+
+    #[test]
+    fn columns_shared_off_the_support_are_stored_once() {
+        // Points 1 and 3 are off the support; W's columns 1 and 3 are equal, as DANK's F.
+        let x = Features::new(5, 1, vec![0.0, 1.0, 2.0, 3.0, 4.0]).unwrap();
+        let kernel = Kernel::rbf_gamma(0.3).unwrap();
+        let coef = [1.0, 0.0, -0.5, 0.0, 0.7];
+        let shared = [1.5, 0.5, 2.5, 0.5, 3.5];
+        let w = Mat::<f64>::from_fn(5, 5, |i, j| (i + 1) as f64 * shared[j]);
+        let m = LearnedKernelMachine::new(kernel.clone(), &x, w.as_ref(), &coef, 0.2).unwrap();
+        assert_eq!(m.column_of, vec![0, 3, 1, 3, 2]);
+        assert_eq!(m.weights.len(), 3 * 4);
+        m.validate().unwrap();
+        let q = Features::new(4, 1, vec![-0.4, 1.1, 2.9, 5.0]).unwrap();
+        let k = kernel.cross(&x, &q).unwrap();
+        let got = m.decision(&q).unwrap();
+        for (r, j) in [0, 1, 3, 4].into_iter().enumerate() {
+            let want: f64 = (0..5).map(|i| coef[i] * w[(i, j)] * k[(i, r)]).sum::<f64>() + 0.2;
+            assert!((got[r] - want).abs() < 1e-12, "query {r}: {} vs {want}", got[r]);
+        }
+        // One differing entry on a support row: every column is stored.
+        let mut uneven = w.clone();
+        uneven[(2, 3)] += 1e-15;
+        let full = LearnedKernelMachine::new(kernel, &x, uneven.as_ref(), &coef, 0.2).unwrap();
+        assert!(full.column_of.is_empty());
+        assert_eq!(full.weights.len(), 3 * 5);
+        let mut broken = m.clone();
+        broken.column_of.pop();
+        assert!(broken.validate().unwrap_err().to_string().contains("column_of has 4"));
     }
 
     #[test]

@@ -136,8 +136,9 @@ pub(crate) fn cluster_bytes(n_c: usize) -> f64 {
 }
 
 /// Bytes the fitted model may hold: each cluster's machine keeps a row of the learned
-/// matrix per support vector (`n_sv × n_c` doubles, the out-of-sample extension of
-/// section 5), at most `Σ n_c²`.
+/// matrix per support vector over the support's columns and one column shared by the
+/// other points (`n_sv × (n_sv + 1)` doubles, the out-of-sample extension of section 5),
+/// at most `Σ n_c²` when every point is a support vector (the plan's worst case).
 pub(crate) fn model_bytes(sizes: &[usize]) -> f64 {
     8.0 * sizes.iter().map(|&n| (n as f64).powi(2)).sum::<f64>()
 }
