@@ -28,9 +28,12 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
     weight_decay : float, default=None
         Weight decay (default 0).
     epochs : int, default=None
-        Most epochs (default 10000).
+        Most training rounds (default 10000). A round is one epoch, or 512 optimiser
+        steps when an epoch has more (the thesis's per-epoch rule up to 65,536 training
+        rows at batch 128; ``--round-steps`` on the command line).
     patience : int, default=None
-        Early-stopping patience in epochs (default 100).
+        Early-stopping patience in rounds (default 100), the validation loss being
+        measured after each.
     batch_size : int, default=None
         Rows per mini-batch (default 128).
     validation_fraction : float, default=None

@@ -127,7 +127,7 @@ pub(crate) fn build(
 }
 
 impl CklLearner {
-    /// Fits `params` (no search), reporting every epoch and then the epochs early
+    /// Fits `params` (no search), reporting every round and then the rounds early
     /// stopping skipped, so that a fit emits exactly `max_epochs` progress events.
     fn fit_fixed(
         params: &CklParams,
@@ -266,6 +266,8 @@ impl Learner for CklLearner {
         other.insert("ckl_learning_rate".into(), params.train.learning_rate);
         other.insert("epochs".into(), model.report.epochs as f64);
         other.insert("best_epoch".into(), model.report.best_epoch as f64);
+        other.insert("round_steps".into(), model.report.round_steps as f64);
+        other.insert("examples_seen".into(), model.report.examples as f64);
         if let Some(n) = selected {
             other.insert("configurations".into(), n as f64);
         }

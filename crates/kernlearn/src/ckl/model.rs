@@ -89,6 +89,9 @@ impl CklParams {
     }
 }
 
+/// Rows per block of [`CklModel::logits`].
+const PREDICT_ROWS: usize = 1024;
+
 /// A fitted CKL network or fixed-feature linear model: logits `z(x) W_o + b_o`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CklModel {
@@ -158,20 +161,40 @@ impl CklModel {
         })
     }
 
-    /// Logits `z(x) W_o + b_o` of every row (`n × classes`).
+    /// Logits `z(x) W_o + b_o` of every row (`n × classes`), in blocks of
+    /// [`PREDICT_ROWS`] rows on rayon's threads: the features `z` (`D` doubles a row)
+    /// never exist for all rows at once.
     pub(crate) fn logits(&self, x: &Features) -> Result<Vec<Vec<f64>>> {
-        let z = self.features.transform(x)?;
+        use rayon::prelude::*;
+        if x.n_cols() != self.n_features {
+            return Err(Error::data(format!(
+                "the model was fitted on {} features, the input has {}",
+                self.n_features,
+                x.n_cols()
+            )));
+        }
         let k = self.classes.len();
-        Ok(z.rows()
-            .map(|zi| {
-                let mut l = self.output_bias.clone();
-                for (j, zj) in zi.iter().enumerate() {
-                    let w = &self.output_weights[j * k..(j + 1) * k];
-                    l.iter_mut().zip(w).for_each(|(a, b)| *a += zj * b);
-                }
-                l
+        let d = x.n_cols().max(1);
+        let blocks: Vec<Vec<Vec<f64>>> = x
+            .as_slice()
+            .par_chunks(PREDICT_ROWS * d)
+            .map(|block| {
+                let z =
+                    self.features
+                        .transform(&Features::new(block.len() / d, d, block.to_vec())?)?;
+                Ok(z.rows()
+                    .map(|zi| {
+                        let mut l = self.output_bias.clone();
+                        for (j, zj) in zi.iter().enumerate() {
+                            let w = &self.output_weights[j * k..(j + 1) * k];
+                            l.iter_mut().zip(w).for_each(|(a, b)| *a += zj * b);
+                        }
+                        l
+                    })
+                    .collect())
             })
-            .collect())
+            .collect::<Result<_>>()?;
+        Ok(blocks.into_iter().flatten().collect())
     }
 
     /// The learned kernel (CKL): `k(x, x') = (1/D) Σ_j cos(ω_jᵀ(x − x'))` over the
@@ -357,7 +380,7 @@ impl Predictor for CklModel {
         let r = &self.report;
         if r.best_val_loss.is_some() && !r.stopped_early {
             vec![format!(
-                "training ran all {} epochs without early stopping; the validation loss may \
+                "training ran all {} rounds without early stopping; the validation loss may \
                  still have been falling (raise «epochs» or the learning rate)",
                 r.epochs
             )]

@@ -397,3 +397,59 @@ fn the_random_search_draws_table_5_3_and_picks_a_candidate() {
         }
     }
 }
+
+/// The fused cosine activation against candle's own ops: `√2 cos(p + b)` and the
+/// gradients of `Σ w ⊙ √2 cos(p + b)` for `p` and `b`, for a training batch and for an
+/// evaluation block large enough to be split over threads.
+#[test]
+fn the_fused_cosine_matches_candles_ops_and_their_gradients() {
+    use candle_core::{Tensor, Var};
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let dev = crate::nn::device();
+    let mut draw =
+        |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| rng.random_range(-s..s) as f32).collect() };
+    let (n, width) = (6, 9);
+    let p = Var::from_vec(draw(n * width, 4.0), (n, width), &dev).unwrap();
+    let b = Var::from_vec(draw(width, 3.2), (1, width), &dev).unwrap();
+    let w = Tensor::from_vec(draw(n * width, 1.0), (n, width), &dev).unwrap();
+    let fused = p
+        .as_tensor()
+        .apply_op2(b.as_tensor(), super::network::Cosine::new(true))
+        .unwrap();
+    let reference = (p
+        .as_tensor()
+        .broadcast_add(b.as_tensor())
+        .unwrap()
+        .cos()
+        .unwrap()
+        * std::f64::consts::SQRT_2)
+        .unwrap();
+    let close = |a: &Tensor, r: &Tensor, tol: f32| {
+        let (a, r) = (
+            a.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            r.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+        );
+        assert_eq!(a.len(), r.len());
+        for (x, y) in a.iter().zip(&r) {
+            assert!((x - y).abs() <= tol * (1.0 + y.abs()), "{x} vs {y}");
+        }
+    };
+    close(&fused, &reference, 1e-6);
+    let grads = |out: &Tensor| {
+        let g = (out * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        (g.get(&p).unwrap().clone(), g.get(&b).unwrap().clone())
+    };
+    let ((gp, gb), (rp, rb)) = (grads(&fused), grads(&reference));
+    close(&gp, &rp, 1e-5);
+    close(&gb, &rb, 1e-5);
+    // An evaluation block (over the threading threshold), without gradients.
+    let rows = (1 << 18) / width + 1;
+    let big = Tensor::from_vec(draw(rows * width, 4.0), (rows, width), &dev).unwrap();
+    let out = big
+        .apply_op2_no_bwd(b.as_tensor(), &super::network::Cosine::new(false))
+        .unwrap();
+    let want = (big.broadcast_add(b.as_tensor()).unwrap().cos().unwrap()
+        * std::f64::consts::SQRT_2)
+        .unwrap();
+    close(&out, &want, 1e-6);
+}

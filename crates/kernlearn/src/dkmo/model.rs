@@ -66,6 +66,8 @@ impl Default for DkmoParams {
             patience: 10,
             batch_size: 32,
             validation_fraction: 0.1,
+            // Keras's early stopping, the paper's: every round is one epoch.
+            round_steps: None,
             ..TrainSettings::default()
         };
         Self {

@@ -3,11 +3,13 @@
 //!
 //! - [`Network`]: a model is a [`candle_nn::VarMap`] of trainable parameters and a
 //!   forward pass returning logits (one column per class).
-//! - [`train`]: mini-batch epochs with SGD + momentum ([`MomentumSgd`], the thesis's
+//! - [`train`]: rounds of mini-batch steps (an epoch, or [`TrainSettings::round_steps`]
+//!   steps when an epoch is longer) with SGD + momentum ([`MomentumSgd`], the thesis's
 //!   0.5 → 0.99 ramp) or AdamW, optional weight decay, early stopping on a validation
-//!   split with patience (thesis §5.4.1.3: 100 epochs), the best-validation parameters
-//!   restored at the end, a non-finite loss reported as an error naming the learning
-//!   rate, and one [`EpochRecord`] per epoch (progress and the `--trace` table).
+//!   split with patience (thesis §5.4.1.3: 100 epochs; here rounds), the
+//!   best-validation parameters restored at the end, a non-finite loss reported as an
+//!   error naming the learning rate, and one [`EpochRecord`] per round (progress and the
+//!   `--trace` table).
 //! - conversions between [`Features`] / labels and tensors, and seeded initial values
 //!   drawn from our ChaCha generator (candle's CPU generator cannot be seeded), so that a
 //!   fit is reproducible from its seed.
@@ -19,7 +21,9 @@ mod train;
 
 pub use dense::{softmax_rows, LayerStack, StackSettings};
 pub use optim::{FusedAdamW, MomentumSgd, OptimizerChoice};
-pub use train::{train, EpochRecord, TrainReport, TrainSettings, TrainingData};
+pub use train::{
+    train, EpochRecord, TrainReport, TrainSettings, TrainingData, DEFAULT_ROUND_STEPS,
+};
 
 use crate::data::Features;
 use crate::{Error, Result};
@@ -29,8 +33,9 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-/// A trainable network: its parameters and its forward pass.
-pub trait Network {
+/// A trainable network: its parameters and its forward pass (shared with the thread a
+/// round of steps runs on, see [`Network::step_threads`]).
+pub trait Network: Sync {
     /// Every trainable parameter (the optimiser updates all of them).
     fn vars(&self) -> &VarMap;
     /// Logits (`n × classes`) of the rows of `x`; `train` is true while training
@@ -40,6 +45,13 @@ pub trait Network {
     /// constraint set (CKL's per-ω norm cap, thesis §5.2.4). Default: none.
     fn after_step(&self) -> candle_core::Result<()> {
         Ok(())
+    }
+    /// Threads one optimiser step's matrix products may use, when training is called
+    /// from outside rayon's pool (`None`, the default: every thread of the pool). Inside
+    /// the pool (a random search or a CV fitting models side by side) the steps always run
+    /// where they are called.
+    fn step_threads(&self) -> Option<usize> {
+        None
     }
 }
 
@@ -69,11 +81,20 @@ pub(crate) fn argmax(scores: &[f64]) -> usize {
 /// the caller spins on a descheduled worker (a 3-epoch DKMO fit took 739 s instead of
 /// 8 s, docs/BENCHMARKS.md "Neural-network threads"). Matrix products still use rayon's
 /// threads.
+///
+/// `RAYON_NUM_THREADS` is pinned to the count rayon's global pool takes by default (the
+/// available parallelism, unless the user set the variable): candle asks for it on every
+/// matrix product and, without the variable, counts the physical cores by reading
+/// `/proc/cpuinfo` each time, a tenth of CKL's training time on a 128-row batch.
 pub(crate) fn device() -> Device {
     static ELEMENTWISE_ON_CALLER: std::sync::Once = std::sync::Once::new();
     ELEMENTWISE_ON_CALLER.call_once(|| {
         if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
             std::env::set_var("CANDLE_NUM_THREADS", "1");
+        }
+        if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
         }
     });
     Device::Cpu

@@ -67,7 +67,7 @@ pub struct MomentumSgd {
 }
 
 impl MomentumSgd {
-    /// Changes the momentum (the trainer ramps it per epoch).
+    /// Changes the momentum (the trainer ramps it per round).
     pub(crate) fn set_momentum(&mut self, momentum: f64) {
         self.config.momentum = momentum;
     }
@@ -319,7 +319,8 @@ impl AnyOptimizer {
         })
     }
 
-    /// Sets the schedule of epoch `epoch` (SGD's momentum ramp).
+    /// Sets the schedule of round `epoch` (SGD's momentum ramp; a round is an epoch
+    /// unless an epoch is longer than [`super::TrainSettings::round_steps`]).
     pub(crate) fn start_epoch(&mut self, epoch: usize) {
         if let Self::Sgd(o) = self {
             o.set_momentum(momentum_at(epoch));

@@ -119,6 +119,91 @@ fn training_separates_blobs_keeps_the_best_epoch_and_repeats_with_a_seed() {
     assert!(fit_softmax(&adam, 5).unwrap().1.best_val_accuracy.unwrap() > 0.8);
 }
 
+/// A round is an epoch while an epoch has at most `round_steps` steps (the thesis's
+/// rule: Cod-RNA's 33,488 training rows make 262 steps of 128), and `round_steps` steps
+/// on larger sets; without a cap it is always an epoch.
+#[test]
+fn a_round_is_an_epoch_on_small_sets_and_capped_in_steps_on_large_ones() {
+    let s = TrainSettings::default();
+    assert_eq!(s.round_steps, Some(DEFAULT_ROUND_STEPS));
+    assert_eq!(s.steps_per_round(4500), 36);
+    assert_eq!(s.steps_per_round(33_488), 262);
+    assert_eq!(s.steps_per_round(65_536), 512);
+    assert_eq!(s.steps_per_round(65_537), 512);
+    assert_eq!(s.steps_per_round(112_500), 512);
+    assert_eq!(s.steps_per_round(1), 1);
+    let epochs = TrainSettings {
+        round_steps: None,
+        ..TrainSettings::default()
+    };
+    assert_eq!(epochs.steps_per_round(112_500), 879);
+    let small_batches = TrainSettings {
+        batch_size: 32,
+        ..TrainSettings::default()
+    };
+    assert_eq!(small_batches.steps_per_round(4500), 141);
+    assert_eq!(small_batches.steps_per_round(112_500), 512);
+    let e = TrainSettings {
+        round_steps: Some(0),
+        ..TrainSettings::default()
+    };
+    assert!(e
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("round-steps"));
+}
+
+/// Training rows seen after `steps` steps of `batch` over `n` rows (each epoch's last
+/// batch is the remainder).
+fn rows_seen(n: usize, batch: usize, steps: usize) -> usize {
+    let per_epoch = n.div_ceil(batch);
+    (steps / per_epoch) * n + ((steps % per_epoch) * batch).min(n)
+}
+
+#[test]
+fn rounds_shorter_than_an_epoch_validate_every_k_steps_and_count_patience_in_rounds() {
+    let base = TrainSettings {
+        learning_rate: 0.05,
+        max_epochs: 40,
+        patience: 4,
+        batch_size: 8,
+        ..TrainSettings::default()
+    };
+    // 210 rows, 157 for training: 20 steps an epoch, under the default cap, so the
+    // default and the thesis's per-epoch rule are the same run.
+    let (_, by_default) = fit_softmax(&base, 2).unwrap();
+    let per_epoch = TrainSettings {
+        round_steps: None,
+        ..base.clone()
+    };
+    let (_, thesis) = fit_softmax(&per_epoch, 2).unwrap();
+    assert_eq!(by_default.round_steps, 20);
+    assert_eq!(by_default, thesis);
+    assert_eq!(by_default.trace, thesis.trace);
+    // Rounds of 3 steps: one validation every 3 steps across epoch boundaries, patience
+    // and the cap counted in those rounds.
+    let short = TrainSettings {
+        round_steps: Some(3),
+        max_epochs: 500,
+        ..base
+    };
+    let (_, r) = fit_softmax(&short, 2).unwrap();
+    assert_eq!(r.round_steps, 3);
+    assert_eq!(r.trace.rows.len(), r.epochs);
+    assert_eq!(r.examples, rows_seen(157, 8, 3 * r.epochs));
+    assert!(r.stopped_early && r.epochs < 500, "{r:?}");
+    assert_eq!(r.epochs - r.best_epoch, 4, "{r:?}");
+    let capped = TrainSettings {
+        max_epochs: 7,
+        patience: 100,
+        ..short
+    };
+    let (_, c) = fit_softmax(&capped, 2).unwrap();
+    assert_eq!((c.epochs, c.examples), (7, rows_seen(157, 8, 21)));
+    assert!(!c.stopped_early);
+}
+
 #[test]
 fn a_diverging_run_names_the_learning_rate() {
     let settings = TrainSettings {
