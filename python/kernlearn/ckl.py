@@ -34,6 +34,9 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
     patience : int, default=None
         Early-stopping patience in rounds (default 100), the validation loss being
         measured after each.
+    round_steps : int, default=None
+        Optimiser steps per round when an epoch has more (default 512; 0 = every round
+        is one epoch, the thesis's rule at any size).
     batch_size : int, default=None
         Rows per mini-batch (default 128).
     validation_fraction : float, default=None
@@ -79,8 +82,8 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
 
     def __init__(self, method="ckl", *, fourier_features=None, init_variance=None,
                  feature_map=None, norm_cap=None, optimizer=None, learning_rate=None,
-                 weight_decay=None, epochs=None, patience=None, batch_size=None,
-                 validation_fraction=None, configs=None, ckl_search=None, select=None,
+                 weight_decay=None, epochs=None, patience=None, round_steps=None,
+                 batch_size=None, validation_fraction=None, configs=None, ckl_search=None, select=None,
                  grid=None, cv=5, scale="none", random_state=None):
         self.method = method
         self.fourier_features = fourier_features
@@ -92,6 +95,7 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
         self.weight_decay = weight_decay
         self.epochs = epochs
         self.patience = patience
+        self.round_steps = round_steps
         self.batch_size = batch_size
         self.validation_fraction = validation_fraction
         self.configs = configs
