@@ -272,7 +272,11 @@ mod tests {
         let got = m.decision(&q).unwrap();
         for (r, j) in [0, 1, 3, 4].into_iter().enumerate() {
             let want: f64 = (0..5).map(|i| coef[i] * w[(i, j)] * k[(i, r)]).sum::<f64>() + 0.2;
-            assert!((got[r] - want).abs() < 1e-12, "query {r}: {} vs {want}", got[r]);
+            assert!(
+                (got[r] - want).abs() < 1e-12,
+                "query {r}: {} vs {want}",
+                got[r]
+            );
         }
         // One differing entry on a support row: every column is stored.
         let mut uneven = w.clone();
@@ -282,7 +286,11 @@ mod tests {
         assert_eq!(full.weights.len(), 3 * 5);
         let mut broken = m.clone();
         broken.column_of.pop();
-        assert!(broken.validate().unwrap_err().to_string().contains("column_of has 4"));
+        assert!(broken
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("column_of has 4"));
     }
 
     #[test]
