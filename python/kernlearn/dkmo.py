@@ -41,6 +41,9 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         Fusion merge (paper: sum).
     optimizer, learning_rate, weight_decay, epochs, patience, batch_size, validation_fraction
         Training (defaults: Adam, 0.001, 0, 100, 10, 32, 0.1).
+    round_steps : int, default=None
+        Longest training round in optimiser steps (default 0: every round is one epoch,
+        Keras's early stopping as in the paper).
     refit : bool, default=True
         Early stopping on the validation split chooses the epochs of every training run,
         then the whole network is trained again from the same seed on all training rows
@@ -82,7 +85,8 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
     def __init__(self, method="dkmo", *, kernel=None, sigma=None, kernels=None, embedding=None,
                  embeddings=None, landmarks=None, hidden=None, dropout=None, kernel_dropout=None,
                  fusion=None, optimizer=None, learning_rate=None, weight_decay=None, epochs=None,
-                 patience=None, batch_size=None, validation_fraction=None, refit=True,
+                 patience=None, round_steps=None, batch_size=None, validation_fraction=None,
+                 refit=True,
                  scale="none", random_state=None):
         self.method = method
         self.kernel = kernel
@@ -100,6 +104,7 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         self.weight_decay = weight_decay
         self.epochs = epochs
         self.patience = patience
+        self.round_steps = round_steps
         self.batch_size = batch_size
         self.validation_fraction = validation_fraction
         self.refit = refit

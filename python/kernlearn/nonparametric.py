@@ -49,6 +49,8 @@ class _LearnedMatrixMixin:
         m = machines[machine]
         support = np.asarray(m["support"], dtype=np.intp)
         rows = np.asarray(m["weights"], dtype=np.float64).reshape(len(support), -1)
+        if m.get("column_of"):  # columns shared by the points off the support, stored once
+            rows = rows[:, np.asarray(m["column_of"], dtype=np.intp)]
         return support, rows
 
 
