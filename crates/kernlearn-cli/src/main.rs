@@ -347,6 +347,9 @@ fn fit_method_weighted(
     seed: u64,
     quiet: bool,
 ) -> Result<FittedPipeline> {
+    if !quiet {
+        warn_long_fit(train, method, scale, seed)?;
+    }
     let msg = format!("fitting {} on {} rows", method.name(), train.len());
     let pb = match method.steps() {
         0 => progress::spinner(quiet, &msg),
@@ -360,6 +363,32 @@ fn fit_method_weighted(
     };
     pb.finish_and_clear();
     Ok(fitted)
+}
+
+/// Fits estimated to take longer than this get a note before they start.
+const LONG_FIT_SECONDS: f64 = 60.0;
+
+/// Prints, before a fit estimated to take longer than [`LONG_FIT_SECONDS`], the
+/// estimate and the learner's advice ([`Pipeline::fit_time_estimate`]: a fit on a
+/// sample of the rows, extrapolated).
+fn warn_long_fit(train: &Dataset, method: &Method, scale: ScaleMode, seed: u64) -> Result<()> {
+    if let Some((seconds, advice)) = Pipeline::fit_time_estimate(scale, method, train, seed)? {
+        if seconds > LONG_FIT_SECONDS {
+            let time = if seconds < 7200.0 {
+                format!("{:.0} minutes", (seconds / 60.0).ceil())
+            } else {
+                format!("{:.1} hours", seconds / 3600.0)
+            };
+            eprintln!(
+                "note: {} on {} rows will take roughly {time} (timed on a sample of \
+                 {} rows and extrapolated); {advice}",
+                method.name(),
+                train.len(),
+                kernlearn::pipeline::ESTIMATE_PILOT_ROWS,
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The method of the command-line options (with its selection when `grid` is given),

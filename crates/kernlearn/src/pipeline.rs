@@ -5,7 +5,7 @@
 
 use crate::data::{Dataset, Features, ScaleMode, Scaler, SparseFeatures};
 use crate::learner::AnyModel;
-use crate::learner::{ChosenParams, Method, ProgressFn};
+use crate::learner::{timed, ChosenParams, Method, Progress, ProgressFn};
 use crate::predictor::Task;
 use crate::select::Selection;
 use crate::trace::Trace;
@@ -35,6 +35,11 @@ pub struct Pipeline {
     /// The fitted method.
     pub model: AnyModel,
 }
+
+/// Fewest training rows for which [`Pipeline::fit_time_estimate`] estimates.
+pub const ESTIMATE_MIN_ROWS: usize = 20_000;
+/// Rows of the pilot fit of [`Pipeline::fit_time_estimate`].
+pub const ESTIMATE_PILOT_ROWS: usize = 4_000;
 
 impl Pipeline {
     /// Wraps a fitted model and its scaler.
@@ -404,6 +409,45 @@ impl Pipeline {
         Self::fit_weighted(scale, method, train, None, seed, progress)
     }
 
+    /// An estimate of [`Pipeline::fit`]'s seconds on `train` and the learner's advice,
+    /// for a learner that declares how its fit time grows ([`crate::Learner::fit_time_growth`])
+    /// on at least [`ESTIMATE_MIN_ROWS`] rows: the fit timed on a pilot sample of
+    /// [`ESTIMATE_PILOT_ROWS`] evenly spaced rows (scaled as the fit will be), times
+    /// `(n / pilot)^growth`. A rough figure (within a factor of about 2 on the stand-ins),
+    /// for deciding whether to wait; the pilot costs well under a second.
+    pub fn fit_time_estimate(
+        scale: ScaleMode,
+        method: &Method,
+        train: &Dataset,
+        seed: u64,
+    ) -> Result<Option<(f64, &'static str)>> {
+        let n = train.len();
+        let Some((growth, advice)) = method.fit_time_growth() else {
+            return Ok(None);
+        };
+        if n < ESTIMATE_MIN_ROWS {
+            return Ok(None);
+        }
+        let rows: Vec<usize> = (0..ESTIMATE_PILOT_ROWS)
+            .map(|i| i * n / ESTIMATE_PILOT_ROWS)
+            .collect();
+        let pilot = Dataset {
+            x: train.x.select_rows(&rows),
+            y: rows.iter().map(|&i| train.y[i]).collect(),
+            feature_names: train.feature_names.clone(),
+            target_name: train.target_name.clone(),
+        };
+        let scaler = Scaler::fit(scale, &train.x);
+        let x = scaler.transform(&pilot.x)?;
+        let no_progress = |_: Progress| {};
+        let Ok((_, seconds)) = timed(|| method.fit(&x, &pilot.y, seed, &no_progress)) else {
+            // A pilot the method refuses (e.g. one class in the sample) gives no estimate.
+            return Ok(None);
+        };
+        let ratio = n as f64 / ESTIMATE_PILOT_ROWS as f64;
+        Ok(Some((seconds * ratio.powf(growth), advice)))
+    }
+
     /// [`Pipeline::fit`] with per-sample weights (one per training row, see
     /// [`crate::Learner::fit_weighted`]); methods that cannot honour them refuse. The scaler
     /// is fitted unweighted.
@@ -471,5 +515,56 @@ impl Pipeline {
             select_seconds: fitted.select_seconds,
             fit_seconds: fitted.fit_seconds,
         })
+    }
+}
+
+#[cfg(test)]
+mod estimate_tests {
+    use super::*;
+    use crate::learner::{GridSettings, SvmLearner};
+    use crate::svm::SvmParams;
+
+    fn blobs(n: usize) -> Dataset {
+        // Two interleaved classes along a line: every row a plausible support vector.
+        let x: Vec<f64> = (0..n)
+            .flat_map(|i| [(i % 97) as f64 / 97.0, (i % 13) as f64])
+            .collect();
+        Dataset {
+            x: Features::new(n, 2, x).unwrap(),
+            y: (0..n)
+                .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+                .collect(),
+            feature_names: vec!["a".into(), "b".into()],
+            target_name: "label".into(),
+        }
+    }
+
+    #[test]
+    fn an_exact_fit_on_many_rows_is_estimated_from_a_pilot_and_nothing_else_is() {
+        let fixed = Method::new(SvmLearner {
+            params: SvmParams::default(),
+            search: None,
+        });
+        let big = blobs(ESTIMATE_MIN_ROWS);
+        let (seconds, advice) = Pipeline::fit_time_estimate(ScaleMode::ZeroOne, &fixed, &big, 1)
+            .unwrap()
+            .expect("an exact SVM on 20,000 rows is estimated");
+        assert!(seconds.is_finite() && seconds > 0.0);
+        assert!(advice.contains("nystrom-linear"));
+        let small = blobs(ESTIMATE_MIN_ROWS - 1);
+        assert!(
+            Pipeline::fit_time_estimate(ScaleMode::ZeroOne, &fixed, &small, 1)
+                .unwrap()
+                .is_none()
+        );
+        let searched = Method::new(SvmLearner {
+            params: SvmParams::default(),
+            search: Some(GridSettings::default()),
+        });
+        assert!(
+            Pipeline::fit_time_estimate(ScaleMode::ZeroOne, &searched, &big, 1)
+                .unwrap()
+                .is_none()
+        );
     }
 }

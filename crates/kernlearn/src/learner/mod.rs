@@ -273,6 +273,14 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
             _ => &["sigmas", "cs", "folds"],
         }
     }
+    /// How its fit time grows with the number of training rows, `t ∝ n^growth`, and
+    /// what to run instead when that is too long, when the learner knows (the exact
+    /// SVM: about `n²` once most rows are support vectors). A front end times a fit on a
+    /// small sample and extrapolates ([`crate::Pipeline::fit_time_estimate`]). `None`
+    /// by default: no estimate.
+    fn fit_time_growth(&self) -> Option<(f64, &'static str)> {
+        None
+    }
     /// True when the learner reads kernel values, not features (a Gram set): the
     /// pipeline then leaves them unscaled, whatever the scaling asked for.
     fn reads_kernel_values(&self) -> bool {
