@@ -177,3 +177,31 @@ def test_ctrl_c_interrupts_a_fit_within_moments():
     out, _ = child.communicate(timeout=60)
     assert out.strip() == "interrupted False", out
     assert time.monotonic() - sent < 5
+
+
+def test_warm_starts_from_per_row_duals_refuse_what_they_cannot_start():
+    """The divide-and-conquer fit's building blocks (``kernlearn.ray.svc``) name what is
+    wrong: a start with sample weights, on sparse rows, of the wrong length; per-row duals
+    of a model that is not a binary C-SVC."""
+    import scipy.sparse as sp
+
+    from kernlearn import _core
+    from kernlearn._base import csr_parts
+
+    X, y = dataset("heart")
+    X = scaled(X)
+    est = kernlearn.SVC(C=2.0, gamma=0.2)
+    params = est._params_json(X)
+    labels = np.where(y == np.unique(y)[0], 1.0, -1.0)
+    alpha = _core.fit_svm(params, X, labels).row_alpha(len(labels))
+    with pytest.raises(ValueError, match="takes no sample weights"):
+        _core.fit_svm(params, X, labels, np.ones(len(labels)), alpha)
+    with pytest.raises(ValueError, match="takes dense rows"):
+        _core.fit_svm(params, csr_parts(sp.csr_matrix(X)), labels, None, alpha)
+    with pytest.raises(ValueError, match="values for"):
+        _core.fit_svm(params, X, labels, None, alpha[:-1])
+    three = kernlearn.SVC(C=2.0, gamma=0.2).fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="binary C-SVC"):
+        three.model_.row_alpha(len(y))
+    warm = _core.fit_svm(params, X, labels, None, alpha)
+    assert json.loads(warm.info())["summary"]["iterations"] <= 2

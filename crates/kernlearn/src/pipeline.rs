@@ -431,16 +431,10 @@ impl Pipeline {
         let rows: Vec<usize> = (0..ESTIMATE_PILOT_ROWS)
             .map(|i| i * n / ESTIMATE_PILOT_ROWS)
             .collect();
-        let pilot = Dataset {
-            x: train.x.select_rows(&rows),
-            y: rows.iter().map(|&i| train.y[i]).collect(),
-            feature_names: train.feature_names.clone(),
-            target_name: train.target_name.clone(),
-        };
-        let scaler = Scaler::fit(scale, &train.x);
-        let x = scaler.transform(&pilot.x)?;
+        let y: Vec<f64> = rows.iter().map(|&i| train.y[i]).collect();
+        let x = Scaler::fit(scale, &train.x).transform(&train.x.select_rows(&rows))?;
         let no_progress = |_: Progress| {};
-        let Ok((_, seconds)) = timed(|| method.fit(&x, &pilot.y, seed, &no_progress)) else {
+        let Ok((_, seconds)) = timed(|| method.fit(&x, &y, seed, &no_progress)) else {
             // A pilot the method refuses (e.g. one class in the sample) gives no estimate.
             return Ok(None);
         };

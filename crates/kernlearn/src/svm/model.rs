@@ -341,13 +341,10 @@ impl SvmModel {
                 let sub = SubsetSource::new(source, kept.clone());
                 let sub_y: Vec<f64> = kept.iter().filter_map(|&i| y.get(i).copied()).collect();
                 let sub_w: Vec<f64> = kept.iter().map(|&i| w[i]).collect();
-                let sub_alpha: Option<Vec<f64>> = match warm {
-                    Some(WarmStart::RowAlpha(a)) => Some(kept.iter().map(|&i| a[i]).collect()),
-                    _ => None,
-                };
-                let sub_warm = sub_alpha.as_deref().map(WarmStart::RowAlpha).or(warm);
-                let mut model =
-                    Self::fit_source_warm(params, &sub, &sub_y, Some(&sub_w), sub_warm)?;
+                // Per-row starts come without weights (`fit_from_alpha`): a model start
+                // is the only one that reaches here.
+                debug_assert!(!matches!(warm, Some(WarmStart::RowAlpha(_))));
+                let mut model = Self::fit_source_warm(params, &sub, &sub_y, Some(&sub_w), warm)?;
                 for i in &mut model.sv_indices {
                     *i = kept[*i];
                 }

@@ -307,9 +307,10 @@ impl State {
         (g, gap)
     }
 
-    fn do_shrinking(&mut self, q: &mut dyn QMatrix) {
+    /// Shrinks with the violations `(g, gap)` of the current point ([`State::violations`],
+    /// computed once per checkpoint by the caller, which also reports the gap).
+    fn do_shrinking(&mut self, q: &mut dyn QMatrix, (g, gap): ([f64; 4], f64)) {
         self.next_up = None;
-        let (g, gap) = self.violations();
         if !self.unshrink && gap <= self.eps * 10.0 {
             self.unshrink = true;
             self.reconstruct_gradient(q);
@@ -650,14 +651,14 @@ impl Solver {
                     // end that asked discards it.
                     break;
                 }
-                let (_, gap) = st.violations();
+                let violations = st.violations();
                 if first_gap.is_nan() {
-                    first_gap = gap;
+                    first_gap = violations.1;
                 }
-                crate::watch::report_gap(first_gap, gap, st.eps, &mut share);
+                crate::watch::report_gap(first_gap, violations.1, st.eps, &mut share);
                 counter = l.min(1000);
                 if opts.shrinking {
-                    st.do_shrinking(q);
+                    st.do_shrinking(q, violations);
                 }
             }
             let (i, j) = match st.select_working_set(q) {
