@@ -183,13 +183,20 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         to 1: the ARD-SVM's share of each feature in its kernel's exponent, an MKL
         model's kernel weights split over the features each kernel reads. After a
         fallback (``fell_back_``), the declined learned kernel's. An ``AttributeError``
-        for methods that learn no per-feature relevance.
+        for methods that learn no per-feature relevance, and for kernel weights within
+        0.1 of uniform (UNIFORM's always), which say nothing of the features.
 
         Returns
         -------
         ndarray of shape (n_features_in_,)
         """
         relevance = self.artefacts().get("feature_relevance", {}).get("value")
+        if relevance is None and self.learned_kernel().get("near_uniform"):
+            raise AttributeError(
+                f"{type(self).__name__} ({self._method_name()}): the learned kernel weights "
+                "are within 0.1 of uniform, so they say nothing of the features "
+                "(weights_near_uniform_); no feature relevance is reported"
+            )
         if relevance is None:
             raise AttributeError(
                 f"{type(self).__name__} ({self._method_name()}) learns no per-feature relevance"

@@ -2,12 +2,14 @@
 tuned SVM on this data? (The library's ``kernlearn experiment --baseline svm``.)"""
 
 import json
+import warnings
 
 import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
 from . import _core
+from .exceptions import FallbackWarning
 
 #: Score differences within this are ties (the library's ``TIE_TOLERANCE``).
 TIE_TOLERANCE = 1e-12
@@ -20,8 +22,9 @@ def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_sta
     Both see the features as given; compare like with like, e.g. both unscaled, or both
     in a pipeline with the same scaler (``make_pipeline(MinMaxScaler(), est)``, fitted
     on each split's training part). A learned kernel that falls back to SVM-CV on a
-    split warns with :class:`~kernlearn.FallbackWarning` there, and scores what SVM-CV
-    scores.
+    split scores what SVM-CV scores there: a fallback is not a win, so the result counts
+    the splits on which each side kept its learned kernel, and the per-split
+    :class:`~kernlearn.FallbackWarning` is replaced by that count.
 
     Parameters
     ----------
@@ -45,16 +48,23 @@ def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_sta
         regressors; positive means the estimator did better), ``mean_difference``,
         ``standard_error`` (sample sd / √n), ``wins``/``ties``/``losses``, ``wilcoxon``
         (two-sided signed-rank test, SciPy's conventions: ``statistic``, ``p_value``,
-        ``method``), and the two mean scores.
+        ``method``), the two mean scores, and ``estimator_fell_back`` /
+        ``baseline_fell_back``: on how many splits each fell back to SVM-CV (``None``
+        for an estimator without a fallback, e.g. SVM-CV itself).
     """
     X, y = np.asarray(X), np.asarray(y)
     splitter = (StratifiedShuffleSplit if is_classifier(estimator) else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state
     )
     ours, theirs = [], []
+    fell_back = {"estimator": [], "baseline": []}
     for train, test in splitter.split(X, y):
-        ours.append(clone(estimator).fit(X[train], y[train]).score(X[test], y[test]))
-        theirs.append(clone(baseline).fit(X[train], y[train]).score(X[test], y[test]))
+        for side, template, scores in (("estimator", estimator, ours), ("baseline", baseline, theirs)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FallbackWarning)
+                fitted = clone(template).fit(X[train], y[train])
+            scores.append(fitted.score(X[test], y[test]))
+            fell_back[side].append(_fell_back(fitted))
     d = np.asarray(ours) - np.asarray(theirs)
     n = len(d)
     return {
@@ -67,4 +77,19 @@ def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_sta
         "wilcoxon": json.loads(_core.wilcoxon([float(v) for v in d])),
         "estimator_mean": float(np.mean(ours)),
         "baseline_mean": float(np.mean(theirs)),
+        "estimator_fell_back": _count(fell_back["estimator"]),
+        "baseline_fell_back": _count(fell_back["baseline"]),
     }
+
+
+def _fell_back(fitted):
+    """Whether a fitted estimator (or a pipeline's last step) fell back to SVM-CV;
+    ``None`` when it has no fallback."""
+    final = fitted.steps[-1][1] if hasattr(fitted, "steps") else fitted
+    value = getattr(final, "fell_back_", None)
+    return None if value is None else bool(value)
+
+
+def _count(flags):
+    """How many splits fell back, or ``None`` when the estimator has no fallback."""
+    return None if any(f is None for f in flags) else int(sum(flags))

@@ -2,8 +2,11 @@
 EasyMKL, SPG-GMKL, Nyström + linear SVM), global or localized (LMKL, LD-MKL, SWMKL,
 C-LMKL)."""
 
+import warnings
+
 import numpy as np
 
+from ._base import user_stacklevel
 from ._learned import _COMMON_DOC, _LearnedClassifier, _MethodChoice
 
 
@@ -23,7 +26,12 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
     C : float, default=None
         Trade-off (UNIFORM, MWUMKL, SPG-GMKL, Nyström).
     mwu_epsilon : float, default=None
-        MWUMKL's approximation error ε.
+        MWUMKL's approximation error ε (default 0.005, the thesis's section 5.4.1.2;
+        its rounds grow as 1/ε).
+    mwu_prune : bool, default=True
+        Sparse MWUMKL: the game is played again on the kernels it weighted at least
+        evenly for as long as its value (the squared half-distance of the classes'
+        hulls) grows. ``False`` plays the thesis's one game on every kernel.
     easymkl_lambda : float, default=None
         EasyMKL's λ in (0, 1].
     landmarks : int, default=None
@@ -42,17 +50,22 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         Nyström + linear SVM, which learns no weights. After a fallback (``fell_back_``)
         the fitted model is the SVM and these are the weights of the declined learned
         kernel (``declined_model_``).
+    weights_near_uniform_ : bool
+        Whether every class pair's weights are within 0.1 (total-variation distance) of
+        uniform: the method did not tell the kernels apart (always for UNIFORM). Such a
+        fit warns, and ``feature_relevance_`` is not reported for it.
 """
 
     _methods = ("uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear")
 
-    def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None,
+    def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None, mwu_prune=True,
                  easymkl_lambda=None, landmarks=None, gmkl_reg=None, gmkl_p=None, gmkl_lambda=None,
                  tol=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
         self.method = method
         self.kernels = kernels
         self.C = C
         self.mwu_epsilon = mwu_epsilon
+        self.mwu_prune = mwu_prune
         self.easymkl_lambda = easymkl_lambda
         self.landmarks = landmarks
         self.gmkl_reg = gmkl_reg
@@ -79,11 +92,16 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         -------
         self : object
         """
-        self.__dict__.pop("weights_", None)  # a refit without weights keeps no stale ones
+        for stale in ("weights_", "weights_near_uniform_"):  # a refit without weights keeps none
+            self.__dict__.pop(stale, None)
         super().fit(X, y)
-        weights = self.learned_kernel().get("weights")
-        if weights is not None:
-            self.weights_ = np.asarray(weights, dtype=np.float64)
+        learned = self.learned_kernel()
+        if learned.get("weights") is not None:
+            self.weights_ = np.asarray(learned["weights"], dtype=np.float64)
+            self.weights_near_uniform_ = bool(learned["near_uniform"])
+        for message in self.warnings_:
+            if "of uniform" in message:  # the library's near-uniform weights warning
+                warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=user_stacklevel())
         return self
 
 

@@ -442,10 +442,12 @@ def mwumkl(X, y, kernels="family12", *, C=None, epsilon=0.2, width=1.5, iteratio
     Each actor holds its slice of the family and that slice's state (``Ḡ_iα`` and
     ``αᵀḠ_iα`` per kernel) and computes its part of each round's ``g``; the library's
     coordinator (the same protocol for every distributed fit) adds the parts, takes the
-    forward step, and at the end combines the shards' objectives into the weights. The
-    weights equal the single-machine ``MKLClassifier(method="mwumkl", kernels=kernels,
-    C=C, mwu_epsilon=epsilon, scale="none")`` ones to rounding (the sums run in another
-    order).
+    forward step, and at the end combines the shards' objectives into the weights. It
+    plays the thesis's one dense game: the weights equal the single-machine
+    ``MKLClassifier(method="mwumkl", kernels=kernels, C=C, mwu_epsilon=epsilon,
+    mwu_prune=False, scale="none")`` ones to rounding (the sums run in another order).
+    Its default ε = 0.2 (chapter 3's usual choice) keeps the rounds, each a round trip
+    to every actor, few; sparse MWUMKL's repeated games run in one process.
 
     A lost actor is restarted by Ray (``max_restarts``) and its state rebuilt from the
     driver: the driver keeps the requests of every round and the actor replays them.

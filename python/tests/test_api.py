@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse
 from sklearn import svm
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.validation import NotFittedError
@@ -183,7 +183,8 @@ def test_readme_python_quickstart_runs(tmp_path, monkeypatch):
     blocks = readme.split("```python\n")[1:]
     assert blocks, "README has no python block"
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "heart.csv").write_bytes(open(os.path.join(BUNDLED, "heart.csv"), "rb").read())
+    for name in ("heart.csv", "banana.csv"):
+        (tmp_path / "data" / name).write_bytes(open(os.path.join(BUNDLED, name), "rb").read())
     monkeypatch.chdir(tmp_path)
     for block in blocks:
         exec(compile(block.split("```")[0], "README.md", "exec"), {})
@@ -207,6 +208,49 @@ def test_paired_comparison_against_scipy():
     for diffs in ([0.02, -0.01, 0.03, 0.05, 0.01, -0.02, 0.04], [0.1, 0.1, -0.05, 0.2, 0.3]):
         ours = kernlearn._core.wilcoxon(diffs)
         assert np.isclose(__import__("json").loads(ours)["p_value"], wilcoxon(diffs).pvalue, rtol=1e-6)
+
+
+def test_compare_counts_the_splits_on_which_each_side_fell_back():
+    """A fallback is not a win: compare() says on how many splits each side fell back
+    (None for an estimator without a fallback), counted against the fitted estimators
+    themselves, and replaces the per-split FallbackWarnings by that count."""
+    import warnings
+
+    from kernlearn.exceptions import FallbackWarning
+
+    X, y = dataset("heart")
+    X = scaled(X)
+    grid = dict(select="grid", grid={"sigma": [1.0, 4.0], "C": [1.0, 10.0]}, cv=3)
+    learned = kernlearn.MKLClassifier("uniform", kernels="rbf(gamma=0.5)@all;linear@all", **grid)
+    base = kernlearn.GridSearch(kernlearn.SVC(), param_grid={"C": [1.0, 10.0], "gamma": [1 / 16, 1.0]}, cv=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)
+        result = kernlearn.compare(make_pipeline(MinMaxScaler(), learned), base, X, y, n_splits=3)
+    assert result["baseline_fell_back"] is None
+    expected = 0
+    splits = StratifiedShuffleSplit(n_splits=3, test_size=0.5, random_state=0).split(X, y)
+    for train, _ in splits:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FallbackWarning)
+            expected += clone(make_pipeline(MinMaxScaler(), learned)).fit(X[train], y[train])[-1].fell_back_
+    assert result["estimator_fell_back"] == expected
+
+
+def test_near_uniform_mkl_weights_say_so_instead_of_reporting_equal_shares():
+    """MWUMKL's thesis game at ε = 0.2 barely moves the weights: the fit warns, flags
+    weights_near_uniform_ and reports no feature relevance; the default sparse MWUMKL
+    moves them and reports it."""
+    X_train, X_test, y_train, y_test = heart_split()
+    with pytest.warns(UserWarning, match="within 0.1 of uniform"):
+        dense = kernlearn.MKLClassifier(kernels="family12@each", C=1.0, mwu_epsilon=0.2, mwu_prune=False,
+                                        scale="01").fit(X_train, y_train)
+    assert dense.weights_near_uniform_ is True
+    with pytest.raises(AttributeError, match="within 0.1 of uniform"):
+        dense.feature_relevance_
+    sparse = kernlearn.MKLClassifier(kernels="family12@each", C=1.0, scale="01").fit(X_train, y_train)
+    assert sparse.weights_near_uniform_ is False
+    assert np.isclose(sparse.feature_relevance_.sum(), 1.0)
+    assert np.count_nonzero(sparse.weights_) < sparse.weights_.size / 4
 
 
 def test_spg_gmkl_on_one_kernel_is_scikit_learns_svc_and_learns_weights_on_two():

@@ -203,7 +203,8 @@ def test_grid_search_survives_a_worker_killed_mid_task(cluster):
 
 
 def _mwumkl_reference(X, y, kernels, C, eps):
-    est = kernlearn.MKLClassifier("mwumkl", kernels=kernels, C=C, mwu_epsilon=eps, scale="none")
+    est = kernlearn.MKLClassifier("mwumkl", kernels=kernels, C=C, mwu_epsilon=eps, mwu_prune=False,
+                                 scale="none")
     return est.fit(X, y)
 
 

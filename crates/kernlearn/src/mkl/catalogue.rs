@@ -13,8 +13,15 @@ use crate::predictor::Task;
 pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new(
     "mwu-epsilon",
     OptionValue::Number,
-    "MWUMKL: approximation error ε > 0 (default 0.2, the thesis's; smaller is slower, ∝ 1/ε)",
+    "MWUMKL: approximation error ε > 0 (default 0.005, the thesis's section 5.4.1.2; rounds ∝ 1/ε, and the weights move off uniform only after many rounds)",
 );
+/// `--mwu-dense`.
+pub(crate) static MWU_DENSE: OptionSpec = OptionSpec::new(
+    "mwu-dense",
+    OptionValue::Flag,
+    "MWUMKL: play the thesis's one game on every kernel; default sparse MWUMKL, the game played again on the kernels it weighted at least evenly while its value grows",
+)
+.negated_python("mwu_prune");
 /// `--lambda`.
 pub(crate) static LAMBDA: OptionSpec = OptionSpec::new(
     "lambda",
@@ -59,7 +66,7 @@ pub(crate) static FAMILY: Family = Family {
             tasks: CLASSIFY,
             summary: "MWUMKL: multiplicative-weight-update MKL (Moeller 2017, ch. 3)",
             selection: MKL_SELECTION,
-            options: &[&[&KERNELS, &C, &MWU_EPSILON, &NO_FALLBACK]],
+            options: &[&[&KERNELS, &C, &MWU_EPSILON, &MWU_DENSE, &NO_FALLBACK]],
             in_demo: true,
             representations: &[],
             build: super::learner::build,

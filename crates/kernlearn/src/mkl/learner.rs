@@ -1,7 +1,7 @@
 //! The multiple-kernel methods as [`Learner`]s: UNIFORM, MWUMKL, EasyMKL and LIBLINEAR+
 //! on a kernel family, with the trade-off (C, or EasyMKL's λ) chosen by k-fold CV.
 
-use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, LAMBDA, MWU_EPSILON};
+use super::catalogue::{GMKL_LAMBDA, GMKL_P, GMKL_REG, LAMBDA, MWU_DENSE, MWU_EPSILON};
 use super::{
     EasyMklParams, GmklRegulariser, MklMethod, MklModel, MklParams, MwumklParams,
     NystromLinearModel, NystromLinearParams, SpgGmklParams, UniformParams,
@@ -106,6 +106,7 @@ pub(crate) fn build(
             let params = MwumklParams {
                 epsilon: options.number(&MWU_EPSILON)?.unwrap_or(defaults.epsilon),
                 c: Some(base.c),
+                prune: !options.flag(&MWU_DENSE),
                 ..defaults
             };
             params.validate()?;

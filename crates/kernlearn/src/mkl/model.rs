@@ -224,31 +224,65 @@ pub fn weight_sparsity(weights: &[f64]) -> (usize, f64) {
     (selected, if sq > 0.0 { 1.0 / sq } else { 0.0 })
 }
 
+/// Total-variation distance from uniform below which learned kernel weights count as
+/// uniform: moving at most a tenth of the weight would make them equal, so the method
+/// did not tell the kernels apart and per-feature shares of them would only echo the
+/// family's layout (every feature the same number of kernels).
+pub const NEAR_UNIFORM: f64 = 0.1;
+
+/// `½ Σ_i |μ_i − 1/m|`, the total-variation distance of weights summing to one from the
+/// uniform weights (0 for uniform, `1 − 1/m` for a single kernel).
+pub fn uniform_distance(weights: &[f64]) -> f64 {
+    let even = 1.0 / weights.len().max(1) as f64;
+    0.5 * weights.iter().map(|w| (w - even).abs()).sum::<f64>()
+}
+
+/// Each feature's share of the kernel weights `per_pair` of `kernels` on `d` features:
+/// a kernel on features `S` gives its weight `μ_m` equally to the features of `S` (all of
+/// them for `@all`), summed over the class pairs and normalised to sum 1; `None` when
+/// every weight is zero.
+pub(super) fn relevance_of<'a>(
+    kernels: &[crate::kernel::KernelOnFeatures],
+    d: usize,
+    per_pair: impl Iterator<Item = &'a [f64]>,
+) -> Option<Vec<f64>> {
+    let mut relevance = vec![0.0; d];
+    for weights in per_pair {
+        for (k, &w) in kernels.iter().zip(weights) {
+            match &k.features {
+                Some(cols) if !cols.is_empty() => cols
+                    .iter()
+                    .for_each(|&c| relevance[c] += w / cols.len() as f64),
+                _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
+            }
+        }
+    }
+    let total: f64 = relevance.iter().sum();
+    (total > 0.0).then(|| relevance.iter().map(|r| r / total).collect())
+}
+
 impl MklModel {
-    /// Each feature's share of the kernel weights: a kernel on features `S` gives its
-    /// weight `μ_m` equally to the features of `S` (all of them for `@all`), averaged over
-    /// the class pairs and normalised to sum 1. `None` when the family is too large to
-    /// list or every weight is zero.
+    /// Whether every class pair's weights are within [`NEAR_UNIFORM`] of uniform
+    /// (always for UNIFORM, which learns none).
+    pub fn near_uniform(&self) -> bool {
+        (self.machines.machines.iter()).all(|m| uniform_distance(&m.weights) < NEAR_UNIFORM)
+    }
+
+    /// Each feature's share of the kernel weights ([`relevance_of`], averaged over the
+    /// class pairs). `None` when the weights are uninformative ([`MklModel::near_uniform`]),
+    /// when the family is too large to list, or every weight is zero.
     fn relevance(&self) -> Option<Vec<f64>> {
         const MOST_KERNELS: usize = 1 << 20;
         let d = self.n_features;
-        if self.params.family.len(d) > MOST_KERNELS {
+        if self.params.family.len(d) > MOST_KERNELS || self.near_uniform() {
             return None;
         }
         let kernels = self.params.family.expand(d).ok()?;
-        let mut relevance = vec![0.0; d];
-        for machine in &self.machines.machines {
-            for (k, &w) in kernels.iter().zip(&machine.weights) {
-                match &k.features {
-                    Some(cols) if !cols.is_empty() => cols
-                        .iter()
-                        .for_each(|&c| relevance[c] += w / cols.len() as f64),
-                    _ => relevance.iter_mut().for_each(|r| *r += w / d as f64),
-                }
-            }
-        }
-        let total: f64 = relevance.iter().sum();
-        (total > 0.0).then(|| relevance.iter().map(|r| r / total).collect())
+        relevance_of(
+            &kernels,
+            d,
+            self.machines.machines.iter().map(|m| &m.weights[..]),
+        )
     }
 }
 
@@ -286,18 +320,33 @@ impl Predictor for MklModel {
     /// A class pair whose optimiser stopped at its iteration cap (SPG-GMKL) says so.
     fn warnings(&self) -> Vec<String> {
         let ms = &self.machines.machines;
+        let method = self.params.method.name();
+        let mut out = Vec::new();
         let capped: Vec<usize> = (0..ms.len()).filter(|&p| ms[p].info.hit_max_iter).collect();
-        if capped.is_empty() {
-            return Vec::new();
+        if let Some(&first) = capped.first() {
+            out.push(format!(
+                "{method}: the weight optimiser stopped at its iteration cap before its tolerance in {} of {} class pairs (first: pair {}, {} iterations); the weights may be far from optimal",
+                capped.len(),
+                ms.len(),
+                first + 1,
+                ms[first].info.iterations
+            ));
         }
-        vec![format!(
-            "{}: the weight optimiser stopped at its iteration cap before its tolerance in {} of {}              class pairs (first: pair {}, {} iterations); the weights may be far from optimal",
-            self.params.method.name(),
-            capped.len(),
-            ms.len(),
-            capped[0] + 1,
-            ms[capped[0]].info.iterations
-        )]
+        let learns = !matches!(self.params.method, MklMethod::Uniform(_));
+        if learns && self.near_uniform() {
+            let distance = ms
+                .iter()
+                .map(|m| uniform_distance(&m.weights))
+                .fold(0.0, f64::max);
+            out.push(format!(
+                "{method}: the learned kernel weights are within {NEAR_UNIFORM} of uniform (total-variation distance {distance:.3}): the method did not tell the kernels apart, so no feature relevance is reported{}",
+                match self.params.method {
+                    MklMethod::Mwumkl(_) => "; a smaller `mwu-epsilon` runs more rounds",
+                    _ => "",
+                }
+            ));
+        }
+        out
     }
 
     /// The `feature_relevance` artefact ([`MklModel::relevance`]).
@@ -325,6 +374,8 @@ impl Predictor for MklModel {
                 "weights": ms.iter().map(|m| &m.weights).collect::<Vec<_>>(),
                 "n_selected": sparsity.iter().map(|s| s.0).collect::<Vec<_>>(),
                 "effective_kernels": sparsity.iter().map(|s| s.1).collect::<Vec<_>>(),
+                "uniform_distance": ms.iter().map(|m| uniform_distance(&m.weights)).collect::<Vec<_>>(),
+                "near_uniform": self.near_uniform(),
                 "n_sv": ms.iter().map(|m| m.n_support()).collect::<Vec<_>>(),
                 "rho": ms.iter().map(|m| m.rho).collect::<Vec<_>>(),
             }),

@@ -3,7 +3,8 @@
 //! forward step ([`most_violating`]) on the sum of the shards' round parts, then asks
 //! for the objectives, computes the weights ([`kernel_weights`]), asks for the weighted
 //! sums and finishes ([`finish`]): the arithmetic of the single-process fit, up to the
-//! order of the sums over kernels.
+//! order of the sums over kernels. It plays one dense game (`prune = false`): the
+//! single-process fit with sparse MWUMKL turned off.
 //!
 //! Settings: `kernels` (a `--kernels` spec or file; default the options' `kernels`, else
 //! `family12@each`) and `params` ([`MwumklParams`] JSON; default ε from `mwu-epsilon`,
@@ -48,11 +49,18 @@ fn settings_of(input: &ScaleOutInput) -> Result<(String, MwumklParams)> {
                     .number(&super::catalogue::MWU_EPSILON)?
                     .unwrap_or(defaults.epsilon),
                 c: input.options.number(&C)?,
+                prune: false,
                 ..defaults
             }
         }
     };
     params.validate()?;
+    if params.prune {
+        return Err(Error::param(
+            "prune",
+            "the distributed MWUMKL plays one dense game; sparse MWUMKL's repeated games run in one process (MKLClassifier)",
+        ));
+    }
     Ok((kernels, params))
 }
 

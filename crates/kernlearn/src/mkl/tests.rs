@@ -44,30 +44,92 @@ fn explicit_combination(family: &KernelFamily, x: &Features, w: &[f64]) -> faer:
     sum
 }
 
-/// A kernel's weight goes to the features it reads, split equally: with UNIFORM's equal
-/// weights on `linear@all` and `rbf@[0]`, feature 0 gets `½ + ½/d` and each other
-/// feature `½/d`; on `family12@each` every feature gets `1/d`.
+/// A kernel's weight goes to the features it reads, split equally: with equal weights
+/// on `linear@all` and `rbf@[0]`, feature 0 gets `½ + ½/d` and each other `½/d`. UNIFORM,
+/// whose equal weights say nothing of the features, reports no relevance.
 #[test]
 fn mkl_relevance_splits_each_kernels_weight_over_its_features() {
     use crate::predictor::Predictor;
+    let d = 13;
+    let family: KernelFamily = "linear@all;rbf(gamma=1)@[0]".parse().unwrap();
+    let kernels = family.expand(d).unwrap();
+    let r = super::model::relevance_of(&kernels, d, std::iter::once(&[0.5, 0.5][..])).unwrap();
+    let df = d as f64;
+    assert!((r[0] - (0.5 + 0.5 / df)).abs() < 1e-12, "{r:?}");
+    assert!(r[1..].iter().all(|v| (v - 0.5 / df).abs() < 1e-12), "{r:?}");
     let (x, y) = data("heart.csv", 120);
-    let d = x.n_cols() as f64;
-    let fit = |spec: &str| {
-        let params = MklParams {
-            method: MklMethod::Uniform(UniformParams {
-                c: 1.0,
-                ..Default::default()
-            }),
-            family: spec.parse().unwrap(),
-        };
-        let model = MklModel::fit(&params, &x, &y).unwrap();
-        (&model as &dyn Predictor).feature_relevance().unwrap()
+    let params = MklParams {
+        method: MklMethod::Uniform(UniformParams {
+            c: 1.0,
+            ..Default::default()
+        }),
+        family: "family12@each".parse().unwrap(),
     };
-    let r = fit("linear@all;rbf(gamma=1)@[0]");
-    assert!((r[0] - (0.5 + 0.5 / d)).abs() < 1e-12, "{r:?}");
-    assert!(r[1..].iter().all(|v| (v - 0.5 / d).abs() < 1e-12), "{r:?}");
-    let r = fit("family12@each");
-    assert!(r.iter().all(|v| (v - 1.0 / d).abs() < 1e-12), "{r:?}");
+    let model = MklModel::fit(&params, &x, &y).unwrap();
+    assert!(model.near_uniform());
+    assert_eq!((&model as &dyn Predictor).feature_relevance(), None);
+    assert!(model.warnings().is_empty(), "{:?}", model.warnings());
+}
+
+/// `x` with `k` columns of seeded U(0, 1) noise appended.
+fn with_noise(x: &Features, k: usize, seed: u64) -> Features {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let rows: Vec<Vec<f64>> = (0..x.n_rows())
+        .map(|i| {
+            let mut row = x.row(i).to_vec();
+            row.extend((0..k).map(|_| rng.random::<f64>()));
+            row
+        })
+        .collect();
+    Features::from_rows(&rows).unwrap()
+}
+
+/// Sparse MWUMKL (the default) puts most of the weight on the kernels of heart's 13
+/// columns among 26 more of noise; the thesis's one dense game at ε = 0.2 leaves the
+/// weights within 0.1 of uniform, which the model says (a warning, `near_uniform`, no
+/// relevance) instead of reporting equal shares.
+#[test]
+fn sparse_mwumkl_finds_the_real_columns_and_near_uniform_weights_say_so() {
+    use crate::predictor::Predictor;
+    let (x, y) = data("heart.csv", 150);
+    let d = x.n_cols();
+    let x = with_noise(&x, 2 * d, 7);
+    let fit = |p: MwumklParams| {
+        let params = MklParams {
+            method: MklMethod::Mwumkl(p),
+            family: "family12@each".parse().unwrap(),
+        };
+        MklModel::fit(&params, &x, &y).unwrap()
+    };
+    let sparse = fit(MwumklParams {
+        c: Some(1.0),
+        ..Default::default()
+    });
+    let weights = &sparse.machines.machines[0].weights;
+    let kept = weights.iter().filter(|&&w| w > 0.0).count();
+    assert!(
+        kept < weights.len() / 4,
+        "{kept} of {} kernels kept",
+        weights.len()
+    );
+    let relevance = (&sparse as &dyn Predictor).feature_relevance().unwrap();
+    let real: f64 = relevance[..d].iter().sum();
+    assert!(real >= 0.6, "share on the real columns {real}");
+    assert!(!sparse.near_uniform() && sparse.warnings().is_empty());
+    let dense = fit(MwumklParams {
+        epsilon: 0.2,
+        c: Some(1.0),
+        prune: false,
+        ..Default::default()
+    });
+    assert!(dense.near_uniform());
+    assert_eq!((&dense as &dyn Predictor).feature_relevance(), None);
+    let warnings = dense.warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("within 0.1 of uniform")),
+        "{warnings:?}"
+    );
 }
 
 #[test]
@@ -612,8 +674,11 @@ fn mwumkl_over_shards_equals_the_single_process_fit_even_after_a_lost_shard() {
         .collect();
     let family: KernelFamily = "family12@each".parse().unwrap();
     let m = family.len(x.n_cols());
+    // The distributed fit plays the thesis's one dense game.
     let p = MwumklParams {
+        epsilon: 0.2,
         c: Some(1.0),
+        prune: false,
         ..Default::default()
     };
     let bank = KernelBank::new(&family, &x).unwrap();
