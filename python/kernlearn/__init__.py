@@ -16,6 +16,7 @@ from .compare import compare
 from .exceptions import FallbackWarning
 from .learned import (
     ARDClassifier,
+    ARDRegressor,
     CKLClassifier,
     DANKClassifier,
     DANKRegressor,
@@ -47,6 +48,7 @@ __all__ = [
     "MKLClassifier",
     "LocalizedMKLClassifier",
     "ARDClassifier",
+    "ARDRegressor",
     "HyperkernelClassifier",
     "DKMOClassifier",
     "HyperkernelRegressor",

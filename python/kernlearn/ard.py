@@ -1,7 +1,7 @@
-"""Automatic relevance determination: an SVM whose Gaussian kernel has one width per
-feature, learned by centered kernel-target alignment, with each feature's relevance."""
+"""Automatic relevance determination: an SVM (or SVR) whose Gaussian kernel has one width
+per feature, learned by centered kernel-target alignment, with each feature's relevance."""
 
-from ._learned import _COMMON_DOC, _LearnedClassifier
+from ._learned import _COMMON_DOC, _LearnedClassifier, _LearnedRegressor
 
 
 class ARDClassifier(_LearnedClassifier):
@@ -32,6 +32,44 @@ class ARDClassifier(_LearnedClassifier):
     def __init__(self, *, C=None, ard_iterations=None, ard_sample=None, ard_scale=None,
                  select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
         self.C = C
+        self.ard_iterations = ard_iterations
+        self.ard_sample = ard_sample
+        self.ard_scale = ard_scale
+        self.select = select
+        self.grid = grid
+        self.cv = cv
+        self.fallback = fallback
+        self.scale = scale
+        self.random_state = random_state
+
+
+class ARDRegressor(_LearnedRegressor):
+    __doc__ = """ARD-SVR: ε-SVR on the ARD Gaussian ``exp(-Σ_k γ_k (x_k - x'_k)²)`` whose
+    widths maximise the centered alignment with the centred target (Cortes, Mohri and
+    Rostamizadeh, JMLR 2012), so that irrelevant features fade out of the kernel. With
+    ``select="grid"`` SVR-CV runs first (σ, C, ε), each cross-validation fold learns its
+    own widths, and C and an overall scale of the widths are chosen by CV at SVR-CV's ε;
+    the SVR-CV model is kept unless the learned kernel beats it.
+
+    Parameters
+    ----------
+    C : float, default=None
+        SVR trade-off (without ``select``; default 1).
+    epsilon : float, default=None
+        Width of the insensitive tube (without ``select``; default 0.1).
+    ard_iterations, ard_sample, ard_scale
+        As in :class:`ARDClassifier`.
+    """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
+        Each feature's share of the kernel's exponent, summing to 1. After a fallback
+        (``fell_back_``), the declined learned kernel's.
+"""
+
+    _method = "ard-svr"
+
+    def __init__(self, *, C=None, epsilon=None, ard_iterations=None, ard_sample=None, ard_scale=None,
+                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+        self.C = C
+        self.epsilon = epsilon
         self.ard_iterations = ard_iterations
         self.ard_sample = ard_sample
         self.ard_scale = ard_scale

@@ -10,7 +10,7 @@ lived here keep working) and maps each estimator to the catalogue methods it fit
 """
 
 from ._learned import OPTION_OF, OPTIONS, _require_binary  # noqa: F401 (imported from here before)
-from .ard import ARDClassifier
+from .ard import ARDClassifier, ARDRegressor
 from .ckl import CKLClassifier
 from .dkmo import DKMOClassifier
 from .hyperkernel import HyperkernelClassifier, HyperkernelNovelty, HyperkernelRegressor
@@ -25,6 +25,7 @@ __all__ = [
     "MKLClassifier",
     "LocalizedMKLClassifier",
     "ARDClassifier",
+    "ARDRegressor",
     "HyperkernelClassifier",
     "HyperkernelRegressor",
     "HyperkernelNovelty",
@@ -38,6 +39,7 @@ __all__ = [
 #: Every learned-kernel estimator and the catalogue methods it fits.
 ESTIMATOR_METHODS = {
     ARDClassifier: ("ard",),
+    ARDRegressor: ("ard-svr",),
     CKLClassifier: CKLClassifier._methods,
     KNPLClassifier: ("knpl",),
     DANKClassifier: ("dank",),

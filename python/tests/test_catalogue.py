@@ -53,6 +53,7 @@ EXCLUDED = {
         **SOLVER,
         "class-weight": "per-class C: the SVC's class_weight; the ARD-SVM keeps equal weights",
     },
+    kernlearn.ARDRegressor: SOLVER,
 }
 
 

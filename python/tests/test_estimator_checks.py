@@ -27,6 +27,8 @@ ESTIMATORS = [
     kernlearn.LocalizedMKLClassifier("ldmkl"),
     kernlearn.LocalizedMKLClassifier("swmkl"),
     kernlearn.LocalizedMKLClassifier("clmkl"),
+    kernlearn.ARDClassifier(ard_iterations=20),
+    kernlearn.ARDRegressor(ard_iterations=20),
     kernlearn.HyperkernelClassifier(rank=30),
     kernlearn.HyperkernelRegressor(rank=30),
     kernlearn.HyperkernelNovelty(rank=30),

@@ -28,6 +28,11 @@ pub struct SelectArgs {
     /// kernel values recomputed per fit).
     #[arg(long, default_value_t = 1024.0)]
     pub gram_mb: f64,
+    /// For comparing fallback rules (scripts/fallback_rules.py): run the base-kernel
+    /// fallback's confirmation CV on every fit and record both partitions' fold scores
+    /// (`fallback_evidence`); the decision is unchanged.
+    #[arg(long)]
+    pub confirm_always: bool,
 }
 
 impl SelectArgs {
@@ -55,6 +60,7 @@ impl SelectArgs {
             ("cs", self.cs.is_some()),
             ("epsilons", self.epsilons.is_some()),
             ("folds", self.folds.is_some()),
+            ("confirm-always", self.confirm_always),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -106,6 +112,7 @@ impl SelectArgs {
             },
             folds: self.folds.unwrap_or(5),
             gram_budget_bytes,
+            confirm_always: self.confirm_always,
         })
     }
 }

@@ -63,6 +63,10 @@ pub struct RepeatResult {
     pub train: BTreeMap<String, f64>,
     /// Scores on the test part.
     pub test: BTreeMap<String, f64>,
+    /// After a fallback to SVM-CV, the declined learned kernel's scores on the test part
+    /// (what keeping it would have scored: the evidence for choosing a fallback rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declined_test: Option<BTreeMap<String, f64>>,
     /// Parameters used.
     pub chosen: ChosenParams,
     /// Support vectors of the final model.
@@ -231,6 +235,10 @@ impl Experiment {
         let start = Instant::now();
         let test_pred = pipeline.predict(&test.x)?;
         let predict_seconds = start.elapsed().as_secs_f64();
+        let declined_test = match fitted.learned() {
+            (declined, true) => Some(scores(regression, &declined.predict(&test.x)?, &test.y)?),
+            _ => None,
+        };
         Ok(RepeatResult {
             repeat: r,
             seed,
@@ -238,6 +246,7 @@ impl Experiment {
             n_test: test.len(),
             train: scores(regression, &train_pred, &train.y)?,
             test: scores(regression, &test_pred, &test.y)?,
+            declined_test,
             train_indices: train_idx,
             test_indices: test_idx,
             n_support: pipeline.model.summary().n_support.unwrap_or(0),
@@ -574,6 +583,7 @@ mod tests {
             },
             folds: 3,
             gram_budget_bytes: 1 << 20,
+            confirm_always: false,
         };
         let mut e = Experiment::new(Method::new(SvmLearner {
             params,

@@ -103,6 +103,9 @@ pub(crate) struct LearnedWidths {
     /// Each feature's share of the kernel's exponent, `γ_k E[(x_k − x'_k)²]` normalised
     /// to sum 1 over the features (scale-free: the relevance of feature `k`).
     pub(crate) relevance: Vec<f64>,
+    /// `Σ_k γ_k E[(x_k − x'_k)²]`, the kernel's mean exponent over pairs of rows (1 at
+    /// the start of the ascent).
+    pub(crate) mean_exponent: f64,
     /// Centered alignment at the start (equal widths) and at the
     /// end.
     pub(crate) alignment: (f64, f64),
@@ -369,6 +372,7 @@ pub(crate) fn learn_widths(
     }
     Ok(LearnedWidths {
         relevance: share.iter().map(|s| s / sum).collect(),
+        mean_exponent: sum,
         gammas,
         alignment: (start, value),
         iterations,

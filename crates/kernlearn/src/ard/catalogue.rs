@@ -1,11 +1,12 @@
-//! What the ARD family offers: the SVM on an ARD Gaussian whose per-feature widths
-//! maximise the centered kernel-target alignment, and the options it reads.
+//! What the ARD family offers: the SVM (C-SVC, or ε-SVR for regression) on an ARD
+//! Gaussian whose per-feature widths maximise the centered kernel-target alignment, and
+//! the options it reads.
 
 use super::alignment::AlignmentSettings;
 use super::learner::ArdLearner;
 use super::ArdModel;
 use crate::data::Dataset;
-use crate::learner::options::{C, CLASS_WEIGHT, NO_FALLBACK, SMO};
+use crate::learner::options::{C, CLASS_WEIGHT, EPSILON, NO_FALLBACK, SMO};
 use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::predictor::Task;
@@ -35,6 +36,15 @@ pub(crate) static FAMILY: Family = Family {
         in_demo: true,
         representations: &[],
         build,
+    }, MethodInfo {
+        name: "ard-svr",
+        tasks: &[Task::Regression],
+        summary: "ARD-SVR: ε-SVR on per-feature Gaussian widths by centered kernel-target alignment on the centred target, with each feature's relevance",
+        selection: "SVR-CV first (σ, C, ε); widths learned on each fold's training part, scale × C by k-fold CV at SVR-CV's ε; the SVR-CV model unless that beats it",
+        options: &[&[&C, &EPSILON], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &NO_FALLBACK]],
+        in_demo: false,
+        representations: &[],
+        build,
     }],
     models: &[ModelKind::of::<ArdModel>()],
     scale_out: &[],
@@ -45,13 +55,21 @@ impl Model for ArdModel {
 }
 
 fn build(
-    _name: &str,
+    name: &str,
     options: &MethodOptions,
     data: &Dataset,
     search: Option<GridSettings>,
 ) -> Result<Method> {
     let d = data.x.n_cols();
-    let params = options.svm_params(SvmType::CSvc, d)?;
+    let task = match name {
+        "ard-svr" => Task::Regression,
+        _ => Task::Classification,
+    };
+    let svm_type = match task {
+        Task::Regression => SvmType::EpsilonSvr,
+        _ => SvmType::CSvc,
+    };
+    let params = options.svm_params(svm_type, d)?;
     let max_iter = options.count(&ARD_ITERATIONS)?.unwrap_or(100);
     let sample = options.count(&ARD_SAMPLE)?.unwrap_or(400);
     if sample < 4 {
@@ -69,6 +87,7 @@ fn build(
         ));
     }
     Ok(Method::new(ArdLearner {
+        task,
         params,
         scale,
         alignment: AlignmentSettings {

@@ -5,7 +5,8 @@
 //! kernel beside it, and [`FELL_BACK`] says which happened.
 
 use super::selection::{beats, fold_scores, Folds, Selected};
-use super::{timed, AnyModel, ChosenParams, FittedMethod, Learner, FELL_BACK};
+use super::{timed, AnyModel, ChosenParams, FallbackEvidence, FittedMethod, GridSettings};
+use super::{Learner, FELL_BACK};
 use crate::data::Features;
 use crate::predictor::Task;
 use crate::select::Selection;
@@ -31,6 +32,7 @@ use std::time::Instant;
 pub(crate) struct Fallback {
     svm: Option<Selected<Selection>>,
     folds: usize,
+    confirm_always: bool,
     seed: u64,
     start: Instant,
 }
@@ -49,20 +51,24 @@ pub(crate) struct Kept<L> {
     pub(crate) best: Selected<L>,
     /// SVM-CV's selection, when the fallback check ran.
     pub(crate) svm: Option<Selected<Selection>>,
+    /// What the check decided on, when it ran.
+    evidence: Option<FallbackEvidence>,
 }
 
 impl Fallback {
-    /// The protocol with SVM-CV's selection `svm` (scored on `folds` folds seeded by
-    /// `seed`, as the candidates are); `start`: when the learner's selection began.
+    /// The protocol with SVM-CV's selection `svm` (scored on the folds of `search`
+    /// seeded by `seed`, as the candidates are); `start`: when the learner's selection
+    /// began.
     pub(crate) fn new(
         svm: Option<Selected<Selection>>,
-        folds: usize,
+        search: &GridSettings,
         seed: u64,
         start: Instant,
     ) -> Self {
         Self {
             svm,
-            folds,
+            folds: search.folds,
+            confirm_always: search.confirm_always,
             seed,
             start,
         }
@@ -71,7 +77,13 @@ impl Fallback {
     /// No fallback (`no_fallback`, or no search): every best candidate is kept,
     /// unmarked.
     pub(crate) fn off() -> Self {
-        Self::new(None, 0, 0, Instant::now())
+        Self {
+            svm: None,
+            folds: 0,
+            confirm_always: false,
+            seed: 0,
+            start: Instant::now(),
+        }
     }
 
     /// SVM-CV's selection, when the fallback runs.
@@ -79,9 +91,13 @@ impl Fallback {
         self.svm.as_ref()
     }
 
-    /// SVM-CV's fold scores for the candidates' race ([`super::selection::could_beat`]).
+    /// SVM-CV's fold scores for the candidates' race ([`super::selection::could_beat`]);
+    /// none when every rule is being measured ([`GridSettings::confirm_always`]), which
+    /// needs the learned kernel's full CV.
     pub(crate) fn race(&self) -> Option<&[f64]> {
-        self.svm.as_ref().map(|s| &s.fold_scores[..])
+        (self.svm.as_ref())
+            .filter(|_| !self.confirm_always)
+            .map(|s| &s.fold_scores[..])
     }
 
     /// Step 3: keeps `best` when it beats SVM-CV twice, else falls back.
@@ -91,13 +107,26 @@ impl Fallback {
         x: &Features,
         y: &[f64],
     ) -> Result<Decision<L>> {
-        match self.svm {
-            Some(svm) if !keeps_learned(&best, &svm, x, y, self.folds, self.seed)? => {
-                let seconds = self.start.elapsed().as_secs_f64();
-                fall_back(svm, &best, x, y, self.seed, seconds).map(Decision::FellBack)
-            }
-            svm => Ok(Decision::Kept(Kept { best, svm })),
+        let Some(svm) = self.svm else {
+            return Ok(Decision::Kept(Kept {
+                best,
+                svm: None,
+                evidence: None,
+            }));
+        };
+        let confirm = (self.folds, self.seed, self.confirm_always);
+        let (keep, evidence) = keeps_learned(&best, &svm, x, y, confirm)?;
+        if keep {
+            let evidence = Some(evidence);
+            let svm = Some(svm);
+            return Ok(Decision::Kept(Kept {
+                best,
+                svm,
+                evidence,
+            }));
         }
+        let seconds = self.start.elapsed().as_secs_f64();
+        fall_back(svm, &best, x, y, (self.seed, seconds), evidence).map(Decision::FellBack)
     }
 }
 
@@ -117,8 +146,9 @@ impl<L> Kept<L> {
 /// Step 4 of [`Fallback`]: the learner's fit of its kept learned kernel (`kept`; `None`
 /// without a search), marked [`FELL_BACK`] = 0 when the check ran.
 pub(crate) fn finish<L>(kept: Option<&Kept<L>>, mut fitted: FittedMethod) -> FittedMethod {
-    if kept.is_some_and(Kept::checked) {
+    if let Some(kept) = kept.filter(|k| k.checked()) {
         fitted.chosen.other.insert(FELL_BACK.into(), 0.0);
+        fitted.chosen.fallback_evidence = kept.evidence.clone();
     }
     fitted
 }
@@ -129,52 +159,59 @@ const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 
 /// The base-kernel fallback's decision: whether to keep the learned kernel
 /// `learned` (its best candidate's selection) over SVM-CV's choice `svm`, the two scored
-/// on the same folds; see [`wins_twice`]. A learned kernel whose CV a race stopped
-/// early (fewer fold scores than SVM-CV's) is not kept: its full CV could not win.
+/// on the same folds, and the scores it decided on; see [`wins_twice`]. A learned kernel
+/// whose CV a race stopped early (fewer fold scores than SVM-CV's) is not kept: its
+/// full CV could not win. `(folds, seed, always)`: the confirmation partition, and
+/// whether it runs even when the selection folds decided.
 fn keeps_learned<L: Learner>(
     learned: &Selected<L>,
     svm: &Selected<Selection>,
     x: &Features,
     y: &[f64],
-    folds: usize,
-    seed: u64,
-) -> Result<bool> {
-    let selection = (&learned.fold_scores[..], &svm.fold_scores[..]);
-    wins_twice(
+    confirm: (usize, u64, bool),
+) -> Result<(bool, FallbackEvidence)> {
+    let mut evidence = FallbackEvidence {
+        learned: learned.fold_scores.clone(),
+        svm: svm.fold_scores.clone(),
+        confirmation: None,
+    };
+    let keep = wins_twice(
         &learned.chosen,
         &svm.chosen.params,
-        selection,
         x,
         y,
-        folds,
-        seed,
-    )
+        confirm,
+        &mut evidence,
+    )?;
+    Ok((keep, evidence))
 }
 
 /// Keep the learned kernel `learned` (fixed at its chosen settings) over the SVM `base`
 /// (fixed at SVM-CV's σ, C, ε) only when it wins twice by the one-standard-error rule of
 /// [`beats`]:
 ///
-/// 1. on the selection folds (`selection`: both choices' scores on the folds that chose
-///    them, learned first);
-/// 2. on a fresh k-fold partition (seed `seed ^ CONFIRMATION_SEED`), both refitted there.
+/// 1. on the selection folds (`evidence.learned` against `evidence.svm`: both choices'
+///    scores on the folds that chose them);
+/// 2. on a fresh k-fold partition (seed `seed ^ CONFIRMATION_SEED`), both refitted
+///    there; recorded in `evidence.confirmation`.
 ///
 /// Both selection scores are maxima over their own candidates, so a win on the folds
 /// that chose them is biased upwards (the winner's curse): on heart, a learned kernel
 /// that passed (1) lost on the test half more often than it won (docs/RESULTS.md,
 /// "Paired comparisons"). The second partition re-estimates both *chosen* models
-/// without that selection, at the cost of `2k` fits, and only when (1) passed.
+/// without that selection, at the cost of `2k` fits, and only when (1) passed (or
+/// `always`, to measure fallback rules).
 fn wins_twice(
     learned: &dyn Learner,
     base: &SvmParams,
-    (learned_folds, base_folds): (&[f64], &[f64]),
     x: &Features,
     y: &[f64],
-    folds: usize,
-    seed: u64,
+    (folds, seed, always): (usize, u64, bool),
+    evidence: &mut FallbackEvidence,
 ) -> Result<bool> {
     let regression = learned.task() == Task::Regression;
-    if !beats(learned_folds, base_folds, regression) {
+    let first = beats(&evidence.learned, &evidence.svm, regression);
+    if !first && !always {
         return Ok(false);
     }
     let base = super::SvmLearner {
@@ -182,8 +219,12 @@ fn wins_twice(
         search: None,
     };
     let confirmation = Folds::new(folds, seed ^ CONFIRMATION_SEED, None);
-    let scores = fold_scores(&[learned, &base], x, y, confirmation, &|_| {})?;
-    Ok(beats(&scores[0], &scores[1], regression))
+    let [l, b]: [Vec<f64>; 2] = fold_scores(&[learned, &base], x, y, confirmation, &|_| {})?
+        .try_into()
+        .expect("two learners, two score lists");
+    let second = beats(&l, &b, regression);
+    evidence.confirmation = Some([l, b]);
+    Ok(first && second)
 }
 
 /// The base-kernel fallback: the SVM-CV model of `svm` fitted on `(x, y)`, with
@@ -203,11 +244,12 @@ fn fall_back<L: Learner>(
     learned: &Selected<L>,
     x: &Features,
     y: &[f64],
-    seed: u64,
-    select_seconds: f64,
+    (seed, select_seconds): (u64, f64),
+    evidence: FallbackEvidence,
 ) -> Result<FittedMethod> {
     let params = svm.chosen.params.clone();
     let mut chosen = ChosenParams::of_svm(&params);
+    chosen.fallback_evidence = Some(evidence);
     chosen.cv_score = Some(svm.score);
     chosen.other.insert(FELL_BACK.into(), 1.0);
     chosen
@@ -349,10 +391,25 @@ mod tests {
             (&claimed[..], &base_scores[..]),
             (&base_scores[..], &claimed[..]),
         );
-        assert!(!wins_twice(&good, &svm(0.7), win, x, y, 5, 1).unwrap());
+        let check = |base: f64, (l, b): (&[f64], &[f64]), always: bool| {
+            let mut evidence = FallbackEvidence {
+                learned: l.to_vec(),
+                svm: b.to_vec(),
+                confirmation: None,
+            };
+            let keep = wins_twice(&good, &svm(base), x, y, (5, 1, always), &mut evidence);
+            (keep.unwrap(), evidence.confirmation)
+        };
+        let (keep, confirmation) = check(0.7, win, false);
+        assert!(!keep && confirmation.is_some());
         // A real win: σ = 0.7 against a width 1000× too large (a near-constant kernel).
-        assert!(wins_twice(&good, &svm(700.0), win, x, y, 5, 1).unwrap());
-        // No win on the selection folds: refused before any refit.
-        assert!(!wins_twice(&good, &svm(700.0), loss, x, y, 5, 1).unwrap());
+        let (keep, confirmation) = check(700.0, win, false);
+        assert!(keep);
+        let [l, b] = confirmation.unwrap();
+        assert!(l.iter().sum::<f64>() > b.iter().sum::<f64>());
+        // No win on the selection folds: refused before any refit, unless measuring.
+        assert_eq!(check(700.0, loss, false), (false, None));
+        let (keep, confirmation) = check(700.0, loss, true);
+        assert!(!keep && confirmation.is_some_and(|[l, _]| l.len() == 5));
     }
 }

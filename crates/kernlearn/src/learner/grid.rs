@@ -14,6 +14,12 @@ pub struct GridSettings {
     pub folds: usize,
     /// Largest Gram matrix held in memory, bytes (see [`GridSearch::gram_budget_bytes`]).
     pub gram_budget_bytes: usize,
+    /// For measuring fallback rules: the base-kernel fallback's confirmation CV runs even
+    /// when the selection folds already decided, so that both partitions' scores are
+    /// recorded ([`super::ChosenParams::fallback_evidence`]) on every fit; the decision
+    /// itself is unchanged.
+    #[serde(default)]
+    pub confirm_always: bool,
 }
 
 impl Default for GridSettings {
@@ -23,6 +29,7 @@ impl Default for GridSettings {
             grid: Grid::default(),
             folds: 5,
             gram_budget_bytes: 1 << 30,
+            confirm_always: false,
         }
     }
 }

@@ -104,6 +104,24 @@ pub struct ChosenParams {
     /// `easymkl_lambda`, and sizes (`clusters`, `landmarks`, `support_percent`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub other: BTreeMap<String, f64>,
+    /// The base-kernel fallback's evidence, when its check ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_evidence: Option<FallbackEvidence>,
+}
+
+/// What the base-kernel fallback decided on (accuracy per fold, or MSE for
+/// regression): the learned kernel's and SVM-CV's scores on the selection folds, and on
+/// the fresh confirmation folds when those ran (the learned kernel passed the first
+/// check, or [`GridSettings::confirm_always`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FallbackEvidence {
+    /// The learned kernel's best candidate on the selection folds.
+    pub learned: Vec<f64>,
+    /// SVM-CV's choice on the same folds.
+    pub svm: Vec<f64>,
+    /// Both chosen models refitted on a fresh partition: `[learned, svm]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<[Vec<f64>; 2]>,
 }
 
 impl ChosenParams {

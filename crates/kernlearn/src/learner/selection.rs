@@ -456,6 +456,7 @@ mod tests {
             grid: Grid::default(),
             folds: 3,
             gram_budget_bytes: 1 << 20,
+            confirm_always: false,
         };
         // Candidate 0 predicts the truth's negation, candidate 1 the class +1 throughout.
         let negated: Vec<f64> = data.y.iter().map(|v| -v).collect();
@@ -620,6 +621,7 @@ mod tests {
             grid: Grid::default(),
             folds: 3,
             gram_budget_bytes: 1 << 20,
+            confirm_always: false,
         };
         let truth_of = |held: &Features, wrong: bool| -> Vec<f64> {
             (0..held.n_rows())

@@ -131,7 +131,7 @@ impl Learner for LocalizedLearner {
                 let svm = (self.fallback)
                     .then(|| base_svm_cv(s, self.params.smo, x, y, seed, progress))
                     .transpose()?;
-                let fallback = Fallback::new(svm, s.folds, seed, start);
+                let fallback = Fallback::new(svm, s, seed, start);
                 let make = |c| LocalizedLearner {
                     params: LocalizedParams {
                         c,

@@ -330,7 +330,7 @@ impl Learner for MklLearner {
         let kept = match &self.search {
             None => None,
             Some(s) => {
-                let fallback = Fallback::new(svm, s.folds, seed, start);
+                let fallback = Fallback::new(svm, s, seed, start);
                 let c_svm = fallback.svm().map(|svm| svm.chosen.params.c);
                 let candidates = (self.candidates(s, c_svm).into_iter())
                     .map(|params| TabledCandidate {

@@ -39,13 +39,14 @@
 //! much earlier, and it is the order of `αᵀĜ_iα`, the gradient of the MKL objective
 //! `D(μ) = min_α αᵀĜ_μα` (the squared half-distance of the hulls, which MKL maximises
 //! over `μ`). So the game is played again on the kernels weighted at least evenly
-//! (`μ_i ≥ 1/m`), a backward elimination in that order, until a game drops no kernel
-//! (down to one kernel at most), and the game of largest value `s = ᾱᵀĜ_μᾱ` is kept:
+//! (`μ_i ≥ 1/m`; at most the heavier half of the game's kernels, so that all games
+//! together cost at most twice the first), a backward elimination in that order, until
+//! a game drops no kernel (down to one kernel at most), and the game of largest value
+//! `s = ᾱᵀĜ_μᾱ` is kept:
 //! a restriction of the simplex cannot raise the optimum `D*`, so a larger value after
 //! a restriction means the smaller game was solved closer to its optimum within the
 //! same rounds, while dropping a kernel the optimum needs lowers it. Each game has `T`
-//! rounds on fewer kernels (the sets shrank about fivefold per game on the shared sets),
-//! so the whole costs little more than the first game.
+//! rounds on fewer kernels (the sets shrank about fivefold per game on most shared sets).
 //!
 //! **Bias** (the thesis leaves it open). The final `ᾱ = α/T` has half its mass on each
 //! class, so `p₊ = Σ_{y_j=+1} 2ᾱ_j φ(x_j)` and `p₋` are points of the two hulls and
@@ -434,11 +435,7 @@ pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Resu
     let mut best = (kernels.clone(), game_now.clone());
     // Backward elimination: until a game drops no kernel (at the latest, one kernel).
     while params.prune && kernels.len() > 1 {
-        let even = 1.0 / kernels.len() as f64;
-        let kept: Vec<usize> = (kernels.iter().zip(&game_now.weights))
-            .filter(|(_, &w)| w >= even)
-            .map(|(&i, _)| i)
-            .collect();
+        let kept = heaviest(&kernels, &game_now.weights);
         if kept.len() == kernels.len() {
             break;
         }
@@ -457,6 +454,18 @@ pub(super) fn solve(bank: &KernelBank, y: &[f64], params: &MwumklParams) -> Resu
         rounds,
         ..best
     })
+}
+
+/// The kernels of the next game of sparse MWUMKL: those weighted at least evenly
+/// (`μ_i ≥ 1/m`), at most the heavier half of them (ties to the lower index), so that
+/// the games together cost at most twice the first; in family order.
+fn heaviest(kernels: &[usize], weights: &[f64]) -> Vec<usize> {
+    let even = 1.0 / kernels.len() as f64;
+    let mut kept: Vec<usize> = (0..kernels.len()).filter(|&k| weights[k] >= even).collect();
+    kept.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
+    kept.truncate(kernels.len().div_ceil(2));
+    kept.sort_unstable();
+    kept.into_iter().map(|k| kernels[k]).collect()
 }
 
 /// One game of Algorithm 6 on the kernels `kernels` of the game's bank: `T` rounds of

@@ -245,7 +245,7 @@ impl Learner for KnplLearner {
                     seconds: svm.seconds,
                 };
                 let (fallback, record) = match self.fallback {
-                    true => (Fallback::new(Some(svm), s.folds, seed, start), None),
+                    true => (Fallback::new(Some(svm), s, seed, start), None),
                     false => (Fallback::off(), Some(svm.chosen)),
                 };
                 let learned = Selected {
@@ -371,7 +371,7 @@ impl Learner for DankLearner {
                     .collect()
             };
             let svm = selected.take().expect("SVM-CV ran with the search");
-            let fallback = Fallback::new(Some(svm), search.folds, seed, start);
+            let fallback = Fallback::new(Some(svm), search, seed, start);
             let path = (eta_path, progress);
             let best = best_on_path(
                 candidates,
