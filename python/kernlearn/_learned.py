@@ -130,9 +130,11 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
     def _fit(self, X, y):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
+        names = getattr(self, "feature_names_in_", None)
         model, chosen, declined = _core.fit_method(
             self._method_name(), self._options(), self.scale, self._grid_json(),
             seed_of(self.random_state, 0), X, y, self._regression,
+            feature_names=None if names is None else [str(n) for n in names],
         )
         return self._adopt(model, chosen, declined)
 

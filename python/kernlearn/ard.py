@@ -22,6 +22,11 @@ class ARDClassifier(_LearnedClassifier):
         subset beyond it).
     ard_scale : float, default=None
         Multiplier of the learned widths without ``select`` (default 1).
+    ard_groups : str, default=None
+        Columns that share one width: ``"auto"`` (default: the blocks of one-hot
+        encoded attributes, adjacent 0/1 columns named ``<attribute>_<value>`` with
+        exactly one 1 per row, as in a DataFrame from ``pandas.get_dummies``),
+        ``"none"`` (a width per column), or groups of 0-based columns, ``"0-3;7,9"``.
     """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
         Each feature's share of the kernel's exponent, ``γ_k E[(x_k - x'_k)²]``,
         summing to 1. After a fallback (``fell_back_``), the declined learned kernel's.
@@ -30,11 +35,13 @@ class ARDClassifier(_LearnedClassifier):
     _method = "ard"
 
     def __init__(self, *, C=None, ard_iterations=None, ard_sample=None, ard_scale=None,
-                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+                 ard_groups=None, select=None, grid=None, cv=5, fallback=True, scale="none",
+                 random_state=None):
         self.C = C
         self.ard_iterations = ard_iterations
         self.ard_sample = ard_sample
         self.ard_scale = ard_scale
+        self.ard_groups = ard_groups
         self.select = select
         self.grid = grid
         self.cv = cv
@@ -57,7 +64,7 @@ class ARDRegressor(_LearnedRegressor):
         SVR trade-off (without ``select``; default 1).
     epsilon : float, default=None
         Width of the insensitive tube (without ``select``; default 0.1).
-    ard_iterations, ard_sample, ard_scale
+    ard_iterations, ard_sample, ard_scale, ard_groups
         As in :class:`ARDClassifier`.
     """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
         Each feature's share of the kernel's exponent, summing to 1. After a fallback
@@ -67,12 +74,14 @@ class ARDRegressor(_LearnedRegressor):
     _method = "ard-svr"
 
     def __init__(self, *, C=None, epsilon=None, ard_iterations=None, ard_sample=None, ard_scale=None,
-                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+                 ard_groups=None, select=None, grid=None, cv=5, fallback=True, scale="none",
+                 random_state=None):
         self.C = C
         self.epsilon = epsilon
         self.ard_iterations = ard_iterations
         self.ard_sample = ard_sample
         self.ard_scale = ard_scale
+        self.ard_groups = ard_groups
         self.select = select
         self.grid = grid
         self.cv = cv

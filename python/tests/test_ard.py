@@ -71,3 +71,31 @@ def test_ard_svr_finds_the_informative_features_and_beats_a_tuned_rbf_svr():
             "epsilon": [0.01, 0.1]}
     svr = GridSearchCV(SkSVR(), grid, cv=5).fit(X, y)
     assert ard.score(Xt, yt) > svr.score(Xt, yt) + 0.05, (ard.score(Xt, yt), svr.score(Xt, yt))
+
+
+def _one_hot_data(n, seed):
+    """A 3-valued attribute one-hot encoded (columns 1-3: its value decides the class
+    with column 0), beside two noise columns."""
+    rng = np.random.default_rng(seed)
+    value = rng.integers(0, 3, size=n)
+    X = np.column_stack([rng.uniform(size=n), np.eye(3)[value], rng.uniform(size=(n, 2))])
+    y = np.where((value == 1) ^ (X[:, 0] > 0.5), 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("groups", ["1-3", "auto"])
+def test_the_columns_of_a_one_hot_attribute_share_one_width(groups):
+    """With ``ard_groups`` the three columns of one attribute get one width: each
+    column's relevance is that width times the column's own spread 2·Var(x_k), so
+    relevance / variance is the same for the three. ``"auto"`` finds the block from a
+    DataFrame's column names; ``"none"`` learns three different widths."""
+    X, y = _one_hot_data(300, 5)
+    if groups == "auto":
+        pd = pytest.importorskip("pandas")
+        X = pd.DataFrame(X, columns=["x", "color_red", "color_green", "color_blue", "n1", "n2"])
+    est = kernlearn.ARDClassifier(ard_groups=groups).fit(X, y)
+    per_spread = est.feature_relevance_[1:4] / np.var(np.asarray(X)[:, 1:4], axis=0)
+    np.testing.assert_allclose(per_spread, per_spread[0], rtol=1e-9)
+    free = kernlearn.ARDClassifier(ard_groups="none").fit(np.asarray(X), y)
+    per_spread = free.feature_relevance_[1:4] / np.var(np.asarray(X)[:, 1:4], axis=0)
+    assert np.ptp(per_spread) > 1e-3 * per_spread.max()

@@ -137,9 +137,10 @@ pub(crate) fn method_options(options: &[(String, String)], seed: u64) -> PyResul
 /// hyper-parameters as JSON, and, when the selection fell back to the SVM on the base
 /// kernel, the declined learned kernel's model (`FittedPipeline::declined`; else `None`).
 /// `sample_weight` weights the training rows (`Pipeline::fit_weighted`; methods that
-/// cannot honour weights refuse).
+/// cannot honour weights refuse); `feature_names` (a DataFrame's columns) name the
+/// features for the methods that read names (ARD's one-hot blocks).
 #[pyfunction]
-#[pyo3(signature = (method, options, scale, grid_json, seed, x, y, regression=false, sample_weight=None))]
+#[pyo3(signature = (method, options, scale, grid_json, seed, x, y, regression=false, sample_weight=None, feature_names=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_method(
     py: Python<'_>,
@@ -152,9 +153,13 @@ pub(crate) fn fit_method(
     y: PyReadonlyArray1<'_, f64>,
     regression: bool,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    feature_names: Option<Vec<String>>,
 ) -> PyResult<(PyModel, String, Option<PyModel>)> {
     let spec = MethodSpec::parse(method, &options, scale, grid_json, seed)?;
-    let data = dataset(features(&x)?, labels(&y)?, regression);
+    let mut data = dataset(features(&x)?, labels(&y)?, regression);
+    if let Some(names) = feature_names.filter(|n| n.len() == data.x.n_cols()) {
+        data.feature_names = names;
+    }
     let weights = sample_weight.as_ref().map(labels).transpose()?;
     let fitted = interruptible(py, || {
         let method = spec.build(&data)?;

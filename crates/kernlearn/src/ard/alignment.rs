@@ -28,13 +28,17 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// How the widths are learned.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct AlignmentSettings {
     /// Most L-BFGS steps.
     pub(crate) max_iter: usize,
     /// Most rows the alignment is computed on (a seeded random subset beyond it): each
     /// step costs `O(n² d)`.
     pub(crate) sample: usize,
+    /// The width each feature takes: `groups[k]` indexes the learned widths, so that
+    /// the columns of one block (a one-hot attribute, [`super::groups`]) share one;
+    /// empty: one width per feature.
+    pub(crate) groups: Vec<usize>,
     /// Seed of the subset.
     pub(crate) seed: u64,
 }
@@ -264,6 +268,51 @@ impl Problem {
     }
 }
 
+/// How the learned widths map onto the features: `of[k]` is feature `k`'s width.
+struct Widths {
+    of: Vec<usize>,
+    count: usize,
+}
+
+impl Widths {
+    /// From a feature → width map (empty: one width per feature of `d`).
+    fn new(groups: &[usize], d: usize) -> Result<Self> {
+        if groups.is_empty() {
+            return Ok(Self {
+                of: (0..d).collect(),
+                count: d,
+            });
+        }
+        let count = groups.iter().max().map_or(0, |m| m + 1);
+        if groups.len() != d || (0..count).any(|g| !groups.contains(&g)) {
+            return Err(Error::param(
+                "ard-groups",
+                format!(
+                    "a width map of {} columns for {d} features, or a width no column takes",
+                    groups.len()
+                ),
+            ));
+        }
+        Ok(Self {
+            of: groups.to_vec(),
+            count,
+        })
+    }
+
+    /// Per-feature `log γ` from per-width values.
+    fn per_feature(&self, theta: &[f64]) -> Vec<f64> {
+        self.of.iter().map(|&g| theta[g]).collect()
+    }
+
+    /// The gradient in the per-width values: a shared `log γ` moves every feature of
+    /// its group, so its derivative is the sum of theirs.
+    fn per_width(&self, gradient: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.count];
+        self.of.iter().zip(gradient).for_each(|(&g, v)| out[g] += v);
+        out
+    }
+}
+
 /// The rows of the alignment sample: all of them, or `sample` chosen at random.
 fn sample_rows(n: usize, settings: &AlignmentSettings) -> Vec<usize> {
     let mut rows: Vec<usize> = (0..n).collect();
@@ -311,8 +360,13 @@ pub(crate) fn learn_widths(
         ));
     }
     // Σ_k γ E[(x_k − x'_k)²] = 1: the mean squared distance is one width.
-    let mut rho = vec![-(total.ln()); spread.len()];
-    let (start, mut gradient) = problem.value_and_gradient(&rho);
+    let widths = Widths::new(&settings.groups, spread.len())?;
+    let eval = |theta: &[f64]| {
+        let (value, gradient) = problem.value_and_gradient(&widths.per_feature(theta));
+        (value, widths.per_width(&gradient))
+    };
+    let mut rho = vec![-(total.ln()); widths.count];
+    let (start, mut gradient) = eval(&rho);
     let mut value = start;
     let mut memory = Memory::default();
     let mut iterations = 0;
@@ -338,7 +392,7 @@ pub(crate) fn learn_widths(
             let next: Vec<f64> = (rho.iter().zip(&direction))
                 .map(|(r, d)| r + step * d)
                 .collect();
-            let (v, g) = problem.value_and_gradient(&next);
+            let (v, g) = eval(&next);
             // Armijo's sufficient rise.
             if v >= value + 1e-4 * step * slope {
                 break Some((next, v, g));
@@ -359,7 +413,7 @@ pub(crate) fn learn_widths(
             break;
         }
     }
-    let gammas: Vec<f64> = rho.iter().map(|r| r.exp()).collect();
+    let gammas: Vec<f64> = widths.per_feature(&rho).iter().map(|r| r.exp()).collect();
     let share: Vec<f64> = gammas.iter().zip(&spread).map(|(g, s)| g * s).collect();
     let sum: f64 = share.iter().sum();
     let finite = |v: &[f64]| v.iter().all(|g| g.is_finite());
@@ -476,6 +530,7 @@ mod tests {
             max_iter: 100,
             sample: 1000,
             seed: 0,
+            groups: Vec::new(),
         };
         let w = learn_widths(&x, &y, Task::Classification, &settings).unwrap();
         assert!(w.alignment.1 > w.alignment.0, "{:?}", w.alignment);
@@ -496,6 +551,7 @@ mod tests {
             max_iter: 10,
             sample: 1000,
             seed: 0,
+            groups: Vec::new(),
         };
         let e = learn_widths(&x, &y, Task::Classification, &settings)
             .unwrap_err()

@@ -24,6 +24,9 @@ pub(crate) static ARD_SAMPLE: OptionSpec = OptionSpec::new("ard-sample", OptionV
 /// `--ard-scale`.
 pub(crate) static ARD_SCALE: OptionSpec = OptionSpec::new("ard-scale", OptionValue::Number, "ard without --select: multiplier of the learned widths (default 1; with --select grid chosen by CV from 0.25, 0.5, 1, 2, 4)");
 
+/// `--ard-groups`.
+pub(crate) static ARD_GROUPS: OptionSpec = OptionSpec::new("ard-groups", OptionValue::Text, "ard, ard-svr: columns that share one width: auto (default: the blocks of one-hot encoded attributes, adjacent 0/1 columns named <attribute>_<value> with exactly one 1 per row), none (a width per column), or groups of 0-based columns, e.g. \"0-3;7,9\"");
+
 /// The ARD family.
 pub(crate) static FAMILY: Family = Family {
     name: "automatic relevance determination",
@@ -32,7 +35,7 @@ pub(crate) static FAMILY: Family = Family {
         tasks: &[Task::Classification],
         summary: "ARD-SVM: per-feature Gaussian widths by centered kernel-target alignment (Cortes, Mohri and Rostamizadeh 2012), with each feature's relevance",
         selection: "widths learned on each fold's training part, scale × C by k-fold CV; the SVM-CV model unless that beats it",
-        options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &NO_FALLBACK]],
+        options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &NO_FALLBACK]],
         in_demo: true,
         representations: &[],
         build,
@@ -41,7 +44,7 @@ pub(crate) static FAMILY: Family = Family {
         tasks: &[Task::Regression],
         summary: "ARD-SVR: ε-SVR on per-feature Gaussian widths by centered kernel-target alignment on the centred target, with each feature's relevance",
         selection: "SVR-CV first (σ, C, ε); widths learned on each fold's training part, scale × C by k-fold CV at SVR-CV's ε; the SVR-CV model unless that beats it",
-        options: &[&[&C, &EPSILON], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &NO_FALLBACK]],
+        options: &[&[&C, &EPSILON], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &NO_FALLBACK]],
         in_demo: false,
         representations: &[],
         build,
@@ -78,6 +81,11 @@ fn build(
             format!("{sample} rows are too few (at least 4)"),
         ));
     }
+    let blocks = match options.text(&ARD_GROUPS).map(str::trim) {
+        None | Some("auto") => super::groups::one_hot_blocks(data),
+        Some("none") => Vec::new(),
+        Some(spec) => super::groups::parse_blocks(spec, d)?,
+    };
     let scale = options.number(&ARD_SCALE)?.unwrap_or(1.0);
     crate::check::positive_finite("ard-scale", scale)?;
     if search.is_some() && options.number(&ARD_SCALE)?.is_some() {
@@ -94,6 +102,7 @@ fn build(
             max_iter,
             sample,
             seed: options.seed,
+            groups: super::groups::width_map(&blocks, d),
         },
         fallback: search.is_some() && !options.flag(&NO_FALLBACK),
         search,

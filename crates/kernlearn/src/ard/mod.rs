@@ -8,6 +8,7 @@
 
 mod alignment;
 mod catalogue;
+mod groups;
 mod learner;
 mod model;
 #[cfg(test)]

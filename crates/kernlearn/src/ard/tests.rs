@@ -166,3 +166,55 @@ fn ard_svr_finds_the_informative_features_and_beats_svr_cv() {
     let (e_ard, e_svr) = (mse(&ard.pipeline), mse(&svr.pipeline));
     assert!(e_ard < 0.7 * e_svr, "ARD-SVR {e_ard} vs SVR-CV {e_svr}");
 }
+
+/// A one-hot attribute (columns 1–3, named `color_*`) gets one width by default: each
+/// column's relevance is that width times its spread `2 Var(x_k)`, so relevance over
+/// variance is equal across the block; with `ard-groups none` it is not.
+#[test]
+fn one_hot_columns_share_a_width_by_default() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let n = 240;
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let value = rng.random_range(0..3);
+        let x0: f64 = rng.random();
+        let mut row = vec![x0, 0.0, 0.0, 0.0, rng.random(), rng.random()];
+        row[1 + value] = 1.0;
+        rows.push(row);
+        y.push(if (value == 1) ^ (x0 > 0.5) { 1.0 } else { -1.0 });
+    }
+    let names = ["x", "color_red", "color_green", "color_blue", "n1", "n2"];
+    let data = Dataset {
+        x: Features::from_rows(&rows).unwrap(),
+        y,
+        feature_names: names.iter().map(|s| s.to_string()).collect(),
+        target_name: "label".into(),
+    };
+    let per_spread = |groups: Option<&str>| {
+        let mut o = MethodOptions::default();
+        if let Some(g) = groups {
+            o.set("ard-groups", g).unwrap();
+        }
+        let method = Method::build("ard".parse().unwrap(), &o, &data, None).unwrap();
+        let fit = Pipeline::fit(ScaleMode::None, &method, &data, 0, &|_| {}).unwrap();
+        let relevance = fit.pipeline.model.feature_relevance().unwrap();
+        (1..4)
+            .map(|k| {
+                let col: Vec<f64> = (0..n).map(|i| data.x.row(i)[k]).collect();
+                let mean = col.iter().sum::<f64>() / n as f64;
+                let var = col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
+                relevance[k] / var
+            })
+            .collect::<Vec<f64>>()
+    };
+    let shared = per_spread(None);
+    assert!(
+        shared.iter().all(|v| (v / shared[0] - 1.0).abs() < 1e-9),
+        "{shared:?}"
+    );
+    let free = per_spread(Some("none"));
+    let spread = free.iter().cloned().fold(f64::MIN, f64::max)
+        / free.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread > 1.001, "{free:?}");
+}
