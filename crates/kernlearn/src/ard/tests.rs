@@ -34,6 +34,14 @@ fn circle_with_noise(n: usize, noise: usize, seed: u64) -> Dataset {
     }
 }
 
+/// Catalogue method `name` with its defaults and `--select grid`, fitted on `train`.
+fn fit_selected(name: &str, train: &Dataset) -> crate::pipeline::FittedPipeline {
+    let kind: MethodKind = name.parse().unwrap();
+    let search = Some(GridSettings::default());
+    let method = Method::build(kind, &MethodOptions::default(), train, search).unwrap();
+    Pipeline::fit(ScaleMode::None, &method, train, 3, &|_| {}).unwrap()
+}
+
 fn accuracy(p: &[f64], y: &[f64]) -> f64 {
     p.iter().zip(y).filter(|(a, b)| a == b).count() as f64 / y.len() as f64
 }
@@ -45,19 +53,8 @@ fn accuracy(p: &[f64], y: &[f64]) -> f64 {
 fn ard_finds_the_informative_features_and_beats_svm_cv() {
     let train = circle_with_noise(240, 8, 1);
     let test = circle_with_noise(600, 8, 2);
-    let fit = |name: &str| {
-        let kind: MethodKind = name.parse().unwrap();
-        let method = Method::build(
-            kind,
-            &MethodOptions::default(),
-            &train,
-            Some(GridSettings::default()),
-        )
-        .unwrap();
-        Pipeline::fit(ScaleMode::None, &method, &train, 3, &|_| {}).unwrap()
-    };
-    let ard = fit("ard");
-    let svm = fit("svm");
+    let ard = fit_selected("ard", &train);
+    let svm = fit_selected("svm", &train);
     assert_eq!(ard.chosen.other.get(crate::learner::FELL_BACK), Some(&0.0));
     let relevance = ard.pipeline.model.feature_relevance().unwrap();
     assert!(relevance[0] + relevance[1] > 0.8, "{relevance:?}");
@@ -139,12 +136,6 @@ fn wave_with_noise(n: usize, noise: usize, seed: u64) -> Dataset {
 fn ard_svr_finds_the_informative_features_and_beats_svr_cv() {
     let train = wave_with_noise(240, 6, 5);
     let test = wave_with_noise(600, 6, 6);
-    let fit = |name: &str| {
-        let kind: MethodKind = name.parse().unwrap();
-        let search = Some(GridSettings::default());
-        let method = Method::build(kind, &MethodOptions::default(), &train, search).unwrap();
-        Pipeline::fit(ScaleMode::None, &method, &train, 3, &|_| {}).unwrap()
-    };
     let mse = |p: &Pipeline| {
         let pred = p.predict(&test.x).unwrap();
         pred.iter()
@@ -153,8 +144,8 @@ fn ard_svr_finds_the_informative_features_and_beats_svr_cv() {
             .sum::<f64>()
             / test.y.len() as f64
     };
-    let ard = fit("ard-svr");
-    let svr = fit("svm");
+    let ard = fit_selected("ard-svr", &train);
+    let svr = fit_selected("svm", &train);
     assert_eq!(
         ard.pipeline.model.task(),
         crate::predictor::Task::Regression
