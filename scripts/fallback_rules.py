@@ -30,7 +30,6 @@ Usage (from the repository root, after ``cargo build --release``)::
 Results are cached per set in ``--out`` (delete a file to rerun that set).
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -39,7 +38,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernel_learning_benchmark import BINARY_SETS, write_variants  # noqa: E402
+from kernel_learning_benchmark import study_arguments, write_variants  # noqa: E402
 
 
 def beats(learned, svm):
@@ -125,16 +124,8 @@ def per_set(table, rule):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = study_arguments(__doc__.split("\n\n")[0], "fallback-rules")
     ap.add_argument("--method", default="ard")
-    ap.add_argument("--sets", default=",".join(BINARY_SETS))
-    ap.add_argument("--repeats", type=int, default=20)
-    ap.add_argument("--max-rows", type=int, default=1000)
-    ap.add_argument("--datasets", default=os.path.join(root, "..", "shared", "datasets"))
-    ap.add_argument("--kernlearn", default=os.path.join(root, "target", "release", "kernlearn"))
-    ap.add_argument("--out", default=os.path.join(root, "target", "fallback-rules"))
     ap.add_argument("--per-set", default="two-stage 1-SE (library)",
                     help="the rule whose per-set gains are listed")
     args = ap.parse_args()

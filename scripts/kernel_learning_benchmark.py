@@ -133,17 +133,23 @@ def outside_references(path, repeats):
     return out
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--methods", default="ard")
+def study_arguments(description, out):
+    """The command line shared by the studies over the shared binary sets: sets, repeats,
+    subset size, where the data, the binary and the results (``target/<out>``) are."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--sets", default=",".join(BINARY_SETS))
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--max-rows", type=int, default=1000)
     ap.add_argument("--datasets", default=os.path.join(root, "..", "shared", "datasets"))
     ap.add_argument("--kernlearn", default=os.path.join(root, "target", "release", "kernlearn"))
-    ap.add_argument("--out", default=os.path.join(root, "target", "kernel-learning"))
+    ap.add_argument("--out", default=os.path.join(root, "target", out))
+    return ap
+
+
+def main():
+    ap = study_arguments(__doc__.split("\n\n")[0], "kernel-learning")
+    ap.add_argument("--methods", default="ard")
     ap.add_argument("--no-references", action="store_true",
                     help="skip the random forest and feature-selection columns")
     args = ap.parse_args()

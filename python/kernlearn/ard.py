@@ -27,6 +27,10 @@ class ARDClassifier(_LearnedClassifier):
         encoded attributes, adjacent 0/1 columns named ``<attribute>_<value>`` with
         exactly one 1 per row, as in a DataFrame from ``pandas.get_dummies``),
         ``"none"`` (a width per column), or groups of 0-based columns, ``"0-3;7,9"``.
+    ard_objective : {"alignment", "radius-margin"}, default=None
+        What the widths optimise: the centered alignment (default), or the alignment's
+        widths refined by gradient descent on the radius–margin bound ``R²‖w‖²`` of the
+        L2-SVM (Chapelle et al. 2002; binary labels).
     """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
         Each feature's share of the kernel's exponent, ``γ_k E[(x_k - x'_k)²]``,
         summing to 1. After a fallback (``fell_back_``), the declined learned kernel's.
@@ -35,13 +39,14 @@ class ARDClassifier(_LearnedClassifier):
     _method = "ard"
 
     def __init__(self, *, C=None, ard_iterations=None, ard_sample=None, ard_scale=None,
-                 ard_groups=None, select=None, grid=None, cv=5, fallback=True, scale="none",
-                 random_state=None):
+                 ard_groups=None, ard_objective=None, select=None, grid=None, cv=5, fallback=True,
+                 scale="none", random_state=None):
         self.C = C
         self.ard_iterations = ard_iterations
         self.ard_sample = ard_sample
         self.ard_scale = ard_scale
         self.ard_groups = ard_groups
+        self.ard_objective = ard_objective
         self.select = select
         self.grid = grid
         self.cv = cv

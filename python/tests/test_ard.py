@@ -99,3 +99,12 @@ def test_the_columns_of_a_one_hot_attribute_share_one_width(groups):
     free = kernlearn.ARDClassifier(ard_groups="none").fit(np.asarray(X), y)
     per_spread = free.feature_relevance_[1:4] / np.var(np.asarray(X)[:, 1:4], axis=0)
     assert np.ptp(per_spread) > 1e-3 * per_spread.max()
+
+
+def test_the_radius_margin_refinement_fits_and_keeps_the_relevance_on_the_circle():
+    """``ard_objective="radius-margin"`` refines the alignment's widths on the
+    radius–margin bound: the fit still finds the circle's two features."""
+    X, y = circle_with_noise(200, 4, 7)
+    est = kernlearn.ARDClassifier(ard_objective="radius-margin", C=4.0).fit(X, y)
+    assert est.feature_relevance_[:2].sum() > 0.8, est.feature_relevance_
+    assert est.score(X, y) > 0.9

@@ -117,6 +117,23 @@ pub(crate) struct LearnedWidths {
     pub(crate) iterations: usize,
 }
 
+impl LearnedWidths {
+    /// The same features' shares at new widths `gammas` (each feature's spread
+    /// `E[(x_k − x'_k)²]` recovered from its share and old width).
+    pub(crate) fn with_gammas(self, gammas: Vec<f64>) -> Self {
+        let share: Vec<f64> = (self.relevance.iter().zip(&self.gammas).zip(&gammas))
+            .map(|((r, old), new)| r * self.mean_exponent / old * new)
+            .collect();
+        let sum: f64 = share.iter().sum();
+        Self {
+            relevance: share.iter().map(|s| s / sum).collect(),
+            mean_exponent: sum,
+            gammas,
+            ..self
+        }
+    }
+}
+
 /// The centered alignment's target factor `Ỹ` (n × c, centered columns) for `task`.
 fn target_factor(y: &[f64], task: Task) -> Result<Mat<f64>> {
     let n = y.len();
@@ -189,27 +206,7 @@ impl Problem {
 
     /// The kernel matrix at widths `gammas`.
     fn kernel(&self, gammas: &[f64]) -> Mat<f64> {
-        let (n, d) = (self.x.nrows(), self.x.ncols());
-        let z = Mat::from_fn(n, d, |i, k| self.x[(i, k)] * gammas[k].sqrt());
-        let sq: Vec<f64> = (0..n)
-            .map(|i| (0..d).map(|k| z[(i, k)] * z[(i, k)]).sum())
-            .collect();
-        let mut k = Mat::<f64>::zeros(n, n);
-        matmul(
-            k.as_mut(),
-            Accum::Replace,
-            &z,
-            z.transpose(),
-            1.0,
-            Par::rayon(0),
-        );
-        for j in 0..n {
-            for i in 0..n {
-                let dist = (sq[i] + sq[j] - 2.0 * k[(i, j)]).max(0.0);
-                k[(i, j)] = (-dist).exp();
-            }
-        }
-        k
+        ard_gram(&self.x, gammas)
     }
 
     /// The alignment at `ρ = log γ` and its gradient in `ρ`.
@@ -268,6 +265,31 @@ impl Problem {
     }
 }
 
+/// The ARD Gaussian's matrix `exp(−Σ_k γ_k (x_ik − x_jk)²)` on the rows of `x`.
+pub(super) fn ard_gram(x: &Mat<f64>, gammas: &[f64]) -> Mat<f64> {
+    let (n, d) = (x.nrows(), x.ncols());
+    let z = Mat::from_fn(n, d, |i, k| x[(i, k)] * gammas[k].sqrt());
+    let sq: Vec<f64> = (0..n)
+        .map(|i| (0..d).map(|k| z[(i, k)] * z[(i, k)]).sum())
+        .collect();
+    let mut k = Mat::<f64>::zeros(n, n);
+    matmul(
+        k.as_mut(),
+        Accum::Replace,
+        &z,
+        z.transpose(),
+        1.0,
+        Par::rayon(0),
+    );
+    for j in 0..n {
+        for i in 0..n {
+            let dist = (sq[i] + sq[j] - 2.0 * k[(i, j)]).max(0.0);
+            k[(i, j)] = (-dist).exp();
+        }
+    }
+    k
+}
+
 /// How the learned widths map onto the features: `of[k]` is feature `k`'s width.
 struct Widths {
     of: Vec<usize>,
@@ -314,7 +336,7 @@ impl Widths {
 }
 
 /// The rows of the alignment sample: all of them, or `sample` chosen at random.
-fn sample_rows(n: usize, settings: &AlignmentSettings) -> Vec<usize> {
+pub(super) fn sample_rows(n: usize, settings: &AlignmentSettings) -> Vec<usize> {
     let mut rows: Vec<usize> = (0..n).collect();
     if n > settings.sample {
         rows.shuffle(&mut ChaCha8Rng::seed_from_u64(settings.seed));

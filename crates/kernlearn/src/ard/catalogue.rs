@@ -27,6 +27,9 @@ pub(crate) static ARD_SCALE: OptionSpec = OptionSpec::new("ard-scale", OptionVal
 /// `--ard-groups`.
 pub(crate) static ARD_GROUPS: OptionSpec = OptionSpec::new("ard-groups", OptionValue::Text, "ard, ard-svr: columns that share one width: auto (default: the blocks of one-hot encoded attributes, adjacent 0/1 columns named <attribute>_<value> with exactly one 1 per row), none (a width per column), or groups of 0-based columns, e.g. \"0-3;7,9\"");
 
+/// `--ard-objective`.
+pub(crate) static ARD_OBJECTIVE: OptionSpec = OptionSpec::new("ard-objective", OptionValue::Choice(&["alignment", "radius-margin"]), "ard: what the widths optimise: alignment (default: centered kernel-target alignment) or radius-margin (the alignment's widths refined by gradient descent on the radius–margin bound R²‖w‖² of the L2-SVM, Chapelle et al. 2002; binary labels)");
+
 /// The ARD family.
 pub(crate) static FAMILY: Family = Family {
     name: "automatic relevance determination",
@@ -35,7 +38,7 @@ pub(crate) static FAMILY: Family = Family {
         tasks: &[Task::Classification],
         summary: "ARD-SVM: per-feature Gaussian widths by centered kernel-target alignment (Cortes, Mohri and Rostamizadeh 2012), with each feature's relevance",
         selection: "widths learned on each fold's training part, scale × C by k-fold CV; the SVM-CV model unless that beats it",
-        options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &NO_FALLBACK]],
+        options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &ARD_OBJECTIVE, &NO_FALLBACK]],
         in_demo: true,
         representations: &[],
         build,
@@ -96,6 +99,7 @@ fn build(
     }
     Ok(Method::new(ArdLearner {
         task,
+        radius_margin: options.text(&ARD_OBJECTIVE) == Some("radius-margin"),
         params,
         scale,
         alignment: AlignmentSettings {

@@ -4,7 +4,8 @@
 //! fallback (the default), SVM-CV runs first on the same folds and the ARD kernel is kept
 //! only when it beats it ([`crate::learner::fallback::Fallback`]).
 
-use super::alignment::{learn_widths, AlignmentSettings, LearnedWidths};
+use super::alignment::{learn_widths, sample_rows, AlignmentSettings, LearnedWidths};
+use super::margin::refine;
 use super::ArdModel;
 use crate::data::Features;
 use crate::kernel::Kernel;
@@ -40,6 +41,9 @@ pub(crate) struct ArdLearner {
     pub(crate) scale: f64,
     /// How the widths are learned.
     pub(crate) alignment: AlignmentSettings,
+    /// Refine the alignment's widths on the radius–margin bound (binary classification;
+    /// [`super::margin`]).
+    pub(crate) radius_margin: bool,
     /// With `--select grid`: the grid's Cs and folds.
     pub(crate) search: Option<GridSettings>,
     /// Keep SVM-CV unless the ARD kernel beats it.
@@ -82,9 +86,26 @@ impl ArdLearner {
             .collect()
     }
 
+    /// The widths on `(x, y)`: the alignment's, refined on the radius–margin bound when
+    /// asked and the labels are binary (on the alignment's sample of rows).
+    fn learn(&self, x: &Features, y: &[f64]) -> Result<LearnedWidths> {
+        let w = learn_widths(x, y, self.task, &self.alignment)?;
+        let classes = crate::data::class_labels(y);
+        if !self.radius_margin || self.task != Task::Classification || classes.len() != 2 {
+            return Ok(w);
+        }
+        let rows = sample_rows(x.n_rows(), &self.alignment);
+        let xs = faer::Mat::from_fn(rows.len(), x.n_cols(), |i, k| x.row(rows[i])[k]);
+        let ys: Vec<f64> = (rows.iter())
+            .map(|&i| if y[i] == classes[0] { 1.0 } else { -1.0 })
+            .collect();
+        let gammas = refine(&xs, &ys, &w.gammas, self.params.c, &self.alignment.groups)?;
+        Ok(w.with_gammas(gammas))
+    }
+
     /// The model of this learner (no selection) on `(x, y)`.
     fn fit_model(&self, x: &Features, y: &[f64]) -> Result<ArdModel> {
-        let w = learn_widths(x, y, self.task, &self.alignment)?;
+        let w = self.learn(x, y)?;
         let svm = self.fit_svm(&w, x, y)?;
         Ok(ArdModel {
             svm,
@@ -145,7 +166,7 @@ impl Learner for ArdLearner {
         let candidates = self.candidates(search, epsilon);
         // One fold: the widths once from its training part, then every candidate.
         let path: &FoldFit = &|xt, yt, held| {
-            let w = learn_widths(xt, yt, self.task, &self.alignment)?;
+            let w = self.learn(xt, yt)?;
             (candidates.iter())
                 .map(|c| {
                     let model = c.fit_svm(&w, xt, yt)?;

@@ -10,6 +10,7 @@ mod alignment;
 mod catalogue;
 mod groups;
 mod learner;
+mod margin;
 mod model;
 #[cfg(test)]
 mod tests;
