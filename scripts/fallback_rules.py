@@ -61,12 +61,14 @@ RULES = {
 }
 
 
-def run(kernlearn, path, method, repeats, cache):
+def run(kernlearn, path, method, repeats, cache, confirmation_folds=None):
     """Per split: (evidence, learned test accuracy, SVM-CV test accuracy)."""
     if not os.path.exists(cache):
         cmd = [kernlearn, "experiment", "-q", "--json", "--data", path, "--method", method,
                "--select", "grid", "--baseline", "svm", "--repeats", str(repeats),
                "--confirm-always"]
+        if confirmation_folds:
+            cmd += ["--confirmation-folds", str(confirmation_folds)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         with open(cache, "w") as f:
             f.write(out)
@@ -126,6 +128,8 @@ def per_set(table, rule):
 def main():
     ap = study_arguments(__doc__.split("\n\n")[0], "fallback-rules")
     ap.add_argument("--method", default="ard")
+    ap.add_argument("--confirmation-folds", type=int, default=None,
+                    help="folds of the confirmation partition (default: as the selection's)")
     ap.add_argument("--per-set", default="two-stage 1-SE (library)",
                     help="the rule whose per-set gains are listed")
     args = ap.parse_args()
@@ -134,12 +138,15 @@ def main():
     for name in args.sets.split(","):
         plain, noisy, _ = write_variants(name, args.datasets, args.out, args.max_rows)
         for variant, path in (("plain", plain), ("+3d noise", noisy)):
-            cache = os.path.join(args.out, f"{args.method}-{os.path.basename(path)}-{args.repeats}.json")
-            table[(name, variant)] = run(args.kernlearn, path, args.method, args.repeats, cache)
+            folds = f"-confirm{args.confirmation_folds}" if args.confirmation_folds else ""
+            cache = os.path.join(args.out, f"{args.method}-{os.path.basename(path)}-{args.repeats}{folds}.json")
+            table[(name, variant)] = run(args.kernlearn, path, args.method, args.repeats, cache,
+                                         args.confirmation_folds)
             print(f"{name} {variant}: done", file=sys.stderr, flush=True)
     lines = summarise(table) + [""] + per_set(table, args.per_set)
     print("\n".join(lines))
-    with open(os.path.join(args.out, f"{args.method}-rules.md"), "w") as f:
+    folds = f"-confirm{args.confirmation_folds}" if args.confirmation_folds else ""
+    with open(os.path.join(args.out, f"{args.method}{folds}-rules.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

@@ -33,6 +33,10 @@ pub struct SelectArgs {
     /// (`fallback_evidence`); the decision is unchanged.
     #[arg(long)]
     pub confirm_always: bool,
+    /// Folds of the base-kernel fallback's confirmation partition (default: as many as
+    /// --folds).
+    #[arg(long)]
+    pub confirmation_folds: Option<usize>,
 }
 
 impl SelectArgs {
@@ -61,6 +65,7 @@ impl SelectArgs {
             ("epsilons", self.epsilons.is_some()),
             ("folds", self.folds.is_some()),
             ("confirm-always", self.confirm_always),
+            ("confirmation-folds", self.confirmation_folds.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -113,6 +118,7 @@ impl SelectArgs {
             folds: self.folds.unwrap_or(5),
             gram_budget_bytes,
             confirm_always: self.confirm_always,
+            confirmation_folds: self.confirmation_folds,
         })
     }
 }

@@ -584,6 +584,7 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
             confirm_always: false,
+            confirmation_folds: None,
         };
         let mut e = Experiment::new(Method::new(SvmLearner {
             params,

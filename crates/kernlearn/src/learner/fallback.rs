@@ -31,6 +31,7 @@ use std::time::Instant;
 /// decide, nor mark, a fallback but through here.
 pub(crate) struct Fallback {
     svm: Option<Selected<Selection>>,
+    /// Folds of the confirmation partition.
     folds: usize,
     confirm_always: bool,
     seed: u64,
@@ -67,7 +68,7 @@ impl Fallback {
     ) -> Self {
         Self {
             svm,
-            folds: search.folds,
+            folds: search.confirmation_folds.unwrap_or(search.folds),
             confirm_always: search.confirm_always,
             seed,
             start,
@@ -364,6 +365,32 @@ mod tests {
         assert!(
             Method::build("svm".parse::<MethodKind>().unwrap(), &options, &data, None).is_err()
         );
+    }
+
+    /// Every checked fit records its evidence: both sides' scores on the selection folds
+    /// and, with `confirm_always`, on the confirmation partition, which has its own
+    /// number of folds when `confirmation_folds` says so.
+    #[test]
+    fn the_evidence_records_both_partitions_with_their_own_folds() {
+        use crate::learner::Method;
+        let data = sandwich(80, 0.3, 9).unwrap();
+        let settings = GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5, 1.0],
+                cs: vec![1.0, 4.0],
+                epsilons: vec![],
+            },
+            confirm_always: true,
+            confirmation_folds: Some(3),
+            ..GridSettings::default()
+        };
+        let kind = "uniform".parse().unwrap();
+        let m = Method::defaults(kind, &data, Some(settings), 3).unwrap();
+        let fit = m.fit(&data.x, &data.y, 3, &|_| {}).unwrap();
+        let evidence = fit.chosen.fallback_evidence.expect("the check ran");
+        assert_eq!((evidence.learned.len(), evidence.svm.len()), (5, 5));
+        let [l, b] = evidence.confirmation.expect("confirmation always");
+        assert_eq!((l.len(), b.len()), (3, 3));
     }
 
     /// The fallback keeps a learned kernel only when the win on the selection folds is

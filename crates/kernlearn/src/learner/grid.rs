@@ -20,6 +20,10 @@ pub struct GridSettings {
     /// itself is unchanged.
     #[serde(default)]
     pub confirm_always: bool,
+    /// Folds of the fallback's confirmation partition (`None`: as many as the
+    /// selection's).
+    #[serde(default)]
+    pub confirmation_folds: Option<usize>,
 }
 
 impl Default for GridSettings {
@@ -30,6 +34,7 @@ impl Default for GridSettings {
             folds: 5,
             gram_budget_bytes: 1 << 30,
             confirm_always: false,
+            confirmation_folds: None,
         }
     }
 }

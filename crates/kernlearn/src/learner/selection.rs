@@ -457,6 +457,7 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
             confirm_always: false,
+            confirmation_folds: None,
         };
         // Candidate 0 predicts the truth's negation, candidate 1 the class +1 throughout.
         let negated: Vec<f64> = data.y.iter().map(|v| -v).collect();
@@ -622,6 +623,7 @@ mod tests {
             folds: 3,
             gram_budget_bytes: 1 << 20,
             confirm_always: false,
+            confirmation_folds: None,
         };
         let truth_of = |held: &Features, wrong: bool| -> Vec<f64> {
             (0..held.n_rows())
