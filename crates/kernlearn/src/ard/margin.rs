@@ -150,22 +150,26 @@ pub(crate) fn refine(
 mod tests {
     use super::*;
 
+    /// `n` seeded U(0, 1) rows of `d` features, labelled +1 where `positive(row)`.
+    fn sample(n: usize, d: usize, seed: u64, positive: fn(&[f64]) -> bool) -> (Mat<f64>, Vec<f64>) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let rows: Vec<Vec<f64>> = (0..n)
+            .map(|_| (0..d).map(|_| rng.random()).collect())
+            .collect();
+        let x = Mat::from_fn(n, d, |i, k| rows[i][k]);
+        let y = rows
+            .iter()
+            .map(|r| if positive(r) { 1.0 } else { -1.0 })
+            .collect();
+        (x, y)
+    }
+
     /// The analytic gradient of `T` matches central differences in `log γ`.
     #[test]
     fn the_bound_gradient_matches_finite_differences() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let (n, d) = (40, 3);
-        let x = Mat::from_fn(n, d, |_, _| rng.random::<f64>());
-        let y: Vec<f64> = (0..n)
-            .map(|i| {
-                if x[(i, 0)] + 0.3 * x[(i, 1)] > 0.6 {
-                    1.0
-                } else {
-                    -1.0
-                }
-            })
-            .collect();
+        let (x, y) = sample(n, d, 3, |r| r[0] + 0.3 * r[1] > 0.6);
         let gammas = [2.0, 0.7, 0.3];
         let at = bound(&x, &y, &gammas, 2.0).unwrap();
         for k in 0..d {
@@ -189,19 +193,7 @@ mod tests {
     /// moves the width of feature 0 above the others'.
     #[test]
     fn descent_lowers_the_bound_and_favours_the_informative_feature() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let (n, d) = (80, 4);
-        let x = Mat::from_fn(n, d, |_, _| rng.random::<f64>());
-        let y: Vec<f64> = (0..n)
-            .map(|i| {
-                if (x[(i, 0)] - 0.5).abs() < 0.25 {
-                    1.0
-                } else {
-                    -1.0
-                }
-            })
-            .collect();
+        let (x, y) = sample(80, 4, 5, |r| (r[0] - 0.5).abs() < 0.25);
         let start = [1.0; 4];
         let refined = refine(&x, &y, &start, 4.0, &[]).unwrap();
         let before = bound(&x, &y, &start, 4.0).unwrap().value;

@@ -274,6 +274,18 @@ mod tests {
     use crate::learner::{GridSettings, SvmLearner};
     use crate::select::Grid;
 
+    /// Two widths and two Cs on 5 folds: a selection small enough for every method.
+    fn small_grid() -> GridSettings {
+        GridSettings {
+            grid: Grid {
+                sigmas: vec![0.5, 1.0],
+                cs: vec![1.0, 4.0],
+                epsilons: vec![],
+            },
+            ..GridSettings::default()
+        }
+    }
+
     /// Every learned-kernel method with a search records whether it fell back;
     /// a fallback is exactly the SVM-CV model (same predictions) and carries the declined
     /// learned kernel's model (the kind of model the method fits without the fallback),
@@ -285,14 +297,7 @@ mod tests {
         use crate::method::MethodKind;
         use crate::options::MethodOptions;
         let data = sandwich(80, 0.3, 9).unwrap();
-        let settings = GridSettings {
-            grid: Grid {
-                sigmas: vec![0.5, 1.0],
-                cs: vec![1.0, 4.0],
-                epsilons: vec![],
-            },
-            ..GridSettings::default()
-        };
+        let settings = small_grid();
         let svm = Method::defaults(
             "svm".parse::<MethodKind>().unwrap(),
             &data,
@@ -375,14 +380,9 @@ mod tests {
         use crate::learner::Method;
         let data = sandwich(80, 0.3, 9).unwrap();
         let settings = GridSettings {
-            grid: Grid {
-                sigmas: vec![0.5, 1.0],
-                cs: vec![1.0, 4.0],
-                epsilons: vec![],
-            },
             confirm_always: true,
             confirmation_folds: Some(3),
-            ..GridSettings::default()
+            ..small_grid()
         };
         let kind = "uniform".parse().unwrap();
         let m = Method::defaults(kind, &data, Some(settings), 3).unwrap();
