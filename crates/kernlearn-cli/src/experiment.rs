@@ -103,8 +103,12 @@ pub fn run(a: &ExperimentArgs, model: &ModelArgs, grid: &SelectArgs, quiet: bool
             SelectMode::None => grid.when(false).map(|_| None)?,
             SelectMode::Grid => Some(grid.settings()?),
         };
+        let method = model.method(&data, search.clone())?;
+        if search.is_some() {
+            grid.refuse_unread(&method)?;
+        }
         let exp = Experiment {
-            method: model.method(&data, search.clone())?,
+            method,
             repeats: a.repeats,
             test_fraction: a.test_fraction,
             scale: model.scale,

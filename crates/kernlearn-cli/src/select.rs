@@ -86,7 +86,16 @@ impl SelectArgs {
     /// ([`kernlearn::Learner::grid_reads`]: CKL's random search draws its own widths,
     /// DKMO has no search), naming it, rather than ignoring it.
     pub fn refuse_unread(&self, method: &Method) -> Result<()> {
-        let reads = method.grid_reads();
+        let fallback: &[&str] = match method.runs_fallback() {
+            true => &["confirm-always", "confirmation-folds"],
+            false => &[],
+        };
+        let reads: Vec<&str> = method
+            .grid_reads()
+            .iter()
+            .chain(fallback)
+            .copied()
+            .collect();
         match self.given().find(|name| !reads.contains(name)) {
             Some(name) => Err(Error::param(
                 name,
@@ -108,6 +117,12 @@ impl SelectArgs {
     /// The grid search settings.
     pub fn settings(&self) -> Result<GridSettings> {
         let gram_budget_bytes = self.gram_bytes()?;
+        if let Some(k) = self.confirmation_folds.filter(|&k| k < 2) {
+            return Err(Error::param(
+                "confirmation-folds",
+                format!("the confirmation cross-validation needs at least 2 folds, got {k}"),
+            ));
+        }
         let defaults = Grid::default();
         Ok(GridSettings {
             grid: Grid {

@@ -320,6 +320,45 @@ fn no_runaway_work() {
             ],
             &["`mwu-epsilon`", "rounds"],
         ),
+        // The fallback's measurement settings: at least 2 confirmation folds, and only
+        // for a selection that ends with the fallback (not SVM-CV's own), in every
+        // command that selects.
+        (
+            &[
+                "evaluate",
+                "-d",
+                "{d}/heart.csv",
+                "-m",
+                "ard",
+                "--select",
+                "grid",
+                "--confirmation-folds",
+                "1",
+            ],
+            &["`confirmation-folds`", "at least 2 folds"],
+        ),
+        (
+            &[
+                "evaluate",
+                "-d",
+                "{d}/heart.csv",
+                "--select",
+                "grid",
+                "--confirm-always",
+            ],
+            &["`confirm-always`", "does not read it"],
+        ),
+        (
+            &[
+                "experiment",
+                "-d",
+                "{d}/heart.csv",
+                "--select",
+                "grid",
+                "--confirm-always",
+            ],
+            &["`confirm-always`", "does not read it"],
+        ),
         // A tiny KNPL γ names γ and the smallest that works, not "features too large".
         (
             &[

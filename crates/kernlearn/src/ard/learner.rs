@@ -124,6 +124,10 @@ impl Learner for ArdLearner {
         }
     }
 
+    fn runs_fallback(&self) -> bool {
+        self.fallback && self.search.is_some()
+    }
+
     fn task(&self) -> Task {
         self.task
     }

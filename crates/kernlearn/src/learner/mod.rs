@@ -291,6 +291,12 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
             _ => &["sigmas", "cs", "folds"],
         }
     }
+    /// Whether its selection ends with the base-kernel fallback ([`fallback::Fallback`]),
+    /// and so reads the fallback's settings ([`GridSettings::confirm_always`],
+    /// [`GridSettings::confirmation_folds`]). `false` by default.
+    fn runs_fallback(&self) -> bool {
+        false
+    }
     /// How its fit time grows with the number of training rows, `t ∝ n^growth`, and
     /// what to run instead when that is too long, when the learner knows (the exact
     /// SVM: about `n²` once most rows are support vectors). A front end times a fit on a

@@ -103,6 +103,10 @@ impl Learner for LocalizedLearner {
         self.params.method.display_name().into()
     }
 
+    fn runs_fallback(&self) -> bool {
+        self.fallback && self.search.is_some()
+    }
+
     fn task(&self) -> Task {
         Task::Classification
     }

@@ -297,6 +297,10 @@ impl Learner for MklLearner {
         }
     }
 
+    fn runs_fallback(&self) -> bool {
+        self.fallback && self.search.is_some()
+    }
+
     fn task(&self) -> Task {
         Task::Classification
     }

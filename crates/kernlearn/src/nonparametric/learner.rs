@@ -201,6 +201,10 @@ impl Learner for KnplLearner {
         "KNPL".into()
     }
 
+    fn runs_fallback(&self) -> bool {
+        self.fallback && self.search.is_some()
+    }
+
     fn task(&self) -> Task {
         Task::Classification
     }
@@ -297,6 +301,10 @@ impl Learner for DankLearner {
             Task::Regression => "DANK-SVR".into(),
             _ => "DANK".into(),
         }
+    }
+
+    fn runs_fallback(&self) -> bool {
+        self.fallback && self.search.is_some()
     }
 
     fn task(&self) -> Task {
