@@ -104,12 +104,8 @@ impl Memory {
 pub(crate) struct LearnedWidths {
     /// `γ_k`, one per feature.
     pub(crate) gammas: Vec<f64>,
-    /// Each feature's share of the kernel's exponent, `γ_k E[(x_k − x'_k)²]` normalised
-    /// to sum 1 over the features (scale-free: the relevance of feature `k`).
-    pub(crate) relevance: Vec<f64>,
-    /// `Σ_k γ_k E[(x_k − x'_k)²]`, the kernel's mean exponent over pairs of rows (1 at
-    /// the start of the ascent).
-    pub(crate) mean_exponent: f64,
+    /// Each feature's spread `E[(x_k − x'_k)²]` over pairs of the sample's rows.
+    spread: Vec<f64>,
     /// Centered alignment at the start (equal widths) and at the
     /// end.
     pub(crate) alignment: (f64, f64),
@@ -118,19 +114,53 @@ pub(crate) struct LearnedWidths {
 }
 
 impl LearnedWidths {
-    /// The same features' shares at new widths `gammas` (each feature's spread
-    /// `E[(x_k − x'_k)²]` recovered from its share and old width).
-    pub(crate) fn with_gammas(self, gammas: Vec<f64>) -> Self {
-        let share: Vec<f64> = (self.relevance.iter().zip(&self.gammas).zip(&gammas))
-            .map(|((r, old), new)| r * self.mean_exponent / old * new)
-            .collect();
-        let sum: f64 = share.iter().sum();
-        Self {
-            relevance: share.iter().map(|s| s / sum).collect(),
-            mean_exponent: sum,
+    /// Widths `gammas` on features of spreads `spread`, refused unless finite with a
+    /// positive, finite mean exponent.
+    fn checked(
+        gammas: Vec<f64>,
+        spread: Vec<f64>,
+        alignment: (f64, f64),
+        iterations: usize,
+    ) -> Result<Self> {
+        let w = Self {
             gammas,
-            ..self
+            spread,
+            alignment,
+            iterations,
+        };
+        let sum = w.mean_exponent();
+        if !(sum > 0.0 && sum.is_finite() && w.gammas.iter().all(|g| g.is_finite())) {
+            return Err(Error::data(format!(
+                "ard: the learned widths are not finite and positive (share sum {sum}); the \
+                 features' ranges differ too much to learn widths from: scale them \
+                 («scale=01» or «scale=standard»)"
+            )));
         }
+        Ok(w)
+    }
+
+    /// The same features at new widths `gammas` (checked as the alignment's are).
+    pub(crate) fn with_gammas(self, gammas: Vec<f64>) -> Result<Self> {
+        Self::checked(gammas, self.spread, self.alignment, self.iterations)
+    }
+
+    /// `Σ_k γ_k E[(x_k − x'_k)²]`, the kernel's mean exponent over pairs of rows (1 at
+    /// the start of the ascent).
+    pub(crate) fn mean_exponent(&self) -> f64 {
+        self.gammas
+            .iter()
+            .zip(&self.spread)
+            .map(|(g, s)| g * s)
+            .sum()
+    }
+
+    /// Each feature's share of the kernel's exponent, `γ_k E[(x_k − x'_k)²]` normalised
+    /// to sum 1 over the features (scale-free: the relevance of feature `k`).
+    pub(crate) fn relevance(&self) -> Vec<f64> {
+        let sum = self.mean_exponent();
+        (self.gammas.iter().zip(&self.spread))
+            .map(|(g, s)| g * s / sum)
+            .collect()
     }
 }
 
@@ -291,14 +321,14 @@ pub(super) fn ard_gram(x: &Mat<f64>, gammas: &[f64]) -> Mat<f64> {
 }
 
 /// How the learned widths map onto the features: `of[k]` is feature `k`'s width.
-struct Widths {
+pub(super) struct Widths {
     of: Vec<usize>,
     count: usize,
 }
 
 impl Widths {
     /// From a feature → width map (empty: one width per feature of `d`).
-    fn new(groups: &[usize], d: usize) -> Result<Self> {
+    pub(super) fn new(groups: &[usize], d: usize) -> Result<Self> {
         if groups.is_empty() {
             return Ok(Self {
                 of: (0..d).collect(),
@@ -322,13 +352,20 @@ impl Widths {
     }
 
     /// Per-feature `log γ` from per-width values.
-    fn per_feature(&self, theta: &[f64]) -> Vec<f64> {
+    pub(super) fn per_feature(&self, theta: &[f64]) -> Vec<f64> {
         self.of.iter().map(|&g| theta[g]).collect()
+    }
+
+    /// Per-width values from per-feature ones that agree within each width.
+    pub(super) fn of_features(&self, values: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.count];
+        self.of.iter().zip(values).for_each(|(&g, &v)| out[g] = v);
+        out
     }
 
     /// The gradient in the per-width values: a shared `log γ` moves every feature of
     /// its group, so its derivative is the sum of theirs.
-    fn per_width(&self, gradient: &[f64]) -> Vec<f64> {
+    pub(super) fn per_width(&self, gradient: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.count];
         self.of.iter().zip(gradient).for_each(|(&g, v)| out[g] += v);
         out
@@ -436,23 +473,7 @@ pub(crate) fn learn_widths(
         }
     }
     let gammas: Vec<f64> = widths.per_feature(&rho).iter().map(|r| r.exp()).collect();
-    let share: Vec<f64> = gammas.iter().zip(&spread).map(|(g, s)| g * s).collect();
-    let sum: f64 = share.iter().sum();
-    let finite = |v: &[f64]| v.iter().all(|g| g.is_finite());
-    if !(sum > 0.0 && sum.is_finite() && finite(&gammas)) {
-        return Err(Error::data(format!(
-            "ard: the learned widths are not finite and positive (share sum {sum}); the \
-             features' ranges differ too much to learn widths from: scale them \
-             («scale=01» or «scale=standard»)"
-        )));
-    }
-    Ok(LearnedWidths {
-        relevance: share.iter().map(|s| s / sum).collect(),
-        mean_exponent: sum,
-        gammas,
-        alignment: (start, value),
-        iterations,
-    })
+    LearnedWidths::checked(gammas, spread, (start, value), iterations)
 }
 
 #[cfg(test)]
@@ -556,10 +577,10 @@ mod tests {
         };
         let w = learn_widths(&x, &y, Task::Classification, &settings).unwrap();
         assert!(w.alignment.1 > w.alignment.0, "{:?}", w.alignment);
-        let real = w.relevance[0] + w.relevance[1];
-        assert!(real > 0.8, "relevance {:?}", w.relevance);
-        assert!(w.relevance[0] > w.relevance[1]);
-        assert!((w.relevance.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let real = w.relevance()[0] + w.relevance()[1];
+        assert!(real > 0.8, "relevance {:?}", w.relevance());
+        assert!(w.relevance()[0] > w.relevance()[1]);
+        assert!((w.relevance().iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
     /// A column whose squared differences overflow (values near 1e160, unscaled) is a

@@ -54,7 +54,7 @@ impl ArdLearner {
     /// The SVM of these parameters on widths `w` (scaled), fitted on `(x, y)`.
     fn fit_svm(&self, w: &LearnedWidths, x: &Features, y: &[f64]) -> Result<SvmModel> {
         let anchor = match self.task {
-            Task::Regression => REGRESSION_MEAN_EXPONENT / w.mean_exponent,
+            Task::Regression => REGRESSION_MEAN_EXPONENT / w.mean_exponent(),
             _ => 1.0,
         };
         let gammas = w.gammas.iter().map(|g| g * anchor * self.scale).collect();
@@ -100,7 +100,7 @@ impl ArdLearner {
             .map(|&i| if y[i] == classes[0] { 1.0 } else { -1.0 })
             .collect();
         let gammas = refine(&xs, &ys, &w.gammas, self.params.c, &self.alignment.groups)?;
-        Ok(w.with_gammas(gammas))
+        w.with_gammas(gammas)
     }
 
     /// The model of this learner (no selection) on `(x, y)`.
@@ -109,7 +109,7 @@ impl ArdLearner {
         let svm = self.fit_svm(&w, x, y)?;
         Ok(ArdModel {
             svm,
-            relevance: w.relevance,
+            relevance: w.relevance(),
             alignment: w.alignment,
             iterations: w.iterations,
         })

@@ -15,7 +15,7 @@
 //! `∂‖w‖²/∂θ_k = −aᵀ ∂K a`, `∂R²/∂θ_k = −βᵀ ∂K β`, with
 //! `∂K_ij/∂θ_k = −γ_k (x_ik − x_jk)² K_ij`.
 
-use super::alignment::ard_gram;
+use super::alignment::{ard_gram, Widths};
 use crate::kernel::PrecomputedKernel;
 use crate::svm::{solve_c_svc, solve_one_class, SolverSettings};
 use crate::Result;
@@ -31,10 +31,17 @@ const STEPS: usize = 20;
 /// Relative decrease of `T` below which the descent stops.
 const TOLERANCE: f64 = 1e-4;
 
-/// The bound and its gradient in `θ = log γ` at widths `gammas`.
+/// The bound at some widths, with what its gradient needs.
 struct Bound {
     value: f64,
-    gradient: Vec<f64>,
+    /// `K` (without the ridge).
+    k: Mat<f64>,
+    /// `a = y ∘ α` of the L2-SVM and `‖w‖² = Σ α`.
+    a: Vec<f64>,
+    w2: f64,
+    /// The enclosing ball's weights `β` and `R²`.
+    beta: Vec<f64>,
+    r2: f64,
 }
 
 /// `Σ_ij u_i u_j K_ij (x_ik − x_jk)²` for every feature `k`:
@@ -59,7 +66,8 @@ fn weighted_spreads(x: &Mat<f64>, k: &Mat<f64>, u: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// `T` and `∇_θ T` at `gammas` on rows `x` with labels `y ∈ {±1}` and trade-off `c`.
+/// `T` at `gammas` on rows `x` with labels `y ∈ {±1}` and trade-off `c`: one L2-SVM
+/// and one enclosing-ball solve on `K + I/C`.
 fn bound(x: &Mat<f64>, y: &[f64], gammas: &[f64], c: f64) -> Result<Bound> {
     let n = x.nrows();
     let k = ard_gram(x, gammas);
@@ -75,31 +83,38 @@ fn bound(x: &Mat<f64>, y: &[f64], gammas: &[f64], c: f64) -> Result<Bound> {
         tol: 1e-5,
         ..SolverSettings::default()
     };
-    let svm = solve_c_svc(&source, y, HARD, HARD, &settings, None)?;
-    let ball = solve_one_class(&source, 1.0 / n as f64, &settings)?;
-    let w2: f64 = svm.coef.iter().map(|a| a.abs()).sum();
-    let beta = &ball.coef;
+    let a = solve_c_svc(&source, y, HARD, HARD, &settings, None)?.coef;
+    let beta = solve_one_class(&source, 1.0 / n as f64, &settings)?.coef;
+    let w2: f64 = a.iter().map(|v| v.abs()).sum();
     let quad: f64 = (0..n)
         .map(|i| beta[i] * (0..n).map(|j| k[(i, j)] * beta[j]).sum::<f64>())
         .sum::<f64>()
         + beta.iter().map(|b| b * b).sum::<f64>() / c;
     let r2 = (1.0 + 1.0 / c - quad).max(0.0);
-    let dw = weighted_spreads(x, &k, &svm.coef);
-    let dr = weighted_spreads(x, &k, beta);
-    let gradient = (gammas.iter().zip(dw.iter().zip(&dr)))
-        .map(|(g, (w, r))| g * (r * w2 + r2 * w))
-        .collect();
     Ok(Bound {
         value: r2 * w2,
-        gradient,
+        k,
+        a,
+        w2,
+        beta,
+        r2,
     })
+}
+
+/// `∇_θ T` at `gammas` from the bound's solutions there (module docs).
+fn gradient(x: &Mat<f64>, gammas: &[f64], at: &Bound) -> Vec<f64> {
+    let dw = weighted_spreads(x, &at.k, &at.a);
+    let dr = weighted_spreads(x, &at.k, &at.beta);
+    (gammas.iter().zip(dw.iter().zip(&dr)))
+        .map(|(g, (w, r))| g * (r * at.w2 + at.r2 * w))
+        .collect()
 }
 
 /// The widths after descent on the radius–margin bound from `gammas`, on rows `x`
 /// (a sample, `O(n²)` memory) with binary labels `y ∈ {±1}` and the SVM's `c`; the
 /// widths of `groups` (`groups[k]`: feature `k`'s width, empty: one per feature) move
 /// together. Backtracking from a step that changes some `log γ` by 1: a trial point
-/// is taken when it lowers `T`.
+/// is taken when it lowers `T`; the gradient is computed at taken points only.
 pub(crate) fn refine(
     x: &Mat<f64>,
     y: &[f64],
@@ -107,20 +122,19 @@ pub(crate) fn refine(
     c: f64,
     groups: &[usize],
 ) -> Result<Vec<f64>> {
-    let tie = |g: Vec<f64>| -> Vec<f64> {
-        if groups.is_empty() {
-            return g;
-        }
-        let count = groups.iter().max().map_or(0, |m| m + 1);
-        let mut sum = vec![0.0; count];
-        groups.iter().zip(&g).for_each(|(&w, v)| sum[w] += v);
-        groups.iter().map(|&w| sum[w]).collect()
-    };
-    let mut theta: Vec<f64> = gammas.iter().map(|g| g.ln()).collect();
-    let exp = |t: &[f64]| t.iter().map(|v| v.exp()).collect::<Vec<f64>>();
+    let widths = Widths::new(groups, gammas.len())?;
+    let log: Vec<f64> = gammas.iter().map(|g| g.ln()).collect();
+    let mut theta = widths.of_features(&log);
+    let gammas_at =
+        |t: &[f64]| -> Vec<f64> { widths.per_feature(t).iter().map(|v| v.exp()).collect() };
     let mut at = bound(x, y, gammas, c)?;
     for _ in 0..STEPS {
-        let g = tie(at.gradient.iter().map(|v| v / at.value).collect());
+        let per_feature = gradient(x, &gammas_at(&theta), &at);
+        let g: Vec<f64> = widths
+            .per_width(&per_feature)
+            .iter()
+            .map(|v| v / at.value)
+            .collect();
         let largest = g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if !(largest.is_finite() && largest > 0.0) {
             break;
@@ -129,7 +143,7 @@ pub(crate) fn refine(
         let mut taken = None;
         for _ in 0..8 {
             let trial: Vec<f64> = theta.iter().zip(&g).map(|(t, d)| t - step * d).collect();
-            let b = bound(x, y, &exp(&trial), c)?;
+            let b = bound(x, y, &gammas_at(&trial), c)?;
             if b.value < at.value {
                 taken = Some((trial, b));
                 break;
@@ -143,7 +157,7 @@ pub(crate) fn refine(
             break;
         }
     }
-    Ok(exp(&theta))
+    Ok(gammas_at(&theta))
 }
 
 #[cfg(test)]
@@ -172,6 +186,7 @@ mod tests {
         let (x, y) = sample(n, d, 3, |r| r[0] + 0.3 * r[1] > 0.6);
         let gammas = [2.0, 0.7, 0.3];
         let at = bound(&x, &y, &gammas, 2.0).unwrap();
+        let analytic = gradient(&x, &gammas, &at);
         for k in 0..d {
             let h = 1e-2;
             let moved = |s: f64| {
@@ -180,12 +195,8 @@ mod tests {
                 bound(&x, &y, &g, 2.0).unwrap().value
             };
             let fd = (moved(1.0) - moved(-1.0)) / (2.0 * h);
-            let rel = (fd - at.gradient[k]).abs() / fd.abs().max(1e-3);
-            assert!(
-                rel < 2e-2,
-                "feature {k}: analytic {} vs {fd}",
-                at.gradient[k]
-            );
+            let rel = (fd - analytic[k]).abs() / fd.abs().max(1e-3);
+            assert!(rel < 2e-2, "feature {k}: analytic {} vs {fd}", analytic[k]);
         }
     }
 
