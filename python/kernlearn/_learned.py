@@ -152,6 +152,8 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         info = self._model_info()
         self.warnings_ = info["warnings"]
         self.summary_ = info["summary"]
+        for message in self.warnings_:  # what the model says of itself (e.g. near-uniform weights)
+            warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=user_stacklevel())
         if self.fell_back_:
             warnings.warn(self._fallback_message(), FallbackWarning, stacklevel=user_stacklevel())
         return info
@@ -442,7 +444,8 @@ _COMMON_DOC = """
         :meth:`learned_kernel` and the estimator's views of the learned kernel read);
         None otherwise. Not part of the saved model.
     warnings_ : list of str
-        What the fit reported that a user should know (e.g. an iteration cap).
+        What the fit reported that a user should know (e.g. an iteration cap,
+        near-uniform kernel weights); each is also raised as a ``UserWarning``.
     model_ : kernlearn._core.Model
         The library's fitted model (what :meth:`save` writes): the SVM-CV model after
         a fallback.

@@ -2,11 +2,8 @@
 EasyMKL, SPG-GMKL, Nyström + linear SVM), global or localized (LMKL, LD-MKL, SWMKL,
 C-LMKL)."""
 
-import warnings
-
 import numpy as np
 
-from ._base import user_stacklevel
 from ._learned import _COMMON_DOC, _LearnedClassifier, _MethodChoice
 
 
@@ -30,8 +27,9 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         its rounds grow as 1/ε).
     mwu_prune : bool, default=True
         Sparse MWUMKL: the game is played again on the kernels it weighted at least
-        evenly for as long as its value (the squared half-distance of the classes'
-        hulls) grows. ``False`` plays the thesis's one game on every kernel.
+        evenly until a game drops none, and the game of largest value (the squared
+        half-distance of the classes' hulls) is kept. ``False`` plays the thesis's one
+        game on every kernel.
     easymkl_lambda : float, default=None
         EasyMKL's λ in (0, 1].
     landmarks : int, default=None
@@ -99,9 +97,6 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         if learned.get("weights") is not None:
             self.weights_ = np.asarray(learned["weights"], dtype=np.float64)
             self.weights_near_uniform_ = bool(learned["near_uniform"])
-        for message in self.warnings_:
-            if "of uniform" in message:  # the library's near-uniform weights warning
-                warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=user_stacklevel())
         return self
 
 

@@ -78,13 +78,7 @@ impl Fallback {
     /// No fallback (`no_fallback`, or no search): every best candidate is kept,
     /// unmarked.
     pub(crate) fn off() -> Self {
-        Self {
-            svm: None,
-            folds: 0,
-            confirm_always: false,
-            seed: 0,
-            start: Instant::now(),
-        }
+        Self::new(None, &GridSettings::default(), 0, Instant::now())
     }
 
     /// SVM-CV's selection, when the fallback runs.

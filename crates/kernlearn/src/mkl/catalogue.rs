@@ -19,7 +19,7 @@ pub(crate) static MWU_EPSILON: OptionSpec = OptionSpec::new(
 pub(crate) static MWU_DENSE: OptionSpec = OptionSpec::new(
     "mwu-dense",
     OptionValue::Flag,
-    "MWUMKL: play the thesis's one game on every kernel; default sparse MWUMKL, the game played again on the kernels it weighted at least evenly while its value grows",
+    "MWUMKL: play the thesis's one game on every kernel; default sparse MWUMKL, the game played again on the kernels it weighted at least evenly until a game drops none, keeping the game of largest value",
 )
 .negated_python("mwu_prune");
 /// `--lambda`.

@@ -82,8 +82,9 @@ pub struct MwumklParams {
     pub c: Option<f64>,
     /// Number of rounds; `None` = `T = ⌈4ρ ln(n)/ε⌉` (section 3.2.7.1).
     pub iterations: Option<usize>,
-    /// Sparse MWUMKL: play the game again on the kernels weighted at least evenly while
-    /// its value grows (module docs). Models saved without it were fitted dense.
+    /// Sparse MWUMKL: play the game again on the kernels weighted at least evenly until a
+    /// game drops none, keeping the game of largest value (module docs). Models saved
+    /// without it were fitted dense.
     #[serde(default)]
     pub prune: bool,
 }
