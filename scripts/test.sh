@@ -18,4 +18,5 @@ fi
 # Debug-profile build (the workspace's dev profile is optimised), sharing target/ with
 # the cargo tests above.
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop --quiet
-"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
+# --doctest-modules: the `>>>` examples of the package's docstrings run too.
+"$venv/bin/python" -m pytest python/tests python/kernlearn --doctest-modules -q -p no:cacheprovider

@@ -1,12 +1,16 @@
 """Grid search over (σ or γ, C[, ε]) for RBF kernel machines, on the library's fast path:
 one Gram matrix per width shared by every fold and every C, warm starts along C, (width,
-fold) blocks in parallel with the GIL released."""
+fold) blocks in parallel with the GIL released. Searches the fast path cannot take (other
+kernels, a ``Pipeline``, other scorers) run scikit-learn's ``GridSearchCV`` around
+kernlearn's estimators."""
 
 import json
 import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, check_cv
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
@@ -20,22 +24,41 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
 
     Equivalent to ``GridSearchCV(estimator, param_grid, cv=StratifiedKFold(...))`` with
     accuracy (classification) or mean squared error (regression) as the score, but much
-    faster: see ``docs/BENCHMARKS.md``.
+    faster: see ``docs/BENCHMARKS.md``. The fast path takes an RBF machine, a grid over
+    C, γ or σ (and ε) and the default score; anything else (a linear, polynomial or
+    sigmoid kernel and its grid, a ``Pipeline`` whose last step is a kernlearn SVM with
+    ``step__param`` keys, another ``scoring``) runs ``sklearn.model_selection.GridSearchCV``
+    around kernlearn's estimator on the same folds, with the same results it would give.
 
     Parameters
     ----------
-    estimator : SVC, NuSVC, SVR or NuSVR, default=None
-        The machine to tune (kernel must be ``"rbf"``); ``SVC()`` when None. Its other
-        parameters (tol, class_weight, ...) are kept.
+    estimator : SVC, NuSVC, SVR, NuSVR or Pipeline, default=None
+        The machine to tune (a ``Pipeline`` ending in one: its preprocessing is fitted
+        on each training fold); ``SVC()`` when None. Its other parameters (tol,
+        class_weight, ...) are kept.
     param_grid : dict, default=None
-        ``"C"`` and either ``"gamma"`` or ``"sigma"`` (``γ = 1/σ²``), plus ``"epsilon"``
-        for SVR; absent keys take the papers' grid ``2^-5 … 2^5`` (σ and C).
-    cv : int, default=5
-        Number of folds (stratified for classifiers).
-    random_state : int, default=0
-        Seed of the fold assignment.
+        Fast path: ``"C"`` and either ``"gamma"`` or ``"sigma"`` (``γ = 1/σ²``), plus
+        ``"epsilon"`` for SVR; absent keys take the papers' grid ``2^-5 … 2^5`` (σ and
+        C). Otherwise any grid ``GridSearchCV`` accepts (required then).
+    scoring : str, callable or None, default=None
+        None: accuracy (classifiers) or negative mean squared error (regressors), the
+        fast path, as are ``"accuracy"`` and ``"neg_mean_squared_error"``; any other
+        scikit-learn scorer name or callable is scored by ``GridSearchCV``.
+    cv : int, cross-validation generator or iterable, default=5
+        An integer: that many folds, stratified for classifiers, shuffled with
+        ``random_state``. A splitter (``StratifiedKFold(5)``, ``KFold``, ...) or an
+        iterable of ``(train, test)`` index pairs whose training rows are the rows outside
+        the test fold: those folds, as ``GridSearchCV`` uses them.
+    n_jobs : int or None, default=None
+        Parallel jobs of a ``GridSearchCV`` search; the fast path always uses every core
+        of the library's thread pool (``RAYON_NUM_THREADS``).
     refit : bool, default=True
         Refit the best parameters on the whole training data (``best_estimator_``).
+    verbose : int, default=0
+        Above 0: a line when the search starts and ends (and ``GridSearchCV``'s own
+        messages on that path).
+    random_state : int, default=0
+        Seed of the fold assignment when ``cv`` is an integer.
 
     Attributes
     ----------
@@ -55,25 +78,82 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         Test indices of each fold (pass ``[(train, test), ...]`` to scikit-learn to
         reproduce the same folds).
     n_splits_ : int
+    fast_path_ : bool
+        Whether the library's search ran (False: ``GridSearchCV`` around kernlearn's
+        estimator).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> from kernlearn import SVC, GridSearch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2).astype(int)
+    >>> gs = GridSearch(SVC(), {"C": [1, 10], "gamma": [0.5, 2]}, cv=StratifiedKFold(3)).fit(X, y)
+    >>> sorted(gs.best_params_)
+    ['C', 'gamma']
     """
 
-    def __init__(self, estimator=None, param_grid=None, *, cv=5, random_state=0, refit=True):
+    def __init__(self, estimator=None, param_grid=None, *, scoring=None, cv=5, n_jobs=None,
+                 refit=True, verbose=0, random_state=0):
         self.estimator = estimator
         self.param_grid = param_grid
+        self.scoring = scoring
         self.cv = cv
-        self.random_state = random_state
+        self.n_jobs = n_jobs
         self.refit = refit
+        self.verbose = verbose
+        self.random_state = random_state
 
     def _base(self):
         base = SVC() if self.estimator is None else self.estimator
-        if not isinstance(base, (SVC, NuSVC, SVR, NuSVR)):
+        machine = base.steps[-1][1] if isinstance(base, Pipeline) else base
+        if not isinstance(machine, (SVC, NuSVC, SVR, NuSVR)):
             raise TypeError(
-                f"GridSearch tunes kernlearn.SVC, NuSVC, SVR or NuSVR, not {type(base).__name__}; "
-                f"use sklearn.model_selection.GridSearchCV for other estimators"
+                f"GridSearch tunes kernlearn.SVC, NuSVC, SVR or NuSVR (or a Pipeline ending in "
+                f"one), not {type(machine).__name__}; use sklearn.model_selection.GridSearchCV "
+                f"for other estimators"
             )
-        if base.kernel != "rbf":
-            raise ValueError(f"GridSearch searches RBF widths; the estimator's kernel is {base.kernel!r}")
         return base
+
+    def _fast(self, base):
+        """Whether the library's search can run: an RBF machine (no pipeline), a grid of
+        C, γ or σ (and ε), and the default score."""
+        keys = set(self.param_grid or {})
+        default = "accuracy" if is_classifier(base) else "neg_mean_squared_error"
+        return (
+            not isinstance(base, Pipeline)
+            and base.kernel == "rbf"
+            and keys <= {"C", "gamma", "sigma", "epsilon"}
+            and self.scoring in (None, default)
+        )
+
+    def _splits(self, X, y, classifier):
+        """``(folds, test_folds)`` for the library: the integer fold count, or the test
+        rows of a splitter's or iterable's folds, each checked to train on the rest."""
+        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
+            if self.cv < 2:
+                raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {self.cv!r}")
+            return int(self.cv), None
+        splitter = check_cv(self.cv, y, classifier=classifier)
+        n, tests = len(y), []
+        for k, (train, test) in enumerate(splitter.split(X, y)):
+            train, test = np.sort(np.asarray(train, dtype=np.intp)), np.asarray(test, dtype=np.intp)
+            if not np.array_equal(train, np.setdiff1d(np.arange(n), test)):
+                raise ValueError(
+                    f"cv split {k} trains on {len(train)} rows, not on the {n - len(np.unique(test))} "
+                    f"rows outside its test fold (e.g. ShuffleSplit); GridSearch's fast path trains "
+                    f"each fold on the rest: use sklearn.model_selection.GridSearchCV"
+                )
+            tests.append(test.tolist())
+        if len(tests) < 2:
+            raise ValueError(f"cv gives {len(tests)} split; GridSearch needs at least 2")
+        return len(tests), tests
+
+    def _say(self, message):
+        if self.verbose:
+            print(f"[GridSearch] {message}", flush=True)
 
     def _grid(self):
         grid = dict(self.param_grid or {})
@@ -113,26 +193,78 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         """
         return self._fit_with(_core.grid_search, X, y, sample_weight)
 
-    def _fit_with(self, search, X, y, sample_weight=None):
-        """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib)`` giving
-        the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
+    def _fit_with(self, search, X, y, sample_weight=None, distributed=False):
+        """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib, **extra)``
+        giving the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
         base = self._base()
-        if not isinstance(self.cv, numbers.Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
+        if not self._fast(base):
+            if distributed:
+                raise ValueError(
+                    "the distributed grid search takes an RBF kernlearn SVM, a grid of C, gamma or "
+                    "sigma (and epsilon) and the default scoring"
+                )
+            return self._fit_general(base, X, y, sample_weight)
         grid, by_gamma = self._grid()
         classifier = is_classifier(base)
         X, y_lib = check_fit_data(self, X, y, classifier=classifier)
+        folds, tests = self._splits(X, y_lib, classifier)
         params = base._params_json(X)
-        weights = {}
+        extra = {}
         if sample_weight is not None:
-            weights["sample_weight"] = base._sample_weight(sample_weight, X)
+            extra["sample_weight"] = base._sample_weight(sample_weight, X)
+        if tests is not None:
+            if distributed:
+                raise ValueError("the distributed grid search takes an integer cv")
+            extra["test_folds"] = tests
+        n_points = len(grid["sigmas"]) * len(grid["cs"]) * max(1, len(grid["epsilons"]))
+        self._say(f"fast path: {n_points} grid points x {folds} folds on {X.shape[0]} rows")
         selection = json.loads(
-            search(params, json.dumps(grid), int(self.cv), int(self.random_state), X, y_lib, **weights)
+            search(params, json.dumps(grid), folds, int(self.random_state), X, y_lib, **extra)
         )
         self._record(selection, by_gamma, classifier)
+        self.fast_path_ = True
+        self._say(f"best {self.best_params_}, score {self.best_score_:.6g}")
         if self.refit:
             best = clone(base).set_params(**self.best_params_)
             self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
+        return self
+
+    def _fit_general(self, base, X, y, sample_weight):
+        """``GridSearchCV`` around kernlearn's estimator (on the folds ``cv`` gives; an
+        integer ``cv``: shuffled (stratified) k-fold seeded with ``random_state``)."""
+        if not self.param_grid:
+            raise ValueError(
+                "param_grid is required outside the fast path (an RBF machine, C/gamma/sigma/"
+                "epsilon and the default scoring): there is no default grid for it"
+            )
+        grid = dict(self.param_grid)
+        if "sigma" in grid:
+            if "gamma" in grid:
+                raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
+            grid["gamma"] = [1.0 / float(s) ** 2 for s in grid.pop("sigma")]
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            if cv < 2:
+                raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
+            kind = StratifiedKFold if is_classifier(base) else KFold
+            cv = kind(n_splits=int(cv), shuffle=True, random_state=self.random_state)
+        splits = list(check_cv(cv, y, classifier=is_classifier(base)).split(X, y))
+        self._say(f"GridSearchCV around {type(base).__name__}: {len(splits)} folds")
+        inner = GridSearchCV(base, grid, scoring=self.scoring, cv=splits, n_jobs=self.n_jobs,
+                             refit=self.refit, verbose=max(0, int(self.verbose) - 1))
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if fit_params and isinstance(base, Pipeline):
+            fit_params = {f"{base.steps[-1][0]}__sample_weight": sample_weight}
+        inner.fit(X, y, **fit_params)
+        for name in ("best_params_", "best_score_", "best_index_", "cv_results_", "n_splits_",
+                     "scorer_", "n_features_in_", "feature_names_in_"):
+            if hasattr(inner, name):
+                setattr(self, name, getattr(inner, name))
+        if self.refit:
+            self.best_estimator_ = inner.best_estimator_
+        self.folds_ = [np.asarray(test, dtype=np.intp) for _, test in splits]
+        self.fast_path_ = False
+        self._say(f"best {self.best_params_}, score {self.best_score_:.6g}")
         return self
 
     def _record(self, selection, by_gamma, classifier):
@@ -205,7 +337,8 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         return self.best_estimator_.decision_function(X)
 
     def score(self, X, y):
-        """Score of ``best_estimator_`` (accuracy or R²).
+        """Score of ``best_estimator_``: the search's scorer when one was given
+        (as ``GridSearchCV``), else accuracy or R².
 
         Parameters
         ----------
@@ -217,4 +350,6 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         float
         """
         check_is_fitted(self, "best_estimator_")
+        if getattr(self, "scorer_", None) is not None and self.scoring is not None:
+            return self.scorer_(self.best_estimator_, X, y)
         return self.best_estimator_.score(X, y)

@@ -210,7 +210,7 @@ def grid_search(estimator=None, X=None, y=None, param_grid=None, cv=5, *, random
             scores[i] = json.loads(text)[0]
         return _core.grid_search_select(params, grid, plan, json.dumps(scores))
 
-    return search._fit_with(distributed, X, y)
+    return search._fit_with(distributed, X, y, distributed=True)
 
 
 # ----------------------------------------------------------------------------- experiment

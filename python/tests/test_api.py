@@ -137,8 +137,59 @@ def test_grid_search_regression_and_errors():
     assert gs.best_score_ <= 0 and set(gs.best_params_) == {"C", "gamma", "epsilon"}
     with pytest.raises(TypeError):
         kernlearn.GridSearch(svm.SVC()).fit(X, y)
-    with pytest.raises(ValueError, match="RBF"):
+    with pytest.raises(ValueError, match="param_grid is required"):
         kernlearn.GridSearch(kernlearn.SVC(kernel="linear")).fit(X, y > y.mean())
+
+
+def assert_same_search(ours, ref):
+    """Every grid point's mean CV score and the pick equal ``GridSearchCV``'s."""
+    key = lambda p: tuple(sorted((k, round(float(v), 12)) for k, v in p.items()))  # noqa: E731
+    ref_scores = {key(p): s for p, s in zip(ref.cv_results_["params"], ref.cv_results_["mean_test_score"])}
+    for params, score in zip(ours.cv_results_["params"], ours.cv_results_["mean_test_score"]):
+        assert abs(ref_scores[key(params)] - score) < 1e-9, (params, score)
+    assert key(ours.best_params_) == key(ref.best_params_)
+    assert np.isclose(ours.best_score_, ref.best_score_)
+
+
+def test_grid_search_takes_scikit_learn_splitters_and_iterables_on_the_fast_path():
+    from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold
+
+    X, y = dataset("heart")
+    X = scaled(X)
+    grid = {"C": [0.5, 4.0, 32.0], "gamma": [1 / 64, 1 / 8, 1.0]}
+    for cv in (StratifiedKFold(4), KFold(3, shuffle=True, random_state=1)):
+        ours = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=cv).fit(X, y)
+        assert ours.fast_path_ and ours.n_splits_ == cv.get_n_splits()
+        assert_same_search(ours, GridSearchCV(svm.SVC(), grid, cv=cv).fit(X, y))
+    folds = list(StratifiedKFold(3).split(X, y))
+    ours = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=iter(folds)).fit(X, y)
+    assert_same_search(ours, GridSearchCV(svm.SVC(), grid, cv=folds).fit(X, y))
+    with pytest.raises(ValueError, match="ShuffleSplit"):
+        kernlearn.GridSearch(kernlearn.SVC(), grid, cv=ShuffleSplit(3, test_size=0.2, train_size=0.5, random_state=0)).fit(X, y)
+
+
+def test_grid_search_takes_other_scorers_kernels_and_pipelines_through_gridsearchcv(capsys):
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = dataset("heart")
+    cv = StratifiedKFold(3)
+    grid = {"C": [0.5, 4.0], "gamma": [1 / 64, 1 / 8]}
+    ours = kernlearn.GridSearch(kernlearn.SVC(), grid, scoring="roc_auc", cv=cv, verbose=1).fit(scaled(X), y)
+    assert not ours.fast_path_ and "GridSearchCV" in capsys.readouterr().out
+    ref = GridSearchCV(svm.SVC(), grid, scoring="roc_auc", cv=cv).fit(scaled(X), y)
+    assert_same_search(ours, ref)
+    assert np.isclose(ours.score(scaled(X), y), ref.score(scaled(X), y))
+    pipe_grid = {"svc__C": [0.5, 4.0], "svc__gamma": [1 / 64, 1 / 8]}
+    ours = kernlearn.GridSearch(make_pipeline(StandardScaler(), kernlearn.SVC()), pipe_grid, cv=cv, n_jobs=2).fit(X, y)
+    ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y)
+    assert_same_search(ours, ref)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    poly = {"C": [0.5, 4.0], "degree": [2, 3]}
+    ours = kernlearn.GridSearch(kernlearn.SVC(kernel="poly"), poly, cv=cv).fit(scaled(X), y)
+    assert_same_search(ours, GridSearchCV(svm.SVC(kernel="poly"), poly, cv=cv).fit(scaled(X), y))
+    with pytest.raises(TypeError, match="Pipeline ending"):
+        kernlearn.GridSearch(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid).fit(X, y)
 
 
 def test_learned_kernels_fit_real_data_and_expose_what_they_learned():

@@ -290,7 +290,7 @@ fn csv_header(path: &Path) -> Result<Vec<String>> {
 }
 
 /// `--method` values and their one-line help, from the library's catalogue.
-fn method_parser() -> impl TypedValueParser<Value = MethodKind> {
+pub fn method_parser() -> impl TypedValueParser<Value = MethodKind> {
     let values = MethodKind::all().map(|k| PossibleValue::new(k.name()).help(k.summary()));
     PossibleValuesParser::new(values).map(|s| s.parse().expect("catalogue names parse"))
 }
@@ -310,10 +310,46 @@ pub struct ModelArgs {
     pub seed: u64,
 }
 
-/// A command-line argument for one library option.
+/// `cmd` and its subcommands with every argument's help cut to its first clause for
+/// `-h`, one line each, so the list fits a screen; `--help` keeps the whole text.
+pub fn one_line_help(cmd: Command) -> Command {
+    let cmd = cmd.mut_args(|arg| match (arg.get_help(), arg.get_long_help()) {
+        (Some(help), None) => {
+            let full = help.to_string();
+            let short = first_clause(&full).to_string();
+            arg.help(short).long_help(full)
+        }
+        _ => arg,
+    });
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    names
+        .iter()
+        .fold(cmd, |cmd, name| cmd.mut_subcommand(name, one_line_help))
+}
+
+/// The start of an option's help up to its first `;` or parenthesis, without a final
+/// period: the line of `-h` (`--help` shows all of it).
+fn first_clause(help: &str) -> &str {
+    let end = [" (", "; ", ": "]
+        .iter()
+        .filter_map(|sep| help.find(sep))
+        .min()
+        .unwrap_or(help.len());
+    help[..end].trim_end_matches('.')
+}
+
+/// A command-line argument for one library option. Options the base kernel machine
+/// does not read are hidden from `--help` (they are a family's: `kernlearn methods
+/// METHOD` lists them with their help) but parsed as any other.
 fn option_arg(spec: &'static OptionSpec) -> Arg {
     let name = spec.name;
-    let mut arg = Arg::new(name).long(name).help(spec.help);
+    let mut arg = Arg::new(name)
+        .long(name)
+        .help(spec.help)
+        .hide(!MethodKind::base().info().reads(name));
     if let Some(c) = spec.short {
         arg = arg.short(c);
     }
@@ -346,9 +382,14 @@ impl Args for ModelArgs {
                     .short('m')
                     .value_name("METHOD")
                     .value_parser(method_parser())
+                    .hide_possible_values(true)
                     .help(
+                        "Method, default svm (`kernlearn methods [METHOD]`: all, or one's options)",
+                    )
+                    .long_help(
                         "Method (default: svm, i.e. svr when the last column is named \
-                         `target`, svc otherwise); `kernlearn methods` lists the options each reads",
+                         `target`, svc otherwise); `kernlearn methods` lists them, \
+                         `kernlearn methods METHOD` the options one reads",
                     ),
             )
             .arg(
@@ -368,7 +409,9 @@ impl Args for ModelArgs {
                     .default_value("0")
                     .value_name("N")
                     .value_parser(clap::value_parser!(u64))
-                    .help("Random seed (splits, CV folds, probability cross-validation, clusterings)"),
+                    .help(
+                        "Random seed (splits, CV folds, probability cross-validation, clusterings)",
+                    ),
             );
         kernlearn::method::options()
             .iter()

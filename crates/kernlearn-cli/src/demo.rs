@@ -70,7 +70,17 @@ fn protocol(method: Method) -> Experiment {
 pub fn run(as_json: bool, quiet: bool) -> Result<()> {
     let most_learned = learned_methods(Task::Classification).len();
     let runs_per_dataset = (2 + most_learned as u64) * SPLITS as u64;
-    let pb = progress::bar(quiet, BUNDLED.len() as u64 * runs_per_dataset, "fits");
+    let fits = BUNDLED.len() as u64 * runs_per_dataset;
+    if !quiet && !as_json {
+        // Before any work: what runs and for how long, also when no bar can be drawn.
+        eprintln!(
+            "kernlearn demo: SVM, SVM-CV and {most_learned} learned kernels on {} bundled \
+             datasets, {SPLITS} paired splits each ({fits} fits, about 15 s on 2 cores; \
+             `kernlearn --help` lists the commands)",
+            BUNDLED.len()
+        );
+    }
+    let pb = progress::bar(quiet, fits, "fits");
     let mut rows = Vec::new();
     let mut records = Vec::new();
     for (name, text, noise) in BUNDLED {
@@ -123,13 +133,14 @@ pub fn run(as_json: bool, quiet: bool) -> Result<()> {
              (and ε) by 5-fold grid search on the training half (the papers' protocol).\n\
              KNPL, DANK, DANK-SVR: learned G ⊙ K / F ⊙ K on the SVM-CV kernel (KNPL's γ by CV;\n\
              DANK τ = 0.01, η ∈ {{1, 0.1, 0.01}}·‖α_SVM‖² by CV). UNIFORM, MWUMKL: the thesis's\n\
-             12 kernels on every single feature (trace-normalised), C from SVM-CV; MWUMKL\n\
-             ε = 0.2. LD-MKL (thesis Algorithm 7): linear, quadratic and Gaussian (γ = 1/d)\n\
-             kernels on all features, SVR gates, C from SVM-CV. ARD-SVM: one Gaussian width\n\
-             per feature, learned by kernel-target alignment on each training part, scale and\n\
-             C by CV. banana+noise: 400 rows of banana (2 features) with 6 columns of U(0, 1)\n\
-             noise; `relevance on real`: the learned kernel's share of relevance on the 2 real\n\
-             columns (ARD-SVM; MKL: its kernel weights per feature), kept or declined.\n\
+             12 kernels on every single feature (trace-normalised), C from SVM-CV; sparse\n\
+             MWUMKL, ε = 0.005 (thesis §5.4.1.2). LD-MKL (thesis Algorithm 7): linear,\n\
+             quadratic and Gaussian (γ = 1/d) kernels on all features, SVR gates, C from\n\
+             SVM-CV. ARD-SVM: one Gaussian width per feature, learned by kernel-target\n\
+             alignment on each training part, scale and C by CV. banana+noise: 400 rows of\n\
+             banana (2 features) with 6 columns of U(0, 1) noise; `relevance on real`: the\n\
+             learned kernel's share of relevance on the 2 real columns (ARD-SVM; MKL: its\n\
+             kernel weights per feature), kept or declined.\n\
              Each learned kernel falls back to SVM-CV on a split unless it beats it by more\n\
              than one standard error in the selection's 5-fold CV and again on fresh folds\n\
              (`fell back`: on how many splits).\n\

@@ -13,7 +13,7 @@ mod select;
 mod split;
 
 use args::{read_for_prediction, DataArgs, ModelArgs};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::learner::Progress;
@@ -192,8 +192,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the methods: name, family, tasks, what each is and the options it reads.
+    /// List the methods (name, family, tasks, what each is), or one method's options.
     Methods {
+        /// A method: print what it is and every option it reads, with its help.
+        #[arg(value_name = "METHOD", value_parser = args::method_parser())]
+        method: Option<kernlearn::MethodKind>,
         /// Print the markdown table of the docs.
         #[arg(long, conflicts_with = "json")]
         markdown: bool,
@@ -209,16 +212,26 @@ enum Command {
     },
 }
 
+/// The command line, with `-h` showing one line per option.
+fn parse_command_line() -> Cli {
+    let matches = args::one_line_help(Cli::command()).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_command_line();
     let quiet = cli.quiet;
     let result = match cli.command {
         None => demo::run(false, quiet),
         Some(Command::Demo { json }) => demo::run(json, quiet),
         Some(Command::Split { args, json }) => split::run(&args, json),
         Some(Command::Generate { args, json }) => generate::run(&args, json, quiet),
-        Some(Command::Methods { markdown, json }) => {
-            report::methods(markdown, json);
+        Some(Command::Methods {
+            method,
+            markdown,
+            json,
+        }) => {
+            report::methods(method, markdown, json);
             Ok(())
         }
         Some(Command::Figure { args }) => figure::run(&args, quiet),

@@ -297,8 +297,13 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
-/// `kernlearn methods`: the library's catalogue as a table, markdown or JSON.
-pub fn methods(markdown: bool, as_json: bool) {
+/// `kernlearn methods`: the library's catalogue as a table, markdown or JSON, or what one
+/// method is and the options it reads.
+pub fn methods(method: Option<kernlearn::MethodKind>, markdown: bool, as_json: bool) {
+    if let Some(kind) = method {
+        method_options(kind);
+        return;
+    }
     if markdown {
         out!("{}", kernlearn::MethodKind::markdown_table());
         return;
@@ -323,7 +328,48 @@ pub fn methods(markdown: bool, as_json: bool) {
         "{}",
         table(&["method", "family", "tasks", "what it is"], &rows)
     );
-    outln!("\nOptions each method reads: `kernlearn methods --json`; others are refused.");
+    outln!(
+        "\nOptions one method reads: `kernlearn methods METHOD` (all: `kernlearn methods \
+         --json`); others are refused."
+    );
+}
+
+/// What method `kind` is and every option it reads, each with its help.
+fn method_options(kind: kernlearn::MethodKind) {
+    let info = kind.info();
+    let tasks: Vec<&str> = info.tasks.iter().map(|t| t.name()).collect();
+    outln!("{}: {}", info.name, info.summary);
+    outln!(
+        "family: {}; tasks: {}",
+        kind.family().name,
+        tasks.join(", ")
+    );
+    outln!("--select grid chooses: {}", info.selection);
+    outln!("\nOptions it reads (any other method option is refused):");
+    for spec in info.options() {
+        let short = spec.short.map(|c| format!("-{c}, ")).unwrap_or_default();
+        outln!("\n  {short}--{}", spec.name);
+        for line in wrap(spec.help, 88) {
+            outln!("          {line}");
+        }
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -12,21 +12,36 @@ use serde_json::{json, Map, Value};
 #[derive(Args, Debug, Clone)]
 pub struct SelectArgs {
     /// Gaussian widths σ to try (comma-separated; γ = 1/σ²). Default 2^-5,…,2^5.
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub sigmas: Option<Vec<f64>>,
     /// Values of C to try (comma-separated). Default 2^-5,…,2^5.
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub cs: Option<Vec<f64>>,
-    /// SVR tube widths ε to try. Default {0.01, 0.1, 0.5} × std of the targets.
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    /// SVR tube widths ε to try (default {0.01, 0.1, 0.5} × std of the targets).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub epsilons: Option<Vec<f64>>,
     /// Number of cross-validation folds (stratified for classification; default 5).
-    #[arg(long)]
+    #[arg(long, value_name = "K")]
     pub folds: Option<usize>,
     /// Largest Gram matrix held in memory, MiB (above it: cached solver per fold); for
     /// MKL methods, the largest table of all base kernels' Gram matrices (above it:
     /// kernel values recomputed per fit).
-    #[arg(long, default_value_t = 1024.0)]
+    #[arg(long, value_name = "MIB", default_value_t = 1024.0)]
     pub gram_mb: f64,
     /// For comparing fallback rules (scripts/fallback_rules.py): run the base-kernel
     /// fallback's confirmation CV on every fit and record both partitions' fold scores
@@ -35,7 +50,7 @@ pub struct SelectArgs {
     pub confirm_always: bool,
     /// Folds of the base-kernel fallback's confirmation partition (default: as many as
     /// --folds).
-    #[arg(long)]
+    #[arg(long, value_name = "K")]
     pub confirmation_folds: Option<usize>,
 }
 

@@ -215,3 +215,53 @@ fn readme_commands_run_as_written() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `fit -h` fits a screen: the base kernel machine's options, one line each; a family's
+/// options are listed by `kernlearn methods METHOD` (with their help) and still parse.
+#[test]
+fn fit_help_fits_a_screen_and_methods_lists_a_family_options() {
+    let help = String::from_utf8(run(&["fit", "-h"]).stdout).unwrap();
+    let lines = help.lines().count();
+    assert!(lines <= 50, "{lines} lines:\n{help}");
+    assert!(
+        help.contains("--gamma") && help.contains("kernlearn methods"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("--mwu-epsilon") && !help.contains("--tau"),
+        "{help}"
+    );
+    let long = String::from_utf8(run(&["fit", "--help"]).stdout).unwrap();
+    assert!(!long.contains("--mwu-epsilon"), "{long}");
+    let mwu = run(&["methods", "mwumkl"]);
+    assert!(mwu.status.success(), "{}", stderr_of(&mwu));
+    let text = String::from_utf8(mwu.stdout).unwrap();
+    assert!(text.starts_with("mwumkl: MWUMKL"), "{text}");
+    assert!(
+        text.contains("--mwu-epsilon") && text.contains("0.005"),
+        "{text}"
+    );
+    let out = run(&[
+        "evaluate",
+        "-d",
+        &fixture("heart.train.csv"),
+        "--test",
+        &fixture("heart.test.csv"),
+        "-m",
+        "mwumkl",
+        "--kernels",
+        "rbf(gamma=1)@each",
+        "--mwu-epsilon",
+        "0.05",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let unknown = run(&["methods", "no-such-method"]);
+    assert!(!unknown.status.success());
+    assert!(
+        stderr_of(&unknown).contains("mwumkl"),
+        "{}",
+        stderr_of(&unknown)
+    );
+}

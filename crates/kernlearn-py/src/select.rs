@@ -26,10 +26,11 @@ fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
 
 /// Grid search with k-fold cross-validation over σ, C (and ε for regression) for an RBF
 /// kernel machine (`select::GridSearch`: one Gram matrix per σ shared by folds and C,
-/// warm starts along C), each fold trained with its rows' `sample_weight` when given.
-/// Returns the `Selection` as JSON.
+/// warm starts along C), each fold trained with its rows' `sample_weight` when given;
+/// `test_folds` (the test rows of each fold, e.g. from a scikit-learn splitter) replaces
+/// the seeded `folds`-fold split. Returns the `Selection` as JSON.
 #[pyfunction]
-#[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None))]
+#[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None, test_folds=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grid_search(
     py: Python<'_>,
@@ -40,9 +41,11 @@ pub(crate) fn grid_search(
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    test_folds: Option<Vec<Vec<usize>>>,
 ) -> PyResult<String> {
     let mut search = search(params_json, grid_json, folds, seed)?;
     search.sample_weights = sample_weight.as_ref().map(labels).transpose()?;
+    search.test_folds = test_folds;
     let (x, y) = (features(&x)?, labels(&y)?);
     let selection = interruptible(py, || search.run(&x, &y, &|| {}))?;
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))

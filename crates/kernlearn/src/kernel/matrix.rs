@@ -50,7 +50,7 @@ impl DotMap {
     }
 
     /// `vals[t] ← apply(vals[t], sq[t], sq_j)` with the variant matched once.
-    fn map_slice(self, vals: &mut [f64], sq: &[f64], sq_j: f64) {
+    pub(super) fn map_slice(self, vals: &mut [f64], sq: &[f64], sq_j: f64) {
         match self {
             DotMap::Linear => {}
             DotMap::Poly {
@@ -289,60 +289,6 @@ impl Kernel {
         Ok(())
     }
 
-    /// Cross matrix `K_ij = k(a_i, b_j)` (`a.n_rows() × b.n_rows()`), e.g. test × train,
-    /// computed in parallel. `b` is the data the model was fitted on.
-    ///
-    /// For [`Kernel::Precomputed`] the rows of `a` already are kernel values against the
-    /// `b.n_rows()` training points, and are returned as a matrix.
-    pub fn cross(&self, a: &Features, b: &Features) -> Result<Mat<f64>> {
-        if self.is_precomputed() {
-            if a.n_cols() != b.n_rows() {
-                return Err(Error::data(format!(
-                    "precomputed kernel rows must have one value per training point: fitted on {} points, got {}",
-                    b.n_rows(),
-                    a.n_cols()
-                )));
-            }
-            return Ok(Mat::from_fn(a.n_rows(), a.n_cols(), |i, j| a.row(i)[j]));
-        }
-        if a.n_cols() != b.n_cols() {
-            return Err(Error::data(format!(
-                "kernel {self} was fitted on {} features, got {}",
-                b.n_cols(),
-                a.n_cols()
-            )));
-        }
-        self.validate(b.n_cols())?;
-        self.check_data(a, "")?;
-        self.check_data(b, "")?;
-        let (na, nb, d) = (a.n_rows(), b.n_rows(), a.n_cols());
-        match self.route() {
-            Route::Dot { map, scale } => {
-                let (sa, sb) = match scale {
-                    Some(s) => (
-                        Some(scale_features(a.as_slice(), d, &s)),
-                        Some(scale_features(b.as_slice(), d, &s)),
-                    ),
-                    None => (None, None),
-                };
-                let da = sa.as_deref().unwrap_or(a.as_slice());
-                let db = sb.as_deref().unwrap_or(b.as_slice());
-                Ok(dot_cross(da, na, db, nb, d, map))
-            }
-            Route::Direct => {
-                let mut g = Mat::<f64>::zeros(na, nb);
-                g.par_col_iter_mut().enumerate().for_each(|(j, col)| {
-                    let col = col.try_as_col_major_mut().unwrap().as_slice_mut();
-                    let bj = b.row(j);
-                    for (i, v) in col.iter_mut().enumerate() {
-                        *v = self.eval(a.row(i), bj);
-                    }
-                });
-                Ok(g)
-            }
-        }
-    }
-
     /// `k(x_i, x_i)` for every row (the diagonal of the Gram matrix without computing it),
     /// e.g. the test diagonal for [`normalize_cosine_cross`]. Not available for
     /// `Precomputed` (the kernel of new points with themselves is unknown).
@@ -540,39 +486,6 @@ fn dot_gram(data: &[f64], n: usize, d: usize, map: DotMap) -> Mat<f64> {
     g
 }
 
-fn dot_cross(a: &[f64], na: usize, b: &[f64], nb: usize, d: usize, map: DotMap) -> Mat<f64> {
-    let am = MatRef::from_row_major_slice(a, na, d);
-    let bm = MatRef::from_row_major_slice(b, nb, d);
-    let mut g = Mat::<f64>::zeros(na, nb);
-    matmul(
-        g.as_mut(),
-        Accum::Replace,
-        am,
-        bm.transpose(),
-        1.0,
-        par_for(na * nb * d),
-    );
-    clear_avx_upper_everywhere();
-    if !matches!(map, DotMap::Linear) {
-        let norms = |data: &[f64], n: usize| -> Vec<f64> {
-            if map.needs_norms() && d > 0 {
-                data.par_chunks(d)
-                    .with_min_len(256)
-                    .map(|r| super::functions::dot(r, r))
-                    .collect()
-            } else {
-                vec![0.0; n]
-            }
-        };
-        let (sa, sb) = (norms(a, na), norms(b, nb));
-        g.par_col_iter_mut().enumerate().for_each(|(j, col)| {
-            let col = col.try_as_col_major_mut().unwrap().as_slice_mut();
-            map.map_slice(col, &sa, sb[j]);
-        });
-    }
-    g
-}
-
 /// Copies the strict lower triangle onto the upper one (recursive blocks, parallel).
 /// Clears the upper halves of this thread's AVX registers (`vzeroupper`). faer's
 /// matrix-product kernels can leave them dirty, after which SSE code on the thread (the
@@ -592,7 +505,7 @@ pub(crate) fn clear_avx_upper() {
 
 /// [`clear_avx_upper`] on this thread and on every thread of the rayon pool (where a
 /// parallel matrix product ran).
-fn clear_avx_upper_everywhere() {
+pub(super) fn clear_avx_upper_everywhere() {
     clear_avx_upper();
     rayon::broadcast(|_| clear_avx_upper());
 }

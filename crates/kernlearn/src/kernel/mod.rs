@@ -9,6 +9,7 @@
 //!   for the SMO solver (dense features, CSR features, a stored Gram matrix).
 //! - [`KernelOnFeatures`], `per_feature`: kernels on feature subsets (for MKL).
 
+mod cross;
 mod functions;
 mod matrix;
 mod reordered;
@@ -27,7 +28,7 @@ pub use matrix::{
 pub use reordered::ReorderedRows;
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
-pub(crate) use sparse::sparse_cross;
+pub(crate) use sparse::sparse_map_cross;
 pub use sparse::SparseFeatureKernel;
 pub(crate) use subset::per_feature;
 pub use subset::KernelOnFeatures;

@@ -48,7 +48,7 @@ impl MethodInfo {
     }
 
     /// Whether it reads option `name`.
-    pub(crate) fn reads(&self, name: &str) -> bool {
+    pub fn reads(&self, name: &str) -> bool {
         self.options().any(|o| o.name == name)
     }
 }

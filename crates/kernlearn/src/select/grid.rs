@@ -123,6 +123,35 @@ pub struct GridPlan {
     pub used_gram: bool,
 }
 
+/// Caller-given test folds of `n` rows, once checked: at least two, each with test and
+/// training rows, every index a row, none twice in a fold.
+fn checked_test_folds(folds: &[Vec<usize>], n: usize) -> Result<Vec<Vec<usize>>> {
+    if folds.len() < 2 {
+        return Err(Error::param(
+            "test folds",
+            format!("need at least 2 folds, got {}", folds.len()),
+        ));
+    }
+    for (k, fold) in folds.iter().enumerate() {
+        let mut rows = fold.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        let problem = if let Some(&i) = fold.iter().find(|&&i| i >= n) {
+            Some(format!("row {i} is not one of the {n} rows"))
+        } else if rows.len() != fold.len() {
+            Some("a row is listed twice".to_string())
+        } else if fold.is_empty() || fold.len() == n {
+            Some(format!("{} of the {n} rows are test rows", fold.len()))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(Error::param("test folds", format!("fold {k}: {p}")));
+        }
+    }
+    Ok(folds.to_vec())
+}
+
 impl GridPlan {
     fn check(&self, n: usize, y: &[f64]) -> Result<()> {
         if n != y.len() {
@@ -182,6 +211,10 @@ pub struct GridSearch {
     /// (weighted accuracy or MSE), as scikit-learn's `GridSearchCV` does with
     /// `sample_weight` passed to `fit`.
     pub sample_weights: Option<Vec<f64>>,
+    /// Test rows of each fold chosen by the caller (e.g. a scikit-learn splitter), each
+    /// fold training on the other rows; `None`: (stratified) k-fold from `folds` and
+    /// `seed`.
+    pub test_folds: Option<Vec<Vec<usize>>>,
 }
 
 impl GridSearch {
@@ -194,6 +227,7 @@ impl GridSearch {
             seed: 0,
             gram_budget_bytes: 1 << 30,
             sample_weights: None,
+            test_folds: None,
         }
     }
 
@@ -239,16 +273,16 @@ impl GridSearch {
                 ));
             }
         }
-        if self.folds < 2 {
-            return Err(Error::param(
-                "folds",
-                format!("need at least 2, got {}", self.folds),
-            ));
-        }
-        let folds = if regression {
-            kfold(n, self.folds, self.seed)?
-        } else {
-            stratified_kfold(y, self.folds, self.seed)?
+        let folds = match &self.test_folds {
+            Some(folds) => checked_test_folds(folds, n)?,
+            None if self.folds < 2 => {
+                return Err(Error::param(
+                    "folds",
+                    format!("need at least 2, got {}", self.folds),
+                ))
+            }
+            None if regression => kfold(n, self.folds, self.seed)?,
+            None => stratified_kfold(y, self.folds, self.seed)?,
         };
         let epsilons: Vec<Option<f64>> = if !regression {
             vec![None]

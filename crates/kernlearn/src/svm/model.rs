@@ -706,6 +706,7 @@ impl SvmModel {
             for j in i + 1..k {
                 let (si, sj) = (start[i], start[j]);
                 let (ci, cj) = (self.n_sv_per_class[i], self.n_sv_per_class[j]);
+                // Summed in order, so stored models predict the same bits as before.
                 let a: f64 = (si..si + ci)
                     .map(|s| self.sv_coef[j - 1][s] * k_sv[s])
                     .sum();
@@ -839,27 +840,11 @@ impl SvmModel {
                 })
                 .collect());
         }
-        // Blocks bound the memory of the SV × test kernel matrix to about 256 MB (2048
-        // test rows at most; fewer when there are many support vectors, e.g. 363 for
-        // 88,000); SV-major so that each test point's kernel values are one contiguous
-        // column.
-        const BLOCK_VALUES: usize = 32 << 20;
-        let block = (BLOCK_VALUES / self.support_vectors.n_rows().max(1)).clamp(64, 2048);
-        let mut out = Vec::with_capacity(x.n_rows());
-        for start in (0..x.n_rows()).step_by(block) {
-            let idx: Vec<usize> = (start..(start + block).min(x.n_rows())).collect();
-            let part = x.select_rows(&idx);
-            let k = self.params.kernel.cross(&self.support_vectors, &part)?;
-            let rows: Vec<Vec<f64>> = (0..part.n_rows())
-                .into_par_iter()
-                .map(|c| {
-                    let kc: Vec<f64> = k.col(c).iter().copied().collect();
-                    self.decision_from_kernel(&kc)
-                })
-                .collect();
-            out.extend(rows);
-        }
-        Ok(out)
+        // Streamed in cache-sized blocks: each test point's kernel values against the
+        // support vectors are reduced to its decision values as soon as they exist.
+        self.params
+            .kernel
+            .map_cross(x, &self.support_vectors, |k| self.decision_from_kernel(k))
     }
 
     /// Predicted class, value or ±1 for every row of `x`.

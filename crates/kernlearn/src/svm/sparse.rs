@@ -3,7 +3,7 @@
 
 use super::model::{SvmModel, SvmParams, SvmType};
 use crate::data::{Features, SparseFeatures};
-use crate::kernel::{sparse_cross, SparseFeatureKernel};
+use crate::kernel::{sparse_map_cross, SparseFeatureKernel};
 use crate::{Error, Result};
 
 impl SvmModel {
@@ -82,21 +82,14 @@ impl SvmModel {
         }
     }
 
-    /// Decision values of the rows of `x` against sparse support vectors `sv`, in blocks
-    /// that bound the memory of the kernel values.
+    /// Decision values of the rows of `x` against sparse support vectors `sv`, each
+    /// point's kernel values reduced as soon as they are computed.
     pub(super) fn decision_sparse_sv(
         &self,
         sv: &SparseFeatures,
         x: &SparseFeatures,
     ) -> Result<Vec<Vec<f64>>> {
-        let mut out = Vec::with_capacity(x.n_rows());
-        let block = 2048;
-        for start in (0..x.n_rows()).step_by(block) {
-            let idx: Vec<usize> = (start..(start + block).min(x.n_rows())).collect();
-            let k = sparse_cross(&self.params.kernel, sv, &x.select_rows(&idx))?;
-            out.extend(k.iter().map(|row| self.decision_from_kernel(row)));
-        }
-        Ok(out)
+        sparse_map_cross(&self.params.kernel, sv, x, |k| self.decision_from_kernel(k))
     }
 
     /// Predicted class, value or ±1 for every row of sparse `x`.

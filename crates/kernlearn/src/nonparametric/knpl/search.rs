@@ -125,6 +125,7 @@ impl KnplSearch {
             seed: self.seed,
             gram_budget_bytes: self.gram_budget_bytes,
             sample_weights: None,
+            test_folds: None,
         }
     }
 
