@@ -27,6 +27,12 @@ Cases (the shapes of the speed issue's table):
   gamma = 0.1.
 * text-hashed: `bench_sparse.py`'s hashed docstring set (2^18 columns, unit-norm CSR rows),
   its 80/20 split, C = 4, gamma = 1.
+
+`--grid` also times the grid search of `bench_select.py --grid-target` (magic's stratified
+5,000-row sample, its 80/20 split: 4,000 training rows, min-max; sigma and C in
+2^-5 … 2^5, 121 points, 5 folds): `kernlearn.GridSearch` against
+`GridSearchCV(sklearnex.svm.SVC(), n_jobs=2)` on kernlearn's folds, both timed with
+their refit, and checks that both pick the same point or points of equal CV score.
 """
 
 import argparse
@@ -135,11 +141,46 @@ def measure(tool, cls, case, repeats):
             "objective": float(dual_objective(est, gamma)), "pred": pred}
 
 
+def grid_search(repeats):
+    """kernlearn.GridSearch against GridSearchCV over sklearnex's SVC (see the docstring)."""
+    import bench_select
+    import kernlearn
+    from sklearn.model_selection import GridSearchCV
+    from sklearnex.svm import SVC as OneDalSVC
+
+    X, y = bs.load_csv(os.path.join(DATA, "magic.csv"))
+    keep = bench_select.stratified_sample(y, 5000)
+    X, y = X[keep], y[keep]
+    tr, _ = bs.stratified_split(y)
+    Xtr, _ = bs.minmax_fit_transform(X[tr], X[tr])
+    ytr = y[tr]
+    powers = [2.0 ** e for e in range(-5, 6)]
+    ours = kernlearn.GridSearch(kernlearn.SVC(), {"C": powers, "sigma": powers}, cv=5, random_state=0)
+    ours_s, _ = best_of(repeats, lambda: ours.fit(Xtr, ytr))
+    n = len(ytr)
+    folds = [(np.setdiff1d(np.arange(n), test), test) for test in ours.folds_]
+    grid = {"C": powers, "gamma": sorted(1.0 / s ** 2 for s in powers)}
+    ref = GridSearchCV(OneDalSVC(tol=1e-3, cache_size=200), grid, cv=folds, n_jobs=2)
+    ref_s, _ = best_of(repeats, lambda: ref.fit(Xtr, ytr))
+    same = np.isclose(ours.best_params_["C"], ref.best_params_["C"]) and np.isclose(
+        ours.best_params_["gamma"], ref.best_params_["gamma"])
+    print("\n| grid search (magic 4,000 rows, 121 points, 5 folds) | seconds | picks |")
+    print("| --- | --- | --- |")
+    print("| GridSearchCV(sklearnex SVC, n_jobs=2) | %.2f | C = %g, gamma = %g, CV %.5f |" % (
+        ref_s, ref.best_params_["C"], ref.best_params_["gamma"], ref.best_score_))
+    print("| kernlearn.GridSearch | %.2f | C = %g, gamma = %g, CV %.5f |" % (
+        ours_s, ours.best_params_["C"], ours.best_params_["gamma"], ours.best_score_))
+    print("| ratio | %.1f× | %s |" % (ref_s / ours_s, "same point" if same else
+                                     "CV scores %s" % ("equal" if abs(ours.best_score_ - ref.best_score_) < 1e-9
+                                                       else "differ")), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of " + ",".join(CASES))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--workdir", default=os.path.join(ROOT, "target", "bench_onedal"))
+    ap.add_argument("--grid", action="store_true", help="also time the grid search (see the docstring)")
     args = ap.parse_args()
     if args.repeats < 1:
         raise SystemExit("--repeats must be at least 1, got %d" % args.repeats)
@@ -171,6 +212,8 @@ def main():
         print("| %s | %s | %.3f / %.3f | %.3f / %.3f | %.2f× | %.2f× | %d | %.1e |" % (
             name, shape, x["fit_s"], x["predict_s"], k["fit_s"], k["predict_s"],
             x["fit_s"] / k["fit_s"], x["predict_s"] / k["predict_s"], differ, rel), flush=True)
+    if args.grid and "sklearnex" in dict(tools):
+        grid_search(args.repeats)
 
 
 if __name__ == "__main__":
