@@ -13,7 +13,7 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.5,<2" "numpy>=1.21" "scikit-learn>=1.6" scipy joblib "pytest>=7" \
+    "maturin>=1.5,<2" "numpy>=1.21" "scikit-learn>=1.6" scipy joblib "pytest>=7" pandas \
     "ray>=2.9" # the kernlearn[ray] extra: python/tests/test_ray.py runs a local cluster
 # Debug-profile build (the workspace's dev profile is optimised), sharing target/ with
 # the cargo tests above.

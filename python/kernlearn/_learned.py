@@ -309,7 +309,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         kernels, scaling), never a result to use silently."""
         # ``y`` holds the numbers trained on (``label_values``, sorted as ``classes_``).
         labels = self.classes_[np.searchsorted(self._values, y)]
-        predicted = self.predict(X)
+        predicted = self._labels(X)
         accuracy = float(np.mean(predicted == labels))
         majority = float(np.max(np.unique(labels, return_counts=True)[1])) / len(labels)
         if accuracy + 1e-12 < majority:
@@ -339,9 +339,20 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
-        X = check_predict_data(self, X)
+        return self._scores(check_predict_data(self, X))
+
+    def _scores(self, X):
+        """:meth:`decision_function` of rows already validated."""
         dec = self._layout.ovo(self.model_.decision_function(as_features(X)))
         return classifier_scores(dec, len(self.classes_))
+
+    def _labels(self, X):
+        """:meth:`predict` of rows already validated (the training rows after ``fit``:
+        validating them again would warn that an array has no feature names)."""
+        if len(self.classes_) > 2:
+            return self.classes_[np.argmax(self._scores(X), axis=1)]
+        pred = self.model_.predict(as_features(X))
+        return self.classes_[np.searchsorted(self._values, pred)]
 
     def predict(self, X):
         """Predicted class labels: the one-vs-one vote (the library's prediction) for two
@@ -357,11 +368,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         -------
         ndarray of shape (n_samples,)
         """
-        X = check_predict_data(self, X)
-        if len(self.classes_) > 2:
-            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
-        pred = self.model_.predict(as_features(X))
-        return self.classes_[np.searchsorted(self._values, pred)]
+        return self._labels(check_predict_data(self, X))
 
 
 class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):

@@ -132,9 +132,10 @@ def test_a_fit_below_the_majority_rate_warns(monkeypatch):
     assert not any("majority" in w for w in fitted.warnings_)
     minority = np.unique(y, return_counts=True)
     minority = minority[0][np.argmin(minority[1])]
-    # A model that always predicts the minority class, as a diverged network would.
+    # A model that always predicts the minority class, as a diverged network would
+    # (``_labels``: the prediction of validated rows that the fit's check reads).
     monkeypatch.setattr(
-        kernlearn.MKLClassifier, "predict", lambda self, X: np.full(len(X), minority)
+        kernlearn.MKLClassifier, "_labels", lambda self, X: np.full(len(X), minority)
     )
     with pytest.warns(UserWarning, match="below the majority-class rate"):
         worse = kernlearn.MKLClassifier().fit(X, y)

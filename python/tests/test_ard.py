@@ -1,6 +1,8 @@
 """The ARD-SVM from Python: it finds the informative features among noise, reports their
 relevance, and beats scikit-learn's tuned RBF SVM there on paired splits."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.model_selection import GridSearchCV
@@ -99,6 +101,20 @@ def test_the_columns_of_a_one_hot_attribute_share_one_width(groups):
     free = kernlearn.ARDClassifier(ard_groups="none").fit(np.asarray(X), y)
     per_spread = free.feature_relevance_[1:4] / np.var(np.asarray(X)[:, 1:4], axis=0)
     assert np.ptp(per_spread) > 1e-3 * per_spread.max()
+
+
+def test_a_dataframe_fit_raises_no_feature_name_warning():
+    """Fitted on a DataFrame, the fit's own check of its training accuracy reads the
+    validated rows: no "X does not have valid feature names" warning; predicting on
+    the DataFrame is silent too."""
+    pd = pytest.importorskip("pandas")
+    X, y = circle_with_noise(120, 2, 3)
+    df = pd.DataFrame(X, columns=[f"f{k}" for k in range(X.shape[1])])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names.*")
+        est = kernlearn.ARDClassifier().fit(df, y)
+        est.predict(df)
+    assert list(est.feature_names_in_) == list(df.columns)
 
 
 def test_the_radius_margin_refinement_fits_and_keeps_the_relevance_on_the_circle():

@@ -35,16 +35,8 @@ impl Kernel {
         let (na, nb, d) = (a.n_rows(), b.n_rows(), a.n_cols());
         match self.route() {
             Route::Dot { map, scale } => {
-                let (sa, sb) = match scale {
-                    Some(s) => (
-                        Some(scale_features(a.as_slice(), d, &s)),
-                        Some(scale_features(b.as_slice(), d, &s)),
-                    ),
-                    None => (None, None),
-                };
-                let da = sa.as_deref().unwrap_or(a.as_slice());
-                let db = sb.as_deref().unwrap_or(b.as_slice());
-                Ok(dot_cross(da, na, db, nb, d, map))
+                let (da, db) = (scaled(a, &scale), scaled(b, &scale));
+                Ok(dot_cross(&da, na, &db, nb, d, map))
             }
             Route::Direct => {
                 let mut g = Mat::<f64>::zeros(na, nb);
@@ -212,52 +204,17 @@ fn dot_cross(a: &[f64], na: usize, b: &[f64], nb: usize, d: usize, map: DotMap) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    /// `n × d` uniform features in [0, 1), about a third of them zero.
-    fn features(n: usize, d: usize, seed: u64) -> Features {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let data = (0..n * d)
-            .map(|_| {
-                let v: f64 = rng.random();
-                if v < 0.33 {
-                    0.0
-                } else {
-                    v
-                }
-            })
-            .collect();
-        Features::new(n, d, data).unwrap()
-    }
-
-    fn kernels(d: usize) -> Vec<Kernel> {
-        vec![
-            Kernel::Linear,
-            Kernel::Rbf { gamma: 0.7 },
-            Kernel::Polynomial {
-                gamma: 0.5,
-                coef0: 1.0,
-                degree: 3,
-            },
-            Kernel::Sigmoid {
-                gamma: 0.1,
-                coef0: -0.2,
-            },
-            Kernel::Laplacian { gamma: 0.4 },
-            Kernel::ChiSquared { gamma: 0.9 },
-            Kernel::ArdRbf {
-                gammas: (0..d).map(|j| 0.1 * (j + 1) as f64).collect(),
-            },
-        ]
-    }
+    use crate::kernel::matrix::tests::{all_kernels, random_features};
 
     /// Streamed blocks (a base of 3,000 rows makes blocks of 87 queries, so 300 queries
     /// span four blocks and a partial one) equal the pairwise kernel for every kernel.
     #[test]
     fn streamed_cross_equals_pairwise_kernel_across_blocks() {
-        let (q, b) = (features(300, 6, 1), features(3000, 6, 2));
-        for k in kernels(6) {
+        let (q, b) = (
+            random_features(300, 6, 1, 0.0),
+            random_features(3000, 6, 2, 0.0),
+        );
+        for k in all_kernels(6) {
             let rows = k.map_cross(&q, &b, <[f64]>::to_vec).unwrap();
             let whole = k.cross(&q, &b).unwrap();
             assert_eq!(rows.len(), 300);
@@ -274,13 +231,13 @@ mod tests {
 
     #[test]
     fn streamed_cross_checks_shapes_and_passes_precomputed_rows() {
-        let (q, b) = (features(5, 3, 3), features(4, 3, 4));
+        let (q, b) = (random_features(5, 3, 3, 0.0), random_features(4, 3, 4, 0.0));
         let err = Kernel::Rbf { gamma: 1.0 }
-            .map_cross(&features(5, 2, 3), &b, <[f64]>::to_vec)
+            .map_cross(&random_features(5, 2, 3, 0.0), &b, <[f64]>::to_vec)
             .unwrap_err()
             .to_string();
         assert!(err.contains("fitted on 3 features, got 2"), "{err}");
-        let gram = features(5, 4, 5);
+        let gram = random_features(5, 4, 5, 0.0);
         let rows = Kernel::Precomputed
             .map_cross(&gram, &b, <[f64]>::to_vec)
             .unwrap();
