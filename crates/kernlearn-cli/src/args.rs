@@ -31,7 +31,67 @@ pub struct DataArgs {
     pub target: Option<String>,
 }
 
+/// Training data as `fit` reads it.
+pub enum Training {
+    /// Kept sparse (CSR).
+    Sparse(SparseDataset),
+    /// Dense.
+    Dense(Dataset),
+}
+
+/// Dense storage (bytes) above which a LIBSVM file may be kept sparse unasked.
+const UNASKED_SPARSE_BYTES: u64 = 64 << 20;
+/// How many times its CSR storage the dense form must take for that.
+const UNASKED_SPARSE_RATIO: f64 = 8.0;
+
 impl DataArgs {
+    /// The training file as `fit` reads it. A LIBSVM/SVMlight file is kept sparse
+    /// without `--sparse`, as LIBSVM and scikit-learn's `load_svmlight_file` read such
+    /// files, when its dense form would take more than 64 MiB and more than 8 times
+    /// its CSR form (12 bytes a non-zero) and the fit can take CSR (`can_take(columns)`:
+    /// a method with a sparse kernel, fixed parameters, none of the dense-only
+    /// options); stderr says so unless `quiet`. Everything else is read dense.
+    pub fn read_training(
+        &self,
+        quiet: bool,
+        can_take: impl Fn(usize) -> Result<bool>,
+    ) -> Result<Training> {
+        let format = match self.format {
+            Some(f) => f,
+            None => Format::from_path(&self.data)?,
+        };
+        if format != Format::Libsvm || self.target.is_some() {
+            return Ok(Training::Dense(self.read()?));
+        }
+        let sparse = read_libsvm_sparse(&self.data, None)?;
+        let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
+        if bytes > UNASKED_SPARSE_BYTES
+            && ratio > UNASKED_SPARSE_RATIO
+            && can_take(sparse.x.n_cols())?
+        {
+            if !quiet {
+                eprintln!(
+                    "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× \
+                     more)",
+                    self.data.display(),
+                    sparse.x.nnz(),
+                    bytes as f64 / 1e9
+                );
+            }
+            return Ok(Training::Sparse(sparse));
+        }
+        let (rows, cols) = (sparse.x.n_rows(), sparse.x.n_cols());
+        let path = self.data.display().to_string();
+        let dense = sparse.into_dense(&path).map_err(|_| {
+            Error::data(format!(
+                "{path}: a dense matrix of {rows} rows × {cols} features does not fit in \
+                 memory, and this fit cannot keep it sparse: sparse fits are svm with fixed \
+                 parameters, without --select, --target, --trace, --relevance-plot or weights"
+            ))
+        })?;
+        Ok(Training::Dense(dense))
+    }
+
     /// Reads the dataset.
     pub fn read(&self) -> Result<Dataset> {
         read_dataset(&self.data, self.format, self.target.as_deref())

@@ -12,9 +12,11 @@ mod report;
 mod select;
 mod split;
 
-use args::{read_for_prediction, DataArgs, ModelArgs};
+use args::{read_for_prediction, DataArgs, ModelArgs, Training};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
+use kernlearn::data::{
+    stratified_split, train_test_split, Dataset, Format, ScaleMode, SparseDataset,
+};
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
 use kernlearn::learner::Progress;
 use kernlearn::method::{spell, Spelling};
@@ -77,7 +79,9 @@ enum Command {
         weights: args::WeightArgs,
         /// Keep a LIBSVM/SVMlight file sparse (CSR, memory and model size proportional to
         /// the non-zeros): for svm with fixed parameters, scaling `none`, `maxabs` (or `01`
-        /// on non-negative data); other methods refuse it.
+        /// on non-negative data); other methods refuse it. Unasked, a file whose dense
+        /// form would take over 64 MiB and 8× its CSR form is kept sparse when the fit
+        /// allows.
         #[arg(long)]
         sparse: bool,
         /// Print one JSON object.
@@ -504,10 +508,17 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     if let Some(p) = o.relevance_plot {
         outputs.plan_figure(p)?;
     }
-    if o.sparse {
-        return fit_sparse(data, args, o, quiet);
-    }
-    let train = data.read()?;
+    let can_take_sparse = |n_cols| -> Result<bool> {
+        Ok(dense_only_option(data, o).is_none() && sparse_method(args, n_cols)?.takes_sparse())
+    };
+    let train = match o.sparse {
+        true => Training::Sparse(data.read_sparse(None)?),
+        false => data.read_training(quiet, can_take_sparse)?,
+    };
+    let train = match train {
+        Training::Sparse(train) => return fit_sparse(data, train, args, o, quiet),
+        Training::Dense(train) => train,
+    };
     let (train, weights) = o.weights.apply(train, &data.data)?;
     let fitted = fit_pipeline_weighted(&train, args, o.grid, weights.as_deref(), quiet)?;
     // The model's own figures (a learned spectrum) go beside the trace: checked before
@@ -583,34 +594,50 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
     Ok(())
 }
 
-/// `fit --sparse`: the LIBSVM file kept as CSR, fitted by the method's sparse path.
-fn fit_sparse(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result<()> {
-    for (given, option) in [
+/// The first option given that a sparse fit cannot honour, if any.
+fn dense_only_option(data: &DataArgs, o: &FitOutputs) -> Option<&'static str> {
+    [
         (data.target.is_some(), "target"),
         (o.trace.is_some(), "trace"),
         (o.relevance_plot.is_some(), "relevance-plot"),
         (o.grid.is_some(), "select"),
         (o.weights.weight_column.is_some(), "weight-column"),
         (o.weights.weight_file.is_some(), "weight-file"),
-    ] {
-        if given {
-            return Err(Error::param(
-                option,
-                "not available with --sparse (sparse fits read the label of each LIBSVM line, \
-                 use fixed parameters, unweighted from the command line, and record no trace \
-                 or relevance)",
-            ));
-        }
-    }
-    let train = data.read_sparse(None)?;
-    // The method's options are resolved against the data's shape and target name only.
+    ]
+    .into_iter()
+    .find_map(|(given, option)| given.then_some(option))
+}
+
+/// The method of a sparse fit, its options resolved against the data's width and the
+/// LIBSVM target name only.
+fn sparse_method(args: &ModelArgs, n_cols: usize) -> Result<Method> {
     let shape = Dataset {
-        x: kernlearn::data::Features::new(0, train.x.n_cols(), Vec::new())?,
+        x: kernlearn::data::Features::new(0, n_cols, Vec::new())?,
         y: Vec::new(),
         feature_names: Vec::new(),
         target_name: "label".to_string(),
     };
-    let method = args.method(&shape, None)?;
+    args.method(&shape, None)
+}
+
+/// `fit --sparse`, or a wide LIBSVM file kept sparse unasked: the rows as CSR, fitted by
+/// the method's sparse path.
+fn fit_sparse(
+    data: &DataArgs,
+    train: SparseDataset,
+    args: &ModelArgs,
+    o: &FitOutputs,
+    quiet: bool,
+) -> Result<()> {
+    if let Some(option) = dense_only_option(data, o) {
+        return Err(Error::param(
+            option,
+            "not available with --sparse (sparse fits read the label of each LIBSVM line, \
+             use fixed parameters, unweighted from the command line, and record no trace \
+             or relevance)",
+        ));
+    }
+    let method = sparse_method(args, train.x.n_cols())?;
     let msg = format!("fitting {} on {} sparse rows", method.name(), train.y.len());
     let pb = progress::spinner(quiet, &msg);
     let fitted = progress::watching(&pb, || {

@@ -161,10 +161,10 @@ fn sparse_fits_check_labels_as_dense_fits_do() {
 }
 
 /// A 40-row file naming feature 2^32 (the largest index a sparse matrix takes): the
-/// sparse fit needs memory for its non-zeros only; read densely it is refused with the
-/// way out, never an allocation abort.
+/// sparse fit needs memory for its non-zeros only, asked (`--sparse`) or not; a fit
+/// that needs it dense is refused with the reason, never an allocation abort.
 #[test]
-fn an_index_of_2_to_the_32_fits_sparse_and_is_refused_dense() {
+fn an_index_of_2_to_the_32_fits_sparse_asked_or_not() {
     let dir = scratch_dir("sparse", "huge-index");
     let data = dir.join("huge.libsvm");
     let mut text = String::new();
@@ -194,9 +194,20 @@ fn an_index_of_2_to_the_32_fits_sparse_and_is_refused_dense() {
         let out = run(&["predict", "--sparse", "--model", m, "-d", d, "--json"]);
         assert_eq!(json_of(&out)["test_accuracy"], 1.0, "{scale}");
     }
-    let err = stderr_of(&run(&["fit", "-d", d, "-o", m, "--force"]));
+    // Unasked, the file is kept sparse (its dense form would take 2^32 columns per row)
+    // and the model is the --sparse fit's; a fit that needs dense rows says why not.
+    let out = run(&[
+        "fit", "-d", d, "-o", m, "--gamma", "0.5", "-c", "4", "--force", "--json",
+    ]);
+    let note = String::from_utf8_lossy(&out.stderr);
+    assert!(note.contains("kept sparse"), "{note}");
+    assert_eq!(json_of(&out)["n_features"], 1u64 << 32);
+    assert_eq!(json_of(&out)["train_accuracy"], 1.0);
+    let err = stderr_of(&run(&[
+        "fit", "-d", d, "-o", m, "--force", "--select", "grid",
+    ]));
     assert!(
-        err.contains("does not fit in memory") && err.contains("--sparse"),
+        err.contains("does not fit in memory") && err.contains("cannot keep it sparse"),
         "{err}"
     );
 }

@@ -2,7 +2,7 @@
 //! categories, text, hashed features). Memory is proportional to the non-zeros, not to
 //! `rows × columns`.
 
-use super::Features;
+use super::{Dataset, Features};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -309,6 +309,34 @@ pub struct SparseDataset {
     pub x: SparseFeatures,
     /// One label or target per row.
     pub y: Vec<f64>,
+}
+
+impl SparseDataset {
+    /// Bytes of the dense form (`f64` values) over bytes of the CSR form (a value and a
+    /// `u32` index per non-zero, a `usize` offset per row).
+    pub fn dense_to_sparse_ratio(&self) -> f64 {
+        self.dense_bytes() as f64 / (12 * self.x.nnz() + 8 * (self.x.n_rows() + 1)) as f64
+    }
+
+    /// Bytes the dense form of the features would take.
+    pub fn dense_bytes(&self) -> u64 {
+        (self.x.n_rows() as u64)
+            .saturating_mul(self.x.n_cols() as u64)
+            .saturating_mul(8)
+    }
+
+    /// The dense dataset a LIBSVM file is read as (feature names `f1..fd`, target
+    /// `label`), from the rows already read; `what` names the data in the error when
+    /// the dense matrix does not fit.
+    pub fn into_dense(self, what: &str) -> Result<Dataset> {
+        let x = self.x.to_dense(what)?;
+        Ok(Dataset {
+            feature_names: (1..=x.n_cols()).map(|j| format!("f{j}")).collect(),
+            x,
+            y: self.y,
+            target_name: "label".to_string(),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -310,6 +310,11 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     fn reads_kernel_values(&self) -> bool {
         false
     }
+    /// True when [`Learner::fit_sparse`] fits (a sparse kernel and no dense selection), so a
+    /// front end may keep a wide sparse file sparse without being asked.
+    fn takes_sparse(&self) -> bool {
+        false
+    }
     /// Fits on scaled sparse (CSR) features. Refused by default, naming the method: its
     /// kernels, features or networks are computed on dense rows. Learners with sparse
     /// kernels override it.

@@ -85,6 +85,10 @@ impl Learner for SvmLearner {
 
     /// Fixed parameters on sparse features ([`SvmModel::fit_sparse`]); the grid search
     /// is refused: its Gram matrices and fold caches are dense.
+    fn takes_sparse(&self) -> bool {
+        self.search.is_none()
+    }
+
     fn fit_sparse(&self, x: &SparseFeatures, y: &[f64], seed: u64) -> Result<FittedMethod> {
         if self.search.is_some() {
             return Err(crate::Error::param(
