@@ -31,8 +31,8 @@ pub struct DataArgs {
     pub target: Option<String>,
 }
 
-/// Training data as `fit` reads it.
-pub enum Training {
+/// Data rows as read: kept sparse (CSR) or dense.
+pub enum Rows {
     /// Kept sparse (CSR).
     Sparse(SparseDataset),
     /// Dense.
@@ -55,30 +55,17 @@ impl DataArgs {
         &self,
         quiet: bool,
         can_take: impl Fn(usize) -> Result<bool>,
-    ) -> Result<Training> {
+    ) -> Result<Rows> {
         let format = match self.format {
             Some(f) => f,
             None => Format::from_path(&self.data)?,
         };
         if format != Format::Libsvm || self.target.is_some() {
-            return Ok(Training::Dense(self.read()?));
+            return Ok(Rows::Dense(self.read()?));
         }
         let sparse = read_libsvm_sparse(&self.data, None)?;
-        let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
-        if bytes > UNASKED_SPARSE_BYTES
-            && ratio > UNASKED_SPARSE_RATIO
-            && can_take(sparse.x.n_cols())?
-        {
-            if !quiet {
-                eprintln!(
-                    "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× \
-                     more)",
-                    self.data.display(),
-                    sparse.x.nnz(),
-                    bytes as f64 / 1e9
-                );
-            }
-            return Ok(Training::Sparse(sparse));
+        if self.keep_sparse(&sparse, quiet) && can_take(sparse.x.n_cols())? {
+            return Ok(Rows::Sparse(sparse));
         }
         let (rows, cols) = (sparse.x.n_rows(), sparse.x.n_cols());
         let path = self.data.display().to_string();
@@ -89,7 +76,24 @@ impl DataArgs {
                  parameters, without --select, --target, --trace, --relevance-plot or weights"
             ))
         })?;
-        Ok(Training::Dense(dense))
+        Ok(Rows::Dense(dense))
+    }
+
+    /// The unasked-sparse rule of [`DataArgs::read_training`]: whether `sparse`'s dense
+    /// form would take more than 64 MiB and more than 8 times its CSR form; stderr says
+    /// so unless `quiet`.
+    pub fn keep_sparse(&self, sparse: &SparseDataset, quiet: bool) -> bool {
+        let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
+        let keep = bytes > UNASKED_SPARSE_BYTES && ratio > UNASKED_SPARSE_RATIO;
+        if keep && !quiet {
+            eprintln!(
+                "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× more)",
+                self.data.display(),
+                sparse.x.nnz(),
+                bytes as f64 / 1e9
+            );
+        }
+        keep
     }
 
     /// Reads the dataset.

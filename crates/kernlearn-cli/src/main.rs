@@ -12,7 +12,7 @@ mod report;
 mod select;
 mod split;
 
-use args::{read_for_prediction, DataArgs, ModelArgs, Training};
+use args::{read_for_prediction, DataArgs, ModelArgs, Rows};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kernlearn::data::{
     stratified_split, train_test_split, Dataset, Format, ScaleMode, SparseDataset,
@@ -115,7 +115,8 @@ enum Command {
         #[arg(long, value_name = "IMAGE")]
         fused_plot: Option<PathBuf>,
         /// Read a LIBSVM/SVMlight file sparse (CSR) and predict with the svm's sparse
-        /// kernels (any svm model; other methods refuse it).
+        /// kernels (any svm model; other methods refuse it). Unasked, an svm model's
+        /// file whose dense form would take over 64 MiB and 8× its CSR form is read so.
         #[arg(long)]
         sparse: bool,
         /// Overwrite an existing output file.
@@ -512,12 +513,12 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         Ok(dense_only_option(data, o).is_none() && sparse_method(args, n_cols)?.takes_sparse())
     };
     let train = match o.sparse {
-        true => Training::Sparse(data.read_sparse(None)?),
+        true => Rows::Sparse(data.read_sparse(None)?),
         false => data.read_training(quiet, can_take_sparse)?,
     };
     let train = match train {
-        Training::Sparse(train) => return fit_sparse(data, train, args, o, quiet),
-        Training::Dense(train) => train,
+        Rows::Sparse(train) => return fit_sparse(data, train, args, o, quiet),
+        Rows::Dense(train) => train,
     };
     let (train, weights) = o.weights.apply(train, &data.data)?;
     let fitted = fit_pipeline_weighted(&train, args, o.grid, weights.as_deref(), quiet)?;
@@ -678,6 +679,38 @@ struct PredictArgs<'a> {
     quiet: bool,
 }
 
+/// The rows `predict` reads: sparse with `--sparse`; a LIBSVM file of an SVM model kept
+/// sparse unasked by the rule of `fit` (neither `--target`, `--no-labels` nor a fused
+/// plot given); else dense, matched to the model's columns.
+fn read_test(a: &PredictArgs, pipeline: &Pipeline) -> Result<Rows> {
+    let n = pipeline.model.n_features();
+    if a.sparse {
+        return Ok(Rows::Sparse(a.data.read_sparse(Some(n))?));
+    }
+    let format = match a.data.format {
+        Some(f) => f,
+        None => Format::from_path(&a.data.data)?,
+    };
+    let plain = a.data.target.is_none() && !a.no_labels && a.fused_plot.is_none();
+    if format == Format::Libsvm && plain && pipeline.takes_sparse() {
+        let sparse = kernlearn::data::read_libsvm_sparse(&a.data.data, Some(n))?;
+        if a.data.keep_sparse(&sparse, a.quiet) {
+            return Ok(Rows::Sparse(sparse));
+        }
+        return Ok(Rows::Dense(
+            sparse.into_dense(&a.data.data.display().to_string())?,
+        ));
+    }
+    let test = read_for_prediction(
+        &a.data.data,
+        a.data.format,
+        a.data.target.as_deref(),
+        pipeline,
+        a.no_labels,
+    )?;
+    Ok(Rows::Dense(test))
+}
+
 fn predict(a: &PredictArgs) -> Result<()> {
     // `-o -` (or no `-o` without `--json`) writes the predictions to standard output.
     let to_file = a.output.filter(|p| *p != Path::new("-"));
@@ -707,29 +740,24 @@ fn predict(a: &PredictArgs) -> Result<()> {
             ));
         }
     }
-    let (test, decision, start) = if a.sparse {
-        let sparse = a.data.read_sparse(Some(pipeline.model.n_features()))?;
-        let start = Instant::now();
-        let decision = pipeline.decision_function_sparse(&sparse.x)?;
-        let test = Dataset {
-            x: kernlearn::data::Features::new(0, 0, Vec::new())?,
-            y: sparse.y,
-            feature_names: Vec::new(),
-            target_name: String::new(),
-        };
-        (test, decision, start)
-    } else {
-        let test = read_for_prediction(
-            &a.data.data,
-            a.data.format,
-            a.data.target.as_deref(),
-            &pipeline,
-            a.no_labels,
-        )?;
-        let start = Instant::now();
-        // Checked finite before anything is written.
-        let decision = pipeline.decision_function(&test.x)?;
-        (test, decision, start)
+    let (test, decision, start) = match read_test(a, &pipeline)? {
+        Rows::Sparse(sparse) => {
+            let start = Instant::now();
+            let decision = pipeline.decision_function_sparse(&sparse.x)?;
+            let test = Dataset {
+                x: kernlearn::data::Features::new(0, 0, Vec::new())?,
+                y: sparse.y,
+                feature_names: Vec::new(),
+                target_name: String::new(),
+            };
+            (test, decision, start)
+        }
+        Rows::Dense(test) => {
+            let start = Instant::now();
+            // Checked finite before anything is written.
+            let decision = pipeline.decision_function(&test.x)?;
+            (test, decision, start)
+        }
     };
     let model = &pipeline.model;
     let pred: Vec<f64> = decision

@@ -201,8 +201,12 @@ fn an_index_of_2_to_the_32_fits_sparse_asked_or_not() {
     ]);
     let note = String::from_utf8_lossy(&out.stderr);
     assert!(note.contains("kept sparse"), "{note}");
+    // `predict` reads the same file sparse unasked, and predicts as with --sparse.
     assert_eq!(json_of(&out)["n_features"], 1u64 << 32);
     assert_eq!(json_of(&out)["train_accuracy"], 1.0);
+    let pred = run(&["predict", "--model", m, "-d", d, "--json"]);
+    assert!(String::from_utf8_lossy(&pred.stderr).contains("kept sparse"));
+    assert_eq!(json_of(&pred)["test_accuracy"], 1.0);
     let err = stderr_of(&run(&[
         "fit", "-d", d, "-o", m, "--force", "--select", "grid",
     ]));

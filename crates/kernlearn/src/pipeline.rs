@@ -96,6 +96,11 @@ impl Pipeline {
         svm.row_alpha(n_rows)
     }
 
+    /// Whether it predicts sparse (CSR) rows: its model is an SVM.
+    pub fn takes_sparse(&self) -> bool {
+        self.sparse_model().is_ok()
+    }
+
     /// The SVM of this pipeline, for sparse input; other methods refuse it, naming the
     /// method and why.
     fn sparse_model(&self) -> Result<&crate::svm::SvmModel> {
