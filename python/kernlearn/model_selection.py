@@ -129,13 +129,19 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             and self.scoring in (None, default)
         )
 
+    def _int_cv(self):
+        """``cv`` when it is a number of folds (checked >= 2), else None."""
+        if not isinstance(self.cv, numbers.Integral) or isinstance(self.cv, bool):
+            return None
+        if self.cv < 2:
+            raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {self.cv!r}")
+        return int(self.cv)
+
     def _splits(self, X, y, classifier):
         """``(folds, test_folds)`` for the library: the integer fold count, or the test
         rows of a splitter's or iterable's folds, each checked to train on the rest."""
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            if self.cv < 2:
-                raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {self.cv!r}")
-            return int(self.cv), None
+        if self._int_cv() is not None:
+            return self._int_cv(), None
         splitter = check_cv(self.cv, y, classifier=classifier)
         n, tests = len(y), []
         for k, (train, test) in enumerate(splitter.split(X, y)):
@@ -157,11 +163,6 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _grid(self):
         grid = dict(self.param_grid or {})
-        unknown = set(grid) - {"C", "gamma", "sigma", "epsilon"}
-        if unknown:
-            raise ValueError(f"param_grid has unknown keys {sorted(unknown)}; expected C, gamma or sigma, epsilon")
-        if "gamma" in grid and "sigma" in grid:
-            raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
         if "gamma" in grid:
             gammas = np.asarray(grid["gamma"], dtype=np.float64)
             if np.any(~np.isfinite(gammas)) or np.any(gammas <= 0):
@@ -197,13 +198,24 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib, **extra)``
         giving the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
         base = self._base()
-        if not self._fast(base):
-            if distributed:
-                raise ValueError(
-                    "the distributed grid search takes an RBF kernlearn SVM, a grid of C, gamma or "
-                    "sigma (and epsilon) and the default scoring"
-                )
-            return self._fit_general(base, X, y, sample_weight)
+        if {"gamma", "sigma"} <= set(self.param_grid or {}):
+            raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
+        fast = self._fast(base)
+        if fast:
+            self._fit_fast(base, search, X, y, sample_weight, distributed)
+        elif distributed:
+            raise ValueError(
+                "the distributed grid search takes an RBF kernlearn SVM, a grid of C, gamma or "
+                "sigma (and epsilon) and the default scoring"
+            )
+        else:
+            self._fit_general(base, X, y, sample_weight)
+        self.fast_path_ = fast
+        self._say(f"best {self.best_params_}, score {self.best_score_:.6g}")
+        return self
+
+    def _fit_fast(self, base, search, X, y, sample_weight, distributed):
+        """The library's search (one Gram matrix per width, warm starts along C)."""
         grid, by_gamma = self._grid()
         classifier = is_classifier(base)
         X, y_lib = check_fit_data(self, X, y, classifier=classifier)
@@ -222,12 +234,9 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             search(params, json.dumps(grid), folds, int(self.random_state), X, y_lib, **extra)
         )
         self._record(selection, by_gamma, classifier)
-        self.fast_path_ = True
-        self._say(f"best {self.best_params_}, score {self.best_score_:.6g}")
         if self.refit:
             best = clone(base).set_params(**self.best_params_)
             self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
-        return self
 
     def _fit_general(self, base, X, y, sample_weight):
         """``GridSearchCV`` around kernlearn's estimator (on the folds ``cv`` gives; an
@@ -239,15 +248,11 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             )
         grid = dict(self.param_grid)
         if "sigma" in grid:
-            if "gamma" in grid:
-                raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
             grid["gamma"] = [1.0 / float(s) ** 2 for s in grid.pop("sigma")]
         cv = self.cv
-        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-            if cv < 2:
-                raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
+        if self._int_cv() is not None:
             kind = StratifiedKFold if is_classifier(base) else KFold
-            cv = kind(n_splits=int(cv), shuffle=True, random_state=self.random_state)
+            cv = kind(n_splits=self._int_cv(), shuffle=True, random_state=self.random_state)
         splits = list(check_cv(cv, y, classifier=is_classifier(base)).split(X, y))
         self._say(f"GridSearchCV around {type(base).__name__}: {len(splits)} folds")
         inner = GridSearchCV(base, grid, scoring=self.scoring, cv=splits, n_jobs=self.n_jobs,
@@ -263,9 +268,6 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         if self.refit:
             self.best_estimator_ = inner.best_estimator_
         self.folds_ = [np.asarray(test, dtype=np.intp) for _, test in splits]
-        self.fast_path_ = False
-        self._say(f"best {self.best_params_}, score {self.best_score_:.6g}")
-        return self
 
     def _record(self, selection, by_gamma, classifier):
         points = selection["points"]

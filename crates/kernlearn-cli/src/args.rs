@@ -45,26 +45,53 @@ const UNASKED_SPARSE_BYTES: u64 = 64 << 20;
 const UNASKED_SPARSE_RATIO: f64 = 8.0;
 
 impl DataArgs {
-    /// The training file as `fit` reads it. A LIBSVM/SVMlight file is kept sparse
-    /// without `--sparse`, as LIBSVM and scikit-learn's `load_svmlight_file` read such
-    /// files, when its dense form would take more than 64 MiB and more than 8 times
-    /// its CSR form (12 bytes a non-zero) and the fit can take CSR (`can_take(columns)`:
-    /// a method with a sparse kernel, fixed parameters, none of the dense-only
-    /// options); stderr says so unless `quiet`. Everything else is read dense.
+    /// The file's format: `--format`, else from its extension.
+    pub fn format(&self) -> Result<Format> {
+        match self.format {
+            Some(f) => Ok(f),
+            None => Format::from_path(&self.data),
+        }
+    }
+
+    /// The training file as `fit` reads it: [`DataArgs::read_libsvm_rows`] for a
+    /// LIBSVM/SVMlight file (no `--target`), everything else dense.
     pub fn read_training(
         &self,
         quiet: bool,
         can_take: impl Fn(usize) -> Result<bool>,
     ) -> Result<Rows> {
-        let format = match self.format {
-            Some(f) => f,
-            None => Format::from_path(&self.data)?,
-        };
-        if format != Format::Libsvm || self.target.is_some() {
+        if self.format()? != Format::Libsvm || self.target.is_some() {
             return Ok(Rows::Dense(self.read()?));
         }
-        let sparse = read_libsvm_sparse(&self.data, None)?;
-        if self.keep_sparse(&sparse, quiet) && can_take(sparse.x.n_cols())? {
+        self.read_libsvm_rows(None, quiet, can_take)
+    }
+
+    /// A LIBSVM/SVMlight file (at least `n_features` columns), read once as CSR and kept
+    /// so without `--sparse`, as LIBSVM and scikit-learn's `load_svmlight_file` read such
+    /// files, when its dense form would take more than 64 MiB and more than 8 times its
+    /// CSR form (12 bytes a non-zero) and the caller can take CSR (`can_take(columns)`:
+    /// a method with a sparse kernel and fixed parameters, none of the dense-only
+    /// options; for prediction an svm model); stderr says so unless `quiet`. Otherwise
+    /// densified from the rows read.
+    pub fn read_libsvm_rows(
+        &self,
+        n_features: Option<usize>,
+        quiet: bool,
+        can_take: impl Fn(usize) -> Result<bool>,
+    ) -> Result<Rows> {
+        let sparse = read_libsvm_sparse(&self.data, n_features)?;
+        let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
+        let wide = bytes > UNASKED_SPARSE_BYTES && ratio > UNASKED_SPARSE_RATIO;
+        if wide && can_take(sparse.x.n_cols())? {
+            if !quiet {
+                eprintln!(
+                    "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× \
+                     more)",
+                    self.data.display(),
+                    sparse.x.nnz(),
+                    bytes as f64 / 1e9
+                );
+            }
             return Ok(Rows::Sparse(sparse));
         }
         let (rows, cols) = (sparse.x.n_rows(), sparse.x.n_cols());
@@ -72,28 +99,11 @@ impl DataArgs {
         let dense = sparse.into_dense(&path).map_err(|_| {
             Error::data(format!(
                 "{path}: a dense matrix of {rows} rows × {cols} features does not fit in \
-                 memory, and this fit cannot keep it sparse: sparse fits are svm with fixed \
+                 memory, and this run cannot keep it sparse: sparse fits are svm with fixed \
                  parameters, without --select, --target, --trace, --relevance-plot or weights"
             ))
         })?;
         Ok(Rows::Dense(dense))
-    }
-
-    /// The unasked-sparse rule of [`DataArgs::read_training`]: whether `sparse`'s dense
-    /// form would take more than 64 MiB and more than 8 times its CSR form; stderr says
-    /// so unless `quiet`.
-    pub fn keep_sparse(&self, sparse: &SparseDataset, quiet: bool) -> bool {
-        let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
-        let keep = bytes > UNASKED_SPARSE_BYTES && ratio > UNASKED_SPARSE_RATIO;
-        if keep && !quiet {
-            eprintln!(
-                "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× more)",
-                self.data.display(),
-                sparse.x.nnz(),
-                bytes as f64 / 1e9
-            );
-        }
-        keep
     }
 
     /// Reads the dataset.
@@ -104,10 +114,7 @@ impl DataArgs {
     /// Reads a LIBSVM/SVMlight file as CSR (`--sparse`), `n_features` columns at least;
     /// other formats are refused: they are dense tables.
     pub fn read_sparse(&self, n_features: Option<usize>) -> Result<SparseDataset> {
-        let format = match self.format {
-            Some(f) => f,
-            None => Format::from_path(&self.data)?,
-        };
+        let format = self.format()?;
         if format != Format::Libsvm {
             return Err(Error::param(
                 "sparse",

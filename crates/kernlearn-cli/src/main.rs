@@ -687,19 +687,9 @@ fn read_test(a: &PredictArgs, pipeline: &Pipeline) -> Result<Rows> {
     if a.sparse {
         return Ok(Rows::Sparse(a.data.read_sparse(Some(n))?));
     }
-    let format = match a.data.format {
-        Some(f) => f,
-        None => Format::from_path(&a.data.data)?,
-    };
     let plain = a.data.target.is_none() && !a.no_labels && a.fused_plot.is_none();
-    if format == Format::Libsvm && plain && pipeline.takes_sparse() {
-        let sparse = kernlearn::data::read_libsvm_sparse(&a.data.data, Some(n))?;
-        if a.data.keep_sparse(&sparse, a.quiet) {
-            return Ok(Rows::Sparse(sparse));
-        }
-        return Ok(Rows::Dense(
-            sparse.into_dense(&a.data.data.display().to_string())?,
-        ));
+    if a.data.format()? == Format::Libsvm && plain && pipeline.takes_sparse() {
+        return a.data.read_libsvm_rows(Some(n), a.quiet, |_| Ok(true));
     }
     let test = read_for_prediction(
         &a.data.data,

@@ -214,4 +214,5 @@ fn an_index_of_2_to_the_32_fits_sparse_asked_or_not() {
         err.contains("does not fit in memory") && err.contains("cannot keep it sparse"),
         "{err}"
     );
+    assert!(!err.contains("kept sparse"), "{err}");
 }

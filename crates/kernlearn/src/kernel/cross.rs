@@ -8,14 +8,13 @@
 
 use super::functions::Kernel;
 use super::matrix::{
-    clear_avx_upper, clear_avx_upper_everywhere, par_for, scale_features, DotMap, Route,
+    clear_avx_upper, clear_avx_upper_everywhere, column, par_for, scaled, sq_norms, DotMap, Route,
 };
 use crate::data::Features;
 use crate::{Error, Result};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use rayon::prelude::*;
-use std::borrow::Cow;
 
 /// Kernel values per block of [`Kernel::map_cross`]: about 2 MB of `f64`, so a block's
 /// product, its elementwise map and the reduction that reads it stay in cache.
@@ -101,8 +100,7 @@ impl Kernel {
                             clear_avx_upper();
                             (r0..r1)
                                 .map(|i| {
-                                    let col = k.as_mut().col_mut(i - r0).try_as_col_major_mut();
-                                    let col = col.unwrap().as_slice_mut();
+                                    let col = column(k.as_mut(), i - r0);
                                     map.map_slice(col, &sq_b, sq_q[i]);
                                     per_query(col)
                                 })
@@ -155,26 +153,6 @@ impl Kernel {
         self.validate(b.n_cols())?;
         self.check_data(a, "")?;
         self.check_data(b, "")
-    }
-}
-
-/// The rows of `x` with feature `k` multiplied by `scale[k]` (ARD), or `x` itself.
-fn scaled<'a>(x: &'a Features, scale: &Option<Vec<f64>>) -> Cow<'a, [f64]> {
-    match scale {
-        Some(s) => Cow::Owned(scale_features(x.as_slice(), x.n_cols(), s)),
-        None => Cow::Borrowed(x.as_slice()),
-    }
-}
-
-/// Squared norms of the `n` rows of `data` when `map` needs them (RBF), zeros otherwise.
-fn sq_norms(data: &[f64], n: usize, d: usize, map: DotMap) -> Vec<f64> {
-    if map.needs_norms() && d > 0 {
-        data.par_chunks(d)
-            .with_min_len(256)
-            .map(|r| super::functions::dot(r, r))
-            .collect()
-    } else {
-        vec![0.0; n]
     }
 }
 

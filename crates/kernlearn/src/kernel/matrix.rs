@@ -13,6 +13,7 @@ use faer::linalg::matmul::matmul;
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// The elementwise map that turns a dot product (and the two squared norms) into a
 /// kernel value, for the kernels that depend on the data only through `xᵀx'`.
@@ -162,11 +163,7 @@ impl Kernel {
         self.check_data(x, "")?;
         let (n, d) = (x.n_rows(), x.n_cols());
         match self.route() {
-            Route::Dot { map, scale } => {
-                let scaled = scale.map(|s| scale_features(x.as_slice(), d, &s));
-                let data = scaled.as_deref().unwrap_or(x.as_slice());
-                Ok(dot_gram(data, n, d, map))
-            }
+            Route::Dot { map, scale } => Ok(dot_gram(&scaled(x, &scale), n, d, map)),
             Route::Direct => {
                 let mut g = Mat::<f64>::zeros(n, n);
                 g.par_col_iter_mut().enumerate().for_each(|(j, col)| {
@@ -221,18 +218,8 @@ impl Kernel {
         const ROWS: usize = 64;
         match self.route() {
             Route::Dot { map, scale } => {
-                let scaled = scale.map(|s| scale_features(x.as_slice(), d, &s));
-                let data = scaled.as_deref().unwrap_or(x.as_slice());
-                let row = |i: usize| &data[i * d..(i + 1) * d];
-                let sq: Vec<f64> = (0..n)
-                    .map(|i| {
-                        if map.needs_norms() {
-                            super::functions::dot(row(i), row(i))
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect();
+                let data = scaled(x, &scale);
+                let sq = sq_norms(&data, n, d, map);
                 let out = Disjoint(values.as_mut_ptr());
                 (0..n.div_ceil(ROWS))
                     .into_par_iter()
@@ -351,6 +338,34 @@ impl Kernel {
     }
 }
 
+/// The rows of `x` with feature `k` multiplied by `scale[k]` (ARD), or `x` itself.
+pub(super) fn scaled<'a>(x: &'a Features, scale: &Option<Vec<f64>>) -> Cow<'a, [f64]> {
+    match scale {
+        Some(s) => Cow::Owned(scale_features(x.as_slice(), x.n_cols(), s)),
+        None => Cow::Borrowed(x.as_slice()),
+    }
+}
+
+/// Squared norms of the `n` rows (`d` values each) of `data`.
+fn row_sq_norms(data: &[f64], n: usize, d: usize) -> Vec<f64> {
+    if d == 0 {
+        return vec![0.0; n];
+    }
+    data.par_chunks(d)
+        .with_min_len(256)
+        .map(|r| super::functions::dot(r, r))
+        .collect()
+}
+
+/// [`row_sq_norms`] when `map` needs them (RBF), zeros otherwise.
+pub(super) fn sq_norms(data: &[f64], n: usize, d: usize, map: DotMap) -> Vec<f64> {
+    if map.needs_norms() {
+        row_sq_norms(data, n, d)
+    } else {
+        vec![0.0; n]
+    }
+}
+
 /// Row-major copy with feature `k` multiplied by `s[k]`.
 pub(crate) fn scale_features(data: &[f64], d: usize, s: &[f64]) -> Vec<f64> {
     if d == 0 {
@@ -437,7 +452,7 @@ unsafe fn write_block(out: Disjoint, n: usize, r0: usize, dots: MatRef<'_, f64>)
 
 /// Column `c` of a column-major matrix view as a slice (faer's owned matrices and their
 /// column blocks are column-major with unit row stride).
-fn column<'a>(m: MatMut<'a, f64>, c: usize) -> &'a mut [f64] {
+pub(super) fn column<'a>(m: MatMut<'a, f64>, c: usize) -> &'a mut [f64] {
     m.col_mut(c).try_as_col_major_mut().unwrap().as_slice_mut()
 }
 
@@ -452,14 +467,8 @@ const GRAM_BLOCK: usize = 64;
 /// RBF diagonals are exactly 1.
 fn dot_gram(data: &[f64], n: usize, d: usize, map: DotMap) -> Mat<f64> {
     let x = MatRef::from_row_major_slice(data, n, d);
-    let sq: Vec<f64> = if d == 0 {
-        vec![0.0; n]
-    } else {
-        data.par_chunks(d)
-            .with_min_len(1024)
-            .map(|r| super::functions::dot(r, r))
-            .collect()
-    };
+    // Every map's diagonal is computed from the norms.
+    let sq = row_sq_norms(data, n, d);
     let mut g = Mat::<f64>::zeros(n, n);
     g.as_mut()
         .par_col_chunks_mut(GRAM_BLOCK)

@@ -94,9 +94,6 @@ impl RowCache {
                 self.evict(self.head);
             }
             self.free_floats = self.free_floats.saturating_sub(more);
-            if old == 0 {
-                self.applied[i] = self.swaps.len();
-            }
             if old == 0 && self.spare.len() >= len {
                 let mut row = std::mem::take(&mut self.spare);
                 row.truncate(len);
@@ -176,7 +173,9 @@ impl RowCache {
         }
         let (lo, hi) = if i < j { (i, j) } else { (j, i) };
         self.swaps.push((lo as u32, hi as u32));
-        // A long log is applied to every row at once and cleared (amortised O(1) a swap).
+        // A long log is applied to every cached row at once and cleared, so it stays
+        // within 4n entries; each row replays at most the swaps the eager pass would
+        // have applied to it.
         if self.swaps.len() > 4 * self.rows.len() + 1024 {
             let mut h = self.head;
             while h != NIL {
@@ -216,6 +215,8 @@ impl RowCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
 
     #[test]
     fn evicts_least_recently_used_row() {
@@ -263,13 +264,8 @@ mod tests {
         let value = |a: usize, b: usize| (a * 1000 + b) as f32;
         let mut perm: Vec<usize> = (0..n).collect();
         let mut c = RowCache::new(n, 12 * n * 4);
-        let mut state = 12345u64;
-        let mut next = |m: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize % m
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(12345);
+        let mut next = |m: usize| rng.random_range(0..m);
         for _ in 0..20_000 {
             if next(3) == 0 {
                 let (i, j) = (next(n), next(n));

@@ -706,7 +706,8 @@ impl SvmModel {
             for j in i + 1..k {
                 let (si, sj) = (start[i], start[j]);
                 let (ci, cj) = (self.n_sv_per_class[i], self.n_sv_per_class[j]);
-                // Summed in order, so stored models predict the same bits as before.
+                // Summed in order: stored models predict the bits their fixtures hold
+                // (tests/model_compat.rs).
                 let a: f64 = (si..si + ci)
                     .map(|s| self.sv_coef[j - 1][s] * k_sv[s])
                     .sum();
