@@ -170,3 +170,42 @@ fn bad_grids_are_refused() {
     let e = run(small_grid(), 1);
     assert!(e.contains("folds") || e.contains("k"), "{e}");
 }
+
+/// Folds given by the caller (a scikit-learn splitter's test rows) are the ones scored:
+/// each point's score equals plain refits on them; folds that are not a split of the
+/// rows are refused, naming the fold and the problem.
+#[test]
+fn caller_given_folds_are_scored_and_checked() {
+    let data = fixture("heart.train.csv");
+    let n = data.y.len();
+    let folds: Vec<Vec<usize>> = (0..3)
+        .map(|k| (0..n).filter(|i| i % 3 == k).collect())
+        .collect();
+    let mut search = GridSearch::new(SvmParams::default());
+    search.grid = small_grid();
+    search.test_folds = Some(folds.clone());
+    let sel = search.run(&data.x, &data.y, &|| {}).unwrap();
+    assert_eq!(sel.folds, folds);
+    for p in &sel.points {
+        let slow = brute_force(&search, &data, &sel.folds, p);
+        assert!((p.score - slow).abs() < 1e-9, "{} vs {slow}", p.score);
+    }
+    let mut refused = |test_folds: Vec<Vec<usize>>| {
+        search.test_folds = Some(test_folds);
+        search
+            .run(&data.x, &data.y, &|| {})
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(vec![folds[0].clone()]);
+    assert!(e.contains("at least 2 folds"), "{e}");
+    let e = refused(vec![folds[0].clone(), vec![0, n]]);
+    assert!(
+        e.contains("fold 1") && e.contains(&format!("row {n}")),
+        "{e}"
+    );
+    let e = refused(vec![folds[0].clone(), vec![1, 1]]);
+    assert!(e.contains("fold 1") && e.contains("twice"), "{e}");
+    let e = refused(vec![folds[0].clone(), vec![]]);
+    assert!(e.contains("fold 1") && e.contains("test rows"), "{e}");
+}
