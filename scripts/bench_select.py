@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Grid-search benchmark: `kernlearn select` against scikit-learn's GridSearchCV.
+"""Grid-search benchmark: `kernlearn select` against scikit-learn's GridSearchCV (over scikit-learn's SVC and scikit-learn-intelex's).
 
 Run from anywhere (paths are resolved relative to the repository root, the
 parent of this script's directory):
@@ -7,9 +7,13 @@ parent of this script's directory):
     python3 scripts/bench_select.py                                  # print the tables
     python3 scripts/bench_select.py --write-md docs/BENCHMARKS.md    # also update the docs
     python3 scripts/bench_select.py --datasets-list heart,pima --json /tmp/select.json
+    python3 scripts/bench_select.py --datasets-list heart --tools sklearn,sklearnex --wait-idle 0 --retries 0
 
 Requirements: numpy, scikit-learn, and an already built kernlearn binary
-(target/release/kernlearn; this script never builds it).
+(target/release/kernlearn; this script never builds it); optionally
+scikit-learn-intelex (`sklearnex.svm.SVC`, Intel oneDAL), probed with a toy fit in a
+child process first (as bench_svm.py does) and reported as skipped with the reason
+when it does not import or fit here; `--tools` picks the references (default both).
 
 The claim checked: kernlearn's grid search is at least 10x faster than
 GridSearchCV(n_jobs=2) and picks the same (C, gamma) or a point with an equal
@@ -45,6 +49,12 @@ Protocol
   the same train file.  `.fit()` is timed (it includes the refit); search time
   = fit time - refit_time_.  Before each timed fit a tiny GridSearchCV starts
   joblib's worker pool, so pool start-up is not charged to sklearn.
+* scikit-learn-intelex: the same GridSearchCV (grid, folds, n_jobs=2, refit,
+  timing, warm-up with its own SVC) around `sklearnex.svm.SVC(kernel="rbf",
+  tol=1e-3, cache_size=200)`; its n_jobs is left unset, so inside each joblib
+  worker oneDAL takes the thread limit joblib sets (cpus // n_jobs).  sklearnex's
+  log of the main process (the refit and the test predictions) is read; a call
+  that fell back to scikit-learn's own SVC makes the tool fail for that dataset.
 * Tie-breaking: kernlearn sends ties to the smaller C, then the wider sigma.
   sklearn's ParameterGrid iterates the keys sorted ('C' outer, 'gamma' inner)
   and best_index_ is the first point of best rank in that order; giving C
@@ -56,7 +66,9 @@ Protocol
   different fold-count vectors differ by far more).  Test accuracy of each
   refit model on the test file (kernlearn: `kernlearn evaluate --data TRAIN
   --test TEST --scale none --gamma G -c C --json` with its selected values;
-  sklearn: best_estimator_.predict).  Speed ratios sklearn / kernlearn: search
+  sklearn: best_estimator_.predict).  kernlearn's refit labels (`kernlearn fit`
+  with the selected values, then `predict -o`, untimed) are compared with each
+  reference's best_estimator_.predict: the number of test rows that differ.  Speed ratios sklearn / kernlearn: search
   only (fit - refit_time_ vs select_seconds) and whole (fit vs the wall clock
   of the kernlearn process, which also reads the file and refits).
 * Timing: median of --repeats (default 1) runs, strictly sequential;
@@ -70,6 +82,7 @@ Protocol
 """
 
 import argparse
+import contextlib
 import dataclasses
 import datetime
 import glob
@@ -89,7 +102,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol and helpers)
+    OneDalDispatch,
     parse_list,
+    sklearnex_unavailable,
+    sklearnex_version,
     run_json,
     write_markdown,
     DEFAULT_DATASETS_DIR,
@@ -107,6 +123,8 @@ from bench_svm import (  # noqa: E402  (sibling benchmark: shared data protocol 
 )
 
 ALL_DATASETS = ["heart", "pima", "wdbc", "magic"]
+REFERENCES = ["sklearn", "sklearnex"]  # GridSearchCV over scikit-learn's SVC / scikit-learn-intelex's
+REF_TITLES = {"sklearn": "sklearn", "sklearnex": "sklearnex"}
 SAMPLED = {"magic"}  # datasets reduced to a stratified sample of --magic-rows rows
 MAGIC_ROWS = 5000
 
@@ -164,6 +182,7 @@ class KernlearnResult:
     n_test: Optional[int] = None
     n_correct: Optional[int] = None
     evaluate_command: str = ""
+    labels_file: Optional[str] = None  # test labels of the refit model (`kernlearn predict -o`)
 
 
 @dataclass
@@ -184,6 +203,8 @@ class SklearnResult:
     test_accuracy: Optional[float] = None
     n_test: Optional[int] = None
     n_correct: Optional[int] = None
+    labels_vs_kernlearn: Optional[int] = None  # test rows where best_estimator_ disagrees with kernlearn's refit
+    onedal_fallbacks: list = field(default_factory=list)  # sklearnex only: calls that ran scikit-learn's code
 
 
 @dataclass
@@ -217,9 +238,18 @@ class DatasetResult:
     kernlearn: KernlearnResult = field(default_factory=KernlearnResult)
     sklearn: SklearnResult = field(default_factory=SklearnResult)
     comparison: Comparison = field(default_factory=Comparison)
+    sklearnex: SklearnResult = field(default_factory=SklearnResult)  # GridSearchCV over sklearnex's SVC
+    comparison_sklearnex: Comparison = field(default_factory=Comparison)
     load_before: Optional[list] = None  # os.getloadavg() before the dataset's runs
     cpu_kernlearn: Optional[dict] = None  # CpuMonitor over the kept kernlearn phase (+ wait, attempts)
     cpu_sklearn: Optional[dict] = None
+    cpu_sklearnex: Optional[dict] = None
+
+    def reference(self, tool):
+        """(result, comparison) of a reference: "sklearn" or "sklearnex"."""
+        if tool == "sklearnex":
+            return self.sklearnex, self.comparison_sklearnex
+        return self.sklearn, self.comparison
 
 
 @dataclass
@@ -339,8 +369,27 @@ def run_kernlearn(split, args):
     res.n_test = int(ev.get("n_test", len(split.yte)))
     res.test_accuracy = accuracy_fraction(float(ev["test_accuracy"]))
     res.n_correct = int(round(res.test_accuracy * res.n_test))
+    res.labels_file = refit_labels(split, res.pick, args, env)
     res.ok = True
     return res, folds
+
+
+def refit_labels(split, pick, args, env):
+    """The refit model's test labels, for the references' label check (untimed): `kernlearn fit`
+    with the selected values, then `predict -o`. Returns the CSV's path, or None with a warning."""
+    work = os.path.dirname(split.train_file)
+    model, labels = os.path.join(work, split.name + ".select.model.json"), os.path.join(work, split.name + ".select.pred.csv")
+    fcmd = [args.kernlearn_bin, "fit", "--data", split.train_file, "--scale", "none", "--method", "svc",
+            "--kernel", "rbf", "--gamma", repr(pick.gamma), "-c", repr(pick.C), "--tol", repr(TOL),
+            "--cache-mb", str(CACHE_MB), "--model-out", model, "--no-train-score", "--force", "--json", "--quiet"]
+    pcmd = [args.kernlearn_bin, "predict", "--model", model, "--data", split.test_file, "-o", labels, "--force",
+            "--json", "--quiet"]
+    for cmd in (fcmd, pcmd):
+        _, _, error = run_json(cmd, env)
+        if error:
+            print("  [kernlearn] WARNING: no refit labels (%s)" % error.splitlines()[0], file=sys.stderr)
+            return None
+    return labels
 
 
 # ----------------------------------------------------------------------------
@@ -348,33 +397,45 @@ def run_kernlearn(split, args):
 # ----------------------------------------------------------------------------
 
 
-def warm_up_pool():
-    """Start joblib's worker pool (loky) so that its start-up is not timed."""
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.svm import SVC
+def svc_class(tool):
+    if tool == "sklearnex":
+        from sklearnex.svm import SVC
+    else:
+        from sklearn.svm import SVC
+    return SVC
 
+
+def warm_up_pool(tool="sklearn"):
+    """Start joblib's worker pool (loky) so that its start-up (and the workers' imports of the
+    tool's SVC) is not timed."""
+    from sklearn.model_selection import GridSearchCV
+
+    SVC = svc_class(tool)
     rng = np.random.default_rng(1)
     X = rng.random((40, 2))
     y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
     GridSearchCV(SVC(kernel="rbf"), {"C": [1.0, 2.0]}, cv=2, n_jobs=N_JOBS).fit(X, y)
 
 
-def make_search(cv):
+def make_search(cv, tool="sklearn"):
     from sklearn.model_selection import GridSearchCV
-    from sklearn.svm import SVC
 
+    SVC = svc_class(tool) if cv is not None else None
     gammas = [1.0 / s ** 2 for s in sorted(SIGMAS, reverse=True)]  # ascending gamma = descending sigma
     param_grid = {"C": sorted(CS), "gamma": gammas}
-    est = SVC(kernel="rbf", tol=TOL, cache_size=CACHE_MB)
-    search = GridSearchCV(est, param_grid=param_grid, cv=cv, scoring="accuracy", n_jobs=N_JOBS, refit=True)
-    desc = ('GridSearchCV(SVC(kernel="rbf", tol=%r, cache_size=%d), param_grid={"C": [%s], "gamma": [%s]}, '
+    search = None
+    if SVC is not None:
+        est = SVC(kernel="rbf", tol=TOL, cache_size=CACHE_MB)
+        search = GridSearchCV(est, param_grid=param_grid, cv=cv, scoring="accuracy", n_jobs=N_JOBS, refit=True)
+    desc = ('GridSearchCV(%sSVC(kernel="rbf", tol=%r, cache_size=%d), param_grid={"C": [%s], "gamma": [%s]}, '
             'cv=<kernlearn folds>, scoring="accuracy", n_jobs=%d, refit=True)'
-            % (TOL, CACHE_MB, ", ".join("%g" % c for c in param_grid["C"]),
-               ", ".join(repr(g) for g in gammas), N_JOBS))
+            % ("sklearnex.svm." if tool == "sklearnex" else "", TOL, CACHE_MB,
+               ", ".join("%g" % c for c in param_grid["C"]), ", ".join(repr(g) for g in gammas), N_JOBS))
     return search, desc
 
 
-def run_sklearn(split, folds, args):
+def run_sklearn(split, folds, args, tool="sklearn", kernlearn_labels=None):
+    """GridSearchCV over scikit-learn's SVC, or with tool="sklearnex" over scikit-learn-intelex's."""
     from sklearn.datasets import load_svmlight_file
 
     res = SklearnResult()
@@ -384,17 +445,19 @@ def run_sklearn(split, folds, args):
     Xtr, Xte = Xtr.toarray(), Xte.toarray()
     if not (np.array_equal(Xtr, split.Xtr) and np.array_equal(Xte, split.Xte)
             and np.array_equal(ytr, split.ytr) and np.array_equal(yte, split.yte)):
-        return fail(res, "sklearn", "load_svmlight_file did not read back the written values exactly")
+        return fail(res, tool, "load_svmlight_file did not read back the written values exactly")
     everything = np.arange(len(ytr))
     cv = [(np.setdiff1d(everything, f), np.sort(f)) for f in folds]
     picks, searches = [], []
+    dispatch = OneDalDispatch() if tool == "sklearnex" else contextlib.nullcontext()
     for _ in range(args.repeats):
-        search, res.estimator = make_search(cv)
+        search, res.estimator = make_search(cv, tool)
         if not args.no_warmup:
-            warm_up_pool()
-        t0 = time.perf_counter()
-        search.fit(Xtr, ytr)
-        secs = time.perf_counter() - t0
+            warm_up_pool(tool)
+        with dispatch:  # sklearnex: its log of the refit (the CV fits run in joblib's workers)
+            t0 = time.perf_counter()
+            search.fit(Xtr, ytr)
+            secs = time.perf_counter() - t0
         res.fit_seconds_runs.append(secs)
         res.refit_seconds_runs.append(float(search.refit_time_))
         res.search_seconds_runs.append(secs - float(search.refit_time_))
@@ -417,10 +480,19 @@ def run_sklearn(split, folds, args):
     best = res.grid[b]
     res.pick = Pick(best["sigma"], best["gamma"], best["C"], best["score"])
     res.n_tied = int(np.sum(means == means[b]))
-    pred = search.best_estimator_.predict(Xte)
+    with dispatch:
+        pred = search.best_estimator_.predict(Xte)
     res.n_test = len(yte)
     res.n_correct = int(np.sum(pred == yte))
     res.test_accuracy = res.n_correct / res.n_test
+    if kernlearn_labels is not None:
+        ref = np.loadtxt(kernlearn_labels, delimiter=",", skiprows=1, usecols=0, ndmin=1)
+        if len(ref) == len(pred):
+            res.labels_vs_kernlearn = int(np.sum(ref != pred))
+    if tool == "sklearnex":
+        res.onedal_fallbacks = dispatch.fallbacks
+        if res.onedal_fallbacks:  # the numbers would be scikit-learn's, not oneDAL's
+            return fail(res, tool, "sklearnex fell back to scikit-learn: " + "; ".join(res.onedal_fallbacks))
     res.ok = True
     return res
 
@@ -438,8 +510,9 @@ def ratio(num, den):
     return num / den if num is not None and den else None
 
 
-def compare(ds):
-    kl, sk, cmp = ds.kernlearn, ds.sklearn, ds.comparison
+def compare(ds, tool="sklearn"):
+    kl = ds.kernlearn
+    sk, cmp = ds.reference(tool)
     if not (kl.ok and sk.ok):
         return cmp
     kl_scores = {key(g["sigma"], g["c"]): g["score"] for g in kl.grid}
@@ -631,13 +704,16 @@ def measured_phase(tool, fn, args):
     return result, info
 
 
-def versions(binary):
+def versions(binary, refs=("sklearn",)):
     import sklearn
     import joblib
 
-    return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
-            "joblib": joblib.__version__,
-            "kernlearn": kernlearn_version(binary) or "unknown (`kernlearn --version` failed)"}
+    out = {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__}
+    if "sklearnex" in refs:
+        out["scikit-learn-intelex"] = sklearnex_version()
+    out.update({"joblib": joblib.__version__,
+                "kernlearn": kernlearn_version(binary) or "unknown (`kernlearn --version` failed)"})
+    return out
 
 
 # ----------------------------------------------------------------------------
@@ -688,27 +764,34 @@ def yes_no(v):
     return "–" if v is None else ("yes" if v else "no")
 
 
-def verdict(cmp):
+def verdict(cmp, tool="sklearn"):
     if cmp.same is None:
         return "–"
     if cmp.same:
         return "same"
-    return "no; equal score: kernlearn CV %s, sklearn CV %s" % (yes_no(cmp.kl_tie), yes_no(cmp.sk_tie))
+    return "no; equal score: kernlearn CV %s, %s CV %s" % (yes_no(cmp.kl_tie), REF_TITLES[tool], yes_no(cmp.sk_tie))
 
 
 def table(rows):
     return "\n".join("| " + " | ".join(r) + " |" for r in rows)
 
 
-def main_table(datasets):
-    head = ["dataset", "n_train", "kernlearn σ / C", "sklearn σ / C", "same? / equal score?",
-            "kernlearn CV acc %", "sklearn CV acc %", "kernlearn test acc %", "sklearn test acc %",
-            "kernlearn select s", "sklearn search s", "sklearn / kernlearn"]
-    rows = [head, ["---", "---:", "---:", "---:", "---"] + ["---:"] * (len(head) - 5)]
+def reference_rows(datasets, refs):
+    """(dataset, tool, kernlearn result, reference result, comparison) for every reference run."""
     for ds in datasets:
-        kl, sk, cmp = ds.kernlearn, ds.sklearn, ds.comparison
-        rows.append([ds.name, str(ds.n_train), fmt_pick(kl.pick if kl.ok else None),
-                     fmt_pick(sk.pick if sk.ok else None), verdict(cmp),
+        for tool in refs:
+            sk, cmp = ds.reference(tool)
+            yield ds, tool, ds.kernlearn, sk, cmp
+
+
+def main_table(datasets, refs=("sklearn",)):
+    head = ["dataset", "n_train", "reference", "kernlearn σ / C", "reference σ / C", "same? / equal score?",
+            "kernlearn CV acc %", "reference CV acc %", "kernlearn test acc %", "reference test acc %",
+            "kernlearn select s", "reference search s", "reference / kernlearn"]
+    rows = [head, ["---", "---:", "---", "---:", "---:", "---"] + ["---:"] * (len(head) - 6)]
+    for ds, tool, kl, sk, cmp in reference_rows(datasets, refs):
+        rows.append([ds.name, str(ds.n_train), REF_TITLES[tool], fmt_pick(kl.pick if kl.ok else None),
+                     fmt_pick(sk.pick if sk.ok else None), verdict(cmp, tool),
                      fmt_acc(kl.pick.cv_score if kl.ok else None), fmt_acc(sk.pick.cv_score if sk.ok else None),
                      fmt_acc(kl.test_accuracy), fmt_acc(sk.test_accuracy),
                      fmt_seconds(kl.select_seconds), fmt_seconds(sk.search_seconds),
@@ -716,40 +799,42 @@ def main_table(datasets):
     return table(rows)
 
 
-def timing_table(datasets):
-    head = ["dataset", "kernlearn select s", "kernlearn refit s", "kernlearn process s", "sklearn fit s",
-            "sklearn refit_time_ s", "sklearn search s", "search ratio", "whole ratio", "≥ %g× (search)?" % CLAIM_RATIO]
-    rows = [head, ["---"] + ["---:"] * (len(head) - 1)]
-    for ds in datasets:
-        kl, sk, cmp = ds.kernlearn, ds.sklearn, ds.comparison
-        rows.append([ds.name, fmt_seconds(kl.select_seconds), fmt(kl.refit_seconds, "%.4f"),
+def timing_table(datasets, refs=("sklearn",)):
+    head = ["dataset", "reference", "kernlearn select s", "kernlearn refit s", "kernlearn process s",
+            "reference fit s", "reference refit_time_ s", "reference search s", "search ratio", "whole ratio",
+            "≥ %g× (search)?" % CLAIM_RATIO]
+    rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
+    for ds, tool, kl, sk, cmp in reference_rows(datasets, refs):
+        rows.append([ds.name, REF_TITLES[tool], fmt_seconds(kl.select_seconds), fmt(kl.refit_seconds, "%.4f"),
                      fmt_seconds(kl.wall_seconds), fmt_seconds(sk.fit_seconds), fmt(sk.refit_seconds, "%.4f"),
                      fmt_seconds(sk.search_seconds), fmt(cmp.ratio_search, "%.1f×"),
                      fmt(cmp.ratio_whole, "%.1f×"), yes_no(cmp.claim_speed)])
     return table(rows)
 
 
-def agreement_table(datasets):
-    head = ["dataset", "kernlearn best", "kernlearn at sklearn's pick", "sklearn best", "sklearn at kernlearn's pick",
-            "kernlearn ties", "sklearn ties", "grid points with equal CV score", "max abs Δ CV score",
-            "kernlearn test", "sklearn test"]
-    rows = [head, ["---"] + ["---:"] * (len(head) - 1)]
-    for ds in datasets:
-        kl, sk, cmp = ds.kernlearn, ds.sklearn, ds.comparison
-        rows.append([ds.name, fmt_score(cmp.kl_best), fmt_score(cmp.kl_score_at_sk_pick),
+def agreement_table(datasets, refs=("sklearn",)):
+    head = ["dataset", "reference", "kernlearn best", "kernlearn at reference's pick", "reference best",
+            "reference at kernlearn's pick", "kernlearn ties", "reference ties", "grid points with equal CV score",
+            "max abs Δ CV score", "kernlearn test", "reference test", "test labels ≠ kernlearn"]
+    rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
+    for ds, tool, kl, sk, cmp in reference_rows(datasets, refs):
+        rows.append([ds.name, REF_TITLES[tool], fmt_score(cmp.kl_best), fmt_score(cmp.kl_score_at_sk_pick),
                      fmt_score(cmp.sk_best), fmt_score(cmp.sk_score_at_kl_pick),
                      fmt(kl.n_tied, "%d"), fmt(sk.n_tied, "%d"),
                      "–" if cmp.grid_equal is None else "%d / %d" % (cmp.grid_equal, cmp.grid_points),
                      fmt(cmp.grid_max_abs_diff, "%.2g"),
                      "–" if kl.n_correct is None else "%d / %d" % (kl.n_correct, kl.n_test),
-                     "–" if sk.n_correct is None else "%d / %d" % (sk.n_correct, sk.n_test)])
+                     "–" if sk.n_correct is None else "%d / %d" % (sk.n_correct, sk.n_test),
+                     fmt(sk.labels_vs_kernlearn, "%d")])
     return table(rows)
 
 
-def claim_lines(datasets):
+def claim_lines(datasets, tool="sklearn"):
     lines = []
+    name = REF_TITLES[tool]
     for ds in datasets:
-        kl, sk, cmp = ds.kernlearn, ds.sklearn, ds.comparison
+        kl = ds.kernlearn
+        sk, cmp = ds.reference(tool)
         if not (kl.ok and sk.ok):
             lines.append("- %s: not compared (a tool failed)" % ds.name)
             continue
@@ -759,26 +844,36 @@ def claim_lines(datasets):
         if cmp.same:
             sel = "same (σ, C)"
         else:
-            sel = ("**different (σ, C)**: kernlearn's CV score at sklearn's pick %s vs its best %s (%s); "
-                   "sklearn's score at kernlearn's pick %s vs its best %s (%s)"
-                   % (fmt_score(cmp.kl_score_at_sk_pick), fmt_score(cmp.kl_best),
-                      "equal" if cmp.kl_tie else "not equal",
+            sel = ("**different (σ, C)**: kernlearn's CV score at %s's pick %s vs its best %s (%s); "
+                   "%s's score at kernlearn's pick %s vs its best %s (%s)"
+                   % (name, fmt_score(cmp.kl_score_at_sk_pick), fmt_score(cmp.kl_best),
+                      "equal" if cmp.kl_tie else "not equal", name,
                       fmt_score(cmp.sk_score_at_kl_pick), fmt_score(cmp.sk_best),
                       "equal" if cmp.sk_tie else "not equal"))
         ok = cmp.claim_speed and cmp.claim_selection
-        lines.append("- %s: %s; %s → claim %s" % (ds.name, speed, sel, "holds" if ok else "**does not hold**"))
+        if tool == "sklearn":
+            verdict_text = "claim holds" if ok else "claim **does not hold**"
+        else:
+            verdict_text = "the same claim would %s" % ("hold" if ok else "not hold")
+        lines.append("- %s: %s; %s → %s" % (ds.name, speed, sel, verdict_text))
     return lines
 
 
 def render_report(datasets, meta):
+    refs = meta.get("references", ["sklearn"])
+    onedal = "sklearnex" in refs
     title = ("## Grid-search target: magic's sample, `kernlearn select` vs `GridSearchCV`" if meta["grid_target"]
              else "## Grid search: `kernlearn select` vs scikit-learn `GridSearchCV`")
     lines = [title, "",
-             "Written by `scripts/bench_select.py --write-md%s` (protocol in the script's docstring). Both tools "
-             "search the same 11 × 11 (σ, C) grid with the same 5 folds on the same training file; the claim "
-             "checked is that kernlearn's search is at least %g× faster than `GridSearchCV(n_jobs=2)` and picks "
-             "the same parameters or ones with an equal CV score." % (
-                 " --grid-target" if meta["grid_target"] else "", CLAIM_RATIO), "",
+             "Written by `scripts/bench_select.py --write-md%s` (protocol in the script's docstring). The tools "
+             "search the same 11 × 11 (σ, C) grid with the same 5 folds on the same training file: kernlearn and "
+             "`GridSearchCV(n_jobs=2)` over scikit-learn's SVC (reference `sklearn`)%s. The claim checked is that "
+             "kernlearn's search is at least %g× faster than `GridSearchCV(n_jobs=2)` over scikit-learn's SVC and "
+             "picks the same parameters or ones with an equal CV score%s." % (
+                 " --grid-target" if meta["grid_target"] else "",
+                 " and over scikit-learn-intelex's (`sklearnex.svm.SVC`, Intel oneDAL; reference `sklearnex`)"
+                 if onedal else "", CLAIM_RATIO,
+                 "; the same check against sklearnex is listed beside it" if onedal else ""), "",
              "Generated %s by `python3 %s`. To reproduce:" % (meta["date"], meta["command"])]
     lines += ["", "```", REPRODUCE_TARGET if meta["grid_target"] else REPRODUCE, "```", ""]
     m = meta["machine"]
@@ -788,8 +883,9 @@ def render_report(datasets, meta):
     lines.append("- Other processes' share of the CPUs during the kept timed runs (/proc/stat busy time minus this "
                  "script's and its children's; a run is repeated when above %.0f %%, at most %d more time(s)): %s" % (
                      100 * meta["max_other_load"], meta["retries"], ", ".join(
-                         "%s %s / %s" % (ds.name, fmt_share(ds.cpu_kernlearn), fmt_share(ds.cpu_sklearn))
-                         for ds in datasets) + " (kernlearn / sklearn)"))
+                         "%s %s" % (ds.name, " / ".join(fmt_share(c) for c in [ds.cpu_kernlearn] + [
+                             ds.cpu_sklearnex if t == "sklearnex" else ds.cpu_sklearn for t in refs]))
+                         for ds in datasets) + " (%s)" % " / ".join(["kernlearn"] + [REF_TITLES[t] for t in refs])))
     lines.append("- Versions: " + ", ".join("%s %s" % kv for kv in meta["versions"].items()))
     b = meta["binary"]
     lines.append("- kernlearn binary: `%s` (built %s, sha256 %s…; repo HEAD %s%s); threads: %s" % (
@@ -801,43 +897,57 @@ def render_report(datasets, meta):
     if meta.get("binary_changed"):
         lines.append("- **Warning**: the kernlearn binary changed during the run")
     lines.append("- Grid: σ ∈ {2^-5, …, 2^5} (γ = 1/σ²) × C ∈ {2^-5, …, 2^5} = %d points, %d stratified folds "
-                 "(kernlearn's, `--seed %d`, reused by sklearn); timings: %s" % (
+                 "(kernlearn's, `--seed %d`, reused by the references); timings: %s" % (
                      len(SIGMAS) * len(CS), FOLDS, SEED,
                      "one run each" if meta["repeats"] == 1 else "median of %d runs" % meta["repeats"]))
     lines.append("- Data: heart, pima, wdbc whole; magic: stratified sample of %d of its %s rows "
                  "(`default_rng(0)`); stratified 80/20 split (`default_rng(0)`), min-max scaling with the train "
                  "min/max, as in bench_svm" % (meta["magic_rows"], next(
                      (str(ds.n_rows_file) for ds in datasets if ds.name == "magic"), "19020")))
-    lines.append("- sklearn: `%s`; the loky worker pool is %s" % (
-        meta["sklearn_estimator"], "started before the timed fit" if not meta["no_warmup"] else
-        "not warmed up (--no-warmup)"))
+    pool = ("started before the timed fit" if not meta["no_warmup"] else "not warmed up (--no-warmup)")
+    if "sklearn" in refs:
+        lines.append("- sklearn: `%s`; the loky worker pool is %s" % (meta["sklearn_estimator"], pool))
+    if onedal:
+        lines.append("- sklearnex: `%s` (oneDAL's threads per joblib worker: the limit joblib sets, cpus // n_jobs); "
+                     "the loky worker pool is %s" % (meta["sklearnex_estimator"], pool))
+    for tool, reason in meta.get("skipped", {}).items():
+        lines.append("- **%s skipped**: %s" % (REF_TITLES.get(tool, tool), reason.splitlines()[0]))
     for ds in datasets:
-        for tool, r in (("kernlearn", ds.kernlearn), ("sklearn", ds.sklearn)):
+        for tool, r in [("kernlearn", ds.kernlearn)] + [(t, ds.reference(t)[0]) for t in refs]:
             if r.error:
                 lines.append("- **%s failed on %s**: %s" % (tool, ds.name, r.error.splitlines()[0]))
             if r.ok and r.deterministic is False:
                 lines.append("- **%s on %s**: the repeats did not give identical results" % (tool, ds.name))
-    lines += ["", main_table(datasets), ""]
-    lines.append("σ / C = the selected Gaussian width and C. CV acc = the tool's own mean fold accuracy at its pick "
-                 "(same folds for both). Test acc = the model refit on the whole training set with the picked "
-                 "values, scored on the held-out 20 %%. `kernlearn select s` = its `select_seconds` (grid search, "
-                 "no refit, no file reading); `sklearn search s` = `GridSearchCV.fit` time − `refit_time_`; the "
-                 "ratio is sklearn / kernlearn (> 1: kernlearn is faster). A differing pick is checked both ways: "
-                 "is kernlearn's CV score at sklearn's pick equal to kernlearn's best, and is sklearn's score at "
-                 "kernlearn's pick equal to sklearn's best (equal within %g)." % SCORE_TOL)
-    lines += ["", "Claim (≥ %g× faster than GridSearchCV(n_jobs=2), same pick or one with an equal CV score):"
-              % CLAIM_RATIO, ""]
-    lines += claim_lines(datasets)
+    lines += ["", main_table(datasets, refs), ""]
+    lines.append("reference = `GridSearchCV(n_jobs=2)` over scikit-learn's SVC (`sklearn`)%s. σ / C = the selected "
+                 "Gaussian width and C. CV acc = the tool's own mean fold accuracy at its pick (same folds for all). "
+                 "Test acc = the model refit on the whole training set with the picked values, scored on the "
+                 "held-out 20 %%. `kernlearn select s` = its `select_seconds` (grid search, no refit, no file "
+                 "reading); `reference search s` = `GridSearchCV.fit` time − `refit_time_`; the ratio is reference "
+                 "/ kernlearn (> 1: kernlearn is faster). A differing pick is checked both ways: is kernlearn's CV "
+                 "score at the reference's pick equal to kernlearn's best, and is the reference's score at "
+                 "kernlearn's pick equal to its best (equal within %g)." % (
+                     " or over scikit-learn-intelex's (`sklearnex`, Intel oneDAL)" if onedal else "", SCORE_TOL))
+    if "sklearn" in refs:
+        lines += ["", "Claim (≥ %g× faster than GridSearchCV(n_jobs=2) over scikit-learn's SVC, same pick or one "
+                  "with an equal CV score):" % CLAIM_RATIO, ""]
+        lines += claim_lines(datasets, "sklearn")
+    if onedal:
+        lines += ["", "The same check against GridSearchCV(n_jobs=2) over sklearnex's SVC (for information; the "
+                  "claim is scikit-learn's):", ""]
+        lines += claim_lines(datasets, "sklearnex")
     lines += ["", "Timings in seconds. `kernlearn process` = wall clock of the whole `kernlearn select` process "
-              "(reading the file, search, refit); `sklearn fit` = `GridSearchCV.fit` (search + refit, data "
-              "already in memory); whole ratio = sklearn fit / kernlearn process.", "", timing_table(datasets)]
-    lines += ["", "CV scores (mean fold accuracy, fractions) at the two picks; ties = grid points sharing the best "
-              "score; the last columns compare the two tools' CV scores over the whole grid (the solvers stop "
-              "at slightly different points, so a few fold predictions can differ) and give the test counts. "
-              "Ties: kernlearn sends them to the smaller C, then the wider σ. sklearn's ParameterGrid iterates "
-              "the keys sorted ('C' outer, 'gamma' inner) and `best_index_` is the first best point in that "
-              "order; C is given ascending and γ ascending (σ descending), so its ties also go to the smaller "
-              "C, then the wider σ.", "", agreement_table(datasets)]
+              "(reading the file, search, refit); `reference fit` = `GridSearchCV.fit` (search + refit, data "
+              "already in memory); whole ratio = reference fit / kernlearn process.", "",
+              timing_table(datasets, refs)]
+    lines += ["", "CV scores (mean fold accuracy, fractions) at the picks; ties = grid points sharing the best "
+              "score; the last columns compare kernlearn's and the reference's CV scores over the whole grid "
+              "(the solvers stop at slightly different points, so a few fold predictions can differ), give the "
+              "test counts and the test rows where the reference's refit model predicts another label than "
+              "kernlearn's. Ties: kernlearn sends them to the smaller C, then the wider σ. scikit-learn's "
+              "ParameterGrid iterates the keys sorted ('C' outer, 'gamma' inner) and `best_index_` is the first "
+              "best point in that order; C is given ascending and γ ascending (σ descending), so its ties also go "
+              "to the smaller C, then the wider σ.", "", agreement_table(datasets, refs)]
     return "\n".join(lines)
 
 
@@ -854,6 +964,9 @@ def main(argv=None):
                     help="directory with <name>.csv (default: <repo>/../shared/datasets)")
     ap.add_argument("--datasets-list", default=",".join(ALL_DATASETS), metavar="A,B",
                     help="comma-separated subset of " + ",".join(ALL_DATASETS))
+    ap.add_argument("--tools", default=",".join(REFERENCES), metavar="A,B",
+                    help="the GridSearchCV references to run beside kernlearn, a subset of %s (default all; "
+                         "sklearnex is skipped with the reason when it cannot fit here)" % ",".join(REFERENCES))
     ap.add_argument("--magic-rows", type=int, default=MAGIC_ROWS,
                     help="rows of the stratified magic sample (default %d)" % MAGIC_ROWS)
     ap.add_argument("--repeats", type=int, default=1, help="timing repeats per tool, median reported (default 1)")
@@ -884,6 +997,14 @@ def main(argv=None):
         ap.error("--repeats must be >= 1")
 
     names = parse_list(args.datasets_list, ALL_DATASETS, "dataset")
+    refs = parse_list(args.tools, REFERENCES, "tool")
+    skipped = {}
+    if "sklearnex" in refs:
+        why = sklearnex_unavailable()
+        if why is not None:
+            print("WARNING: skipping sklearnex: %s" % why, file=sys.stderr)
+            skipped["sklearnex"] = why
+            refs.remove("sklearnex")
     datasets_dir = os.path.abspath(args.datasets)
     if not os.path.isdir(datasets_dir):
         raise SystemExit("datasets directory %s does not exist (use --datasets DIR)" % datasets_dir)
@@ -920,16 +1041,21 @@ def main(argv=None):
                 print("  [kernlearn] select %.3f s (process %.3f s), pick σ=%g C=%g cv=%.6f, test %.4f" % (
                     kl.select_seconds, kl.wall_seconds, kl.pick.sigma, kl.pick.C, kl.pick.cv_score, kl.test_accuracy),
                     file=sys.stderr)
-            if folds is None:
-                fail(ds.sklearn, "sklearn", "not run: it needs kernlearn's folds")
-            else:
-                ds.sklearn, ds.cpu_sklearn = measured_phase("sklearn", lambda: run_sklearn(split, folds, args), args)
-            sk = ds.sklearn
-            if sk.ok:
-                print("  [sklearn] fit %.2f s (refit %.3f s, search %.2f s), pick σ=%g C=%g cv=%.6f, test %.4f" % (
-                    sk.fit_seconds, sk.refit_seconds, sk.search_seconds, sk.pick.sigma, sk.pick.C, sk.pick.cv_score,
-                    sk.test_accuracy), file=sys.stderr)
-            compare(ds)
+            for tool in refs:
+                if folds is None:
+                    fail(ds.reference(tool)[0], tool, "not run: it needs kernlearn's folds")
+                    continue
+                res, cpu = measured_phase(tool, lambda: run_sklearn(split, folds, args, tool, kl.labels_file), args)
+                if tool == "sklearnex":
+                    ds.sklearnex, ds.cpu_sklearnex = res, cpu
+                else:
+                    ds.sklearn, ds.cpu_sklearn = res, cpu
+                sk = res
+                if sk.ok:
+                    print("  [%s] fit %.2f s (refit %.3f s, search %.2f s), pick σ=%g C=%g cv=%.6f, test %.4f" % (
+                        tool, sk.fit_seconds, sk.refit_seconds, sk.search_seconds, sk.pick.sigma, sk.pick.C,
+                        sk.pick.cv_score, sk.test_accuracy), file=sys.stderr)
+                compare(ds, tool)
             results.append(ds)
     finally:
         if temp:
@@ -941,7 +1067,7 @@ def main(argv=None):
     meta = {
         "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "machine": machine_info(),
-        "versions": versions(args.kernlearn_bin),
+        "versions": versions(args.kernlearn_bin, refs),
         "binary": binfo,
         "binary_changed": binfo_after["sha256"] != binfo["sha256"],
         "repeats": args.repeats,
@@ -952,6 +1078,9 @@ def main(argv=None):
         "retries": args.retries,
         "wait_idle": args.wait_idle,
         "sklearn_estimator": make_search(None)[1],
+        "sklearnex_estimator": make_search(None, "sklearnex")[1],
+        "references": refs,
+        "skipped": skipped,
         "kernlearn_threads": ("RAYON_NUM_THREADS=%d (--kernlearn-threads)" % args.kernlearn_threads
                               if args.kernlearn_threads is not None else
                               "default (RAYON_NUM_THREADS=%s)" % os.environ["RAYON_NUM_THREADS"]

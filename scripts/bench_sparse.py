@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Sparse-data benchmark: kernlearn `fit --sparse` beside LIBSVM `svm-train`, scikit-learn
-`SVC` on a CSR matrix and ThunderSVM-CPU (`thundersvm.SVC` on a CSR matrix), on the same
-sparse LIBSVM files.
+`SVC` on a CSR matrix, scikit-learn-intelex (`sklearnex.svm.SVC`, Intel oneDAL, on a CSR
+matrix) and ThunderSVM-CPU (`thundersvm.SVC` on a CSR matrix), on the same sparse LIBSVM files.
 
     python3 scripts/bench_sparse.py                                   # both sets, 3 repeats
     python3 scripts/bench_sparse.py --adult-rows 5000 --repeats 1     # quick check
+    python3 scripts/bench_sparse.py --datasets-list adult --adult-rows 500 --tools sklearn,sklearnex,kernlearn --repeats 1
     python3 scripts/bench_sparse.py --write-md docs/BENCHMARKS.md --json out/sparse.json
 
 Datasets (written once into the work directory, then read by every tool):
@@ -27,16 +28,22 @@ eps = 0.001, 100 MB kernel cache, shrinking on, all rounded to float32 as Debian
 svm-train parses them (see bench_svm.py).
 
 Per tool and dataset: the median wall seconds of the fit (kernlearn and svm-train: the
-whole process, reading the file and writing the model; scikit-learn and ThunderSVM: the
-`fit` call on an in-memory CSR matrix, and their process also loads the file), the peak
-resident memory of that process (`ru_maxrss` of a child started for it alone), the model
-file's size (scikit-learn: its pickle), the number of support vectors, the dual objective
-(LIBSVM's and kernlearn's as they report it, recomputed from the dual coefficients for
-scikit-learn and ThunderSVM) and the test accuracy. A tool that is missing or cannot run
-here is reported as skipped with the reason.
+whole process, reading the file and writing the model; scikit-learn, sklearnex and
+ThunderSVM: the `fit` call on an in-memory CSR matrix, and their process also loads the
+file), the peak resident memory of that process (`ru_maxrss` of a child started for it
+alone), the model file's size (scikit-learn and sklearnex: their pickle), the number of
+support vectors, the dual objective (LIBSVM's and kernlearn's as they report it, recomputed
+from the dual coefficients for scikit-learn, sklearnex and ThunderSVM), the test accuracy
+and the number of test rows whose predicted label differs from kernlearn's. A tool that is
+missing or cannot run here is reported as skipped with the reason (ThunderSVM and sklearnex
+are first probed with a toy fit in a child process, as bench_svm.py does; a sklearnex fit
+or prediction that falls back to scikit-learn's own SVC counts as a failure). sklearnex
+gets scikit-learn's parameters (cache, shrinking) and oneDAL's threads (every core unless
+--sklearnex-threads, its n_jobs).
 """
 
 import argparse
+import contextlib
 import datetime
 import importlib
 import json
@@ -57,8 +64,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_svm as bs  # noqa: E402 (shared split, scaling, LIBSVM parsing, Markdown writer)
 
 ROOT = bs.REPO_ROOT
-TOOLS = ["libsvm", "sklearn", "thundersvm", "kernlearn"]
-TITLES = {"libsvm": "LIBSVM svm-train", "sklearn": "scikit-learn SVC (CSR)",
+TOOLS = ["libsvm", "sklearn", "sklearnex", "thundersvm", "kernlearn"]
+TITLES = {"libsvm": "LIBSVM svm-train", "sklearn": "scikit-learn SVC (CSR)", "sklearnex": "sklearnex SVC (CSR)",
           "thundersvm": "ThunderSVM SVC (CSR)", "kernlearn": "kernlearn fit --sparse"}
 C = bs.f32(4.0)
 EPS = bs.EPS
@@ -239,14 +246,15 @@ def run_libsvm(ds, gamma, repeats, work):
     log = bs.parse_svm_train_log(runs[0]["out"])
     if "objective" not in log or "n_sv" not in log:
         raise RuntimeError("could not parse svm-train's output:\n" + runs[0]["out"][-1000:])
-    pred = subprocess.run(["svm-predict", ds["test"], model, os.path.join(work, "libsvm.pred")],
-                          capture_output=True, text=True)
+    labels = os.path.join(work, ds["name"] + ".libsvm.pred")
+    pred = subprocess.run(["svm-predict", ds["test"], model, labels], capture_output=True, text=True)
     m = re.search(r"Accuracy = \S+% \((\d+)/(\d+)\)", pred.stdout)
     if pred.returncode != 0 or not m:
         raise RuntimeError("svm-predict failed: %s%s" % (pred.stdout[-500:], pred.stderr[-500:]))
     return {"runs": runs, "command": shlex.join(cmd), "objective": log["objective"], "n_sv": log["n_sv"],
             "iterations": log.get("iterations"), "model_bytes": os.path.getsize(model),
-            "sv_nnz": libsvm_sv_nnz(model), "n_correct": int(m.group(1)), "n_test": int(m.group(2))}
+            "sv_nnz": libsvm_sv_nnz(model), "n_correct": int(m.group(1)), "n_test": int(m.group(2)),
+            "labels_file": labels}
 
 
 def run_kernlearn(ds, gamma, repeats, work, binary, threads):
@@ -259,7 +267,8 @@ def run_kernlearn(ds, gamma, repeats, work, binary, threads):
            "--cache-mb", str(CACHE_MB), "--model-out", model, "--force", "--json", "--no-train-score", "--quiet"]
     runs = [measure_isolated(cmd, env) for _ in range(repeats)]
     fit = bs.parse_json_output(runs[0]["out"])
-    pcmd = [binary, "predict", "--model", model, "--data", ds["test"], "--json", "--quiet"]
+    labels = os.path.join(work, ds["name"] + ".kernlearn.pred.csv")
+    pcmd = [binary, "predict", "--model", model, "--data", ds["test"], "-o", labels, "--force", "--json", "--quiet"]
     proc = subprocess.run(pcmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise RuntimeError("`%s` failed: %s" % (shlex.join(pcmd), proc.stderr.strip()[-1000:]))
@@ -270,7 +279,8 @@ def run_kernlearn(ds, gamma, repeats, work, binary, threads):
             "n_sv": fit.get("n_support"), "iterations": fit.get("iterations"),
             "internal_fit_seconds": statistics.median(
                 float(bs.parse_json_output(r["out"])["fit_seconds"]) for r in runs),
-            "model_bytes": os.path.getsize(model), "n_correct": int(round(acc * n_test)), "n_test": n_test}
+            "model_bytes": os.path.getsize(model), "n_correct": int(round(acc * n_test)), "n_test": n_test,
+            "labels_file": labels}
 
 
 def run_python_tool(tool, ds, gamma, repeats, work, threads):
@@ -283,9 +293,12 @@ def run_python_tool(tool, ds, gamma, repeats, work, threads):
         r["process_wall"] = r["wall"]
         r["wall"] = o["fit_seconds"]  # the fit call alone, as bench_svm.py times these tools
     o = outs[0]
+    fallbacks = sorted({f for out in outs for f in out.get("onedal_fallbacks", [])})
+    if fallbacks:  # the numbers would be scikit-learn's, not oneDAL's
+        raise RuntimeError("sklearnex fell back to scikit-learn: " + "; ".join(fallbacks))
     return {"runs": runs, "command": o["estimator"], "objective": o["objective"], "n_sv": o["n_sv"],
             "iterations": None, "model_bytes": os.path.getsize(model),
-            "n_correct": o["n_correct"], "n_test": o["n_test"]}
+            "n_correct": o["n_correct"], "n_test": o["n_test"], "labels_file": model + ".pred"}
 
 
 def load_csr(path, n_features=None):
@@ -351,20 +364,30 @@ def child(args):
         Xte = Xte[:, :Xtr.shape[1]].tocsr()
     else:
         Xte.resize(Xte.shape[0], Xtr.shape[1])
+    dispatch = None
     if tool == "sklearn":
         from sklearn.svm import SVC
         clf = SVC(C=C, kernel="rbf", gamma=gamma, tol=EPS, cache_size=CACHE_MB, shrinking=True)
         desc = "sklearn.svm.SVC(C=%r, kernel='rbf', gamma=%r, tol=%r, cache_size=%d)" % (C, gamma, EPS, CACHE_MB)
+    elif tool == "sklearnex":
+        from sklearnex.svm import SVC
+        clf = SVC(C=C, kernel="rbf", gamma=gamma, tol=EPS, cache_size=CACHE_MB, shrinking=True,
+                  n_jobs=args.child_threads)
+        desc = "sklearnex.svm.SVC(C=%r, kernel='rbf', gamma=%r, tol=%r, cache_size=%d, n_jobs=%r)" % (
+            C, gamma, EPS, CACHE_MB, args.child_threads)
+        dispatch = bs.OneDalDispatch()
     else:
         SVC = thundersvm_svc()
         n_jobs = args.child_threads if args.child_threads is not None else -1
         clf = SVC(kernel="rbf", C=C, gamma=gamma, tol=EPS, n_jobs=n_jobs)
         desc = "thundersvm.SVC(kernel='rbf', C=%r, gamma=%r, tol=%r, n_jobs=%d)" % (C, gamma, EPS, n_jobs)
-    t0 = time.perf_counter()
-    clf.fit(Xtr, ytr)
-    fit_seconds = time.perf_counter() - t0
-    pred = clf.predict(Xte)
-    if tool == "sklearn":
+    with dispatch if dispatch is not None else contextlib.nullcontext():
+        t0 = time.perf_counter()
+        clf.fit(Xtr, ytr)
+        fit_seconds = time.perf_counter() - t0
+        pred = clf.predict(Xte)
+    np.savetxt(model + ".pred", pred, fmt="%g")
+    if tool in ("sklearn", "sklearnex"):
         n_sv = int(clf.n_support_.sum())
         with open(model, "wb") as f:
             pickle.dump(clf, f)
@@ -375,6 +398,7 @@ def child(args):
         "estimator": desc, "fit_seconds": fit_seconds, "n_sv": n_sv,
         "objective": float(sparse_rbf_objective(clf.dual_coef_[0], clf.support_vectors_, gamma)),
         "n_correct": int(np.sum(pred == yte)), "n_test": int(len(yte)),
+        "onedal_fallbacks": dispatch.fallbacks if dispatch is not None else [],
     }))
     return 0
 
@@ -382,6 +406,20 @@ def child(args):
 # ----------------------------------------------------------------------------
 # report
 # ----------------------------------------------------------------------------
+
+
+def label_differences(ds):
+    """Each tool's `labels_vs_kernlearn`: test rows whose predicted label differs from kernlearn's."""
+    kl = ds["results"].get("kernlearn")
+    if kl is None or not kl.get("labels_file"):
+        return
+    ref = np.loadtxt(kl["labels_file"], delimiter=",", skiprows=1, usecols=0, ndmin=1)
+    for tool, r in ds["results"].items():
+        if tool == "kernlearn" or not r.get("labels_file"):
+            continue
+        labels = np.loadtxt(r["labels_file"], ndmin=1)
+        if len(labels) == len(ref):
+            r["labels_vs_kernlearn"] = int(np.sum(labels != ref))
 
 
 def summarise(res):
@@ -415,8 +453,10 @@ def render(datasets, meta):
     lines.append("- Parameters: C-SVC, RBF, C = %r, eps = %r, cache %d MB, shrinking on (ThunderSVM: no "
                  "cache or shrinking option); gamma %s" % (C, EPS, CACHE_MB, ", ".join(
                      "%s %r" % (d["name"], d["gamma"]) for d in datasets)))
-    lines.append("- Threads: LIBSVM and scikit-learn 1; kernlearn %s; ThunderSVM n_jobs = %s" % (
-        meta["kernlearn_threads"], meta["thundersvm_threads"]))
+    onedal = ("; sklearnex %s" % meta.get("sklearnex_threads", bs.sklearnex_threads_text(None))
+              if "scikit-learn-intelex" in meta["versions"] else "")
+    lines.append("- Threads: LIBSVM and scikit-learn 1; kernlearn %s%s; ThunderSVM n_jobs = %s" % (
+        meta["kernlearn_threads"], onedal, meta["thundersvm_threads"]))
     for tool, why in meta["skipped"].items():
         lines.append("- **%s skipped**: %s" % (TITLES[tool], clean(why.splitlines()[0], meta)))
     for d in datasets:
@@ -426,7 +466,8 @@ def render(datasets, meta):
         for tool, why in d["failed"].items():
             lines.append("- **%s failed on %s**: %s" % (TITLES[tool], d["name"], clean(why.splitlines()[0], meta)))
     head = ["data", "tool", "fit s", "kernlearn fit_seconds", "LIBSVM / tool", "peak RSS MiB", "RSS / LIBSVM",
-            "model bytes", "model bytes / SV nnz", "#SV", "objective", "obj rel diff", "test acc %", "acc = LIBSVM"]
+            "model bytes", "model bytes / SV nnz", "#SV", "objective", "obj rel diff", "test acc %", "acc = LIBSVM",
+            "test labels ≠ kernlearn"]
     rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
     for d in datasets:
         lib = d["results"].get("libsvm")
@@ -443,17 +484,20 @@ def render(datasets, meta):
                 bs.fmt(r["objective"], "%.4f"), bs.fmt_rel(bs.rel_diff(r["objective"], lib and lib["objective"])),
                 "%.2f" % (100 * r["accuracy"]),
                 "–" if lib is None else ("yes" if (r["n_correct"], r["n_test"]) ==
-                                         (lib["n_correct"], lib["n_test"]) else "no")])
+                                         (lib["n_correct"], lib["n_test"]) else "no"),
+                bs.fmt(r.get("labels_vs_kernlearn"), "%d")])
     lines += ["", "\n".join("| " + " | ".join(r) + " |" for r in rows), ""]
     lines.append("fit s: LIBSVM and kernlearn = wall clock of the whole fit process (reading the file, "
-                 "solving, writing the model); scikit-learn and ThunderSVM = the `fit` call on the CSR "
-                 "matrix already in memory. `LIBSVM / tool` > 1: the tool is faster than LIBSVM (for "
-                 "scikit-learn and ThunderSVM this compares a fit call with a whole process). peak RSS = "
-                 "the process's `ru_maxrss` (Python tools: the interpreter with scikit-learn and the data). "
-                 "model bytes / SV nnz = model file size over the non-zeros of LIBSVM's support vectors "
-                 "(a dense model would grow with #SV × d instead; scikit-learn's is a pickle). Objective: "
-                 "LIBSVM's `obj` (6 decimals), kernlearn's as reported, recomputed from the dual "
-                 "coefficients for scikit-learn and ThunderSVM (float32 coefficients).")
+                 "solving, writing the model); scikit-learn, sklearnex (scikit-learn-intelex, Intel oneDAL) "
+                 "and ThunderSVM = the `fit` call on the CSR matrix already in memory. `LIBSVM / tool` > 1: "
+                 "the tool is faster than LIBSVM (for scikit-learn, sklearnex and ThunderSVM this compares a "
+                 "fit call with a whole process). peak RSS = the process's `ru_maxrss` (Python tools: the "
+                 "interpreter with scikit-learn and the data). model bytes / SV nnz = model file size over the "
+                 "non-zeros of LIBSVM's support vectors (a dense model would grow with #SV × d instead; "
+                 "scikit-learn's and sklearnex's are pickles). Objective: LIBSVM's `obj` (6 decimals), "
+                 "kernlearn's as reported, recomputed from the dual coefficients for scikit-learn, sklearnex "
+                 "and ThunderSVM (ThunderSVM's are float32). `test labels ≠ kernlearn` = test rows whose "
+                 "predicted label differs from kernlearn's.")
     lines += ["", "Targets:", ""]
     for d in datasets:
         lib, kl = d["results"].get("libsvm"), d["results"].get("kernlearn")
@@ -492,6 +536,8 @@ def main(argv=None):
     ap.add_argument("--kernlearn-bin", default=bs.KERNLEARN_BIN)
     ap.add_argument("--kernlearn-threads", type=int, metavar="N", help="RAYON_NUM_THREADS for kernlearn")
     ap.add_argument("--thundersvm-threads", type=int, metavar="N", help="n_jobs of ThunderSVM (default -1: all)")
+    ap.add_argument("--sklearnex-threads", type=int, metavar="N",
+                    help="n_jobs of sklearnex's SVC, i.e. oneDAL's threads (default: oneDAL's, every core)")
     ap.add_argument("--timeout", type=float, default=TIMEOUT[0], metavar="S",
                     help="kill a fit process after S seconds and report the tool as failed (default %g)" % TIMEOUT[0])
     ap.add_argument("--workdir", help="keep the data files and models here (default: a temp dir, removed)")
@@ -540,7 +586,8 @@ def main(argv=None):
                                           args.kernlearn_threads)
                     else:
                         r = run_python_tool(tool, ds, ds["gamma"], args.repeats, work,
-                                            args.thundersvm_threads if tool == "thundersvm" else None)
+                                            {"thundersvm": args.thundersvm_threads,
+                                             "sklearnex": args.sklearnex_threads}.get(tool))
                 except Exception as e:  # noqa: BLE001 - report it and go on with the other tools
                     ds["failed"][tool] = "%s: %s" % (type(e).__name__, e)
                     print("  [%s] FAILED: %s" % (tool, e), file=sys.stderr)
@@ -548,6 +595,7 @@ def main(argv=None):
                 ds["results"][tool] = summarise(r)
                 print("  [%s] %.3f s, %.0f MiB, acc %.4f, obj %s, nSV %d" % (
                     tool, r["wall"], r["rss_mib"], r["accuracy"], r["objective"], r["n_sv"]), file=sys.stderr)
+            label_differences(ds)
             datasets.append(ds)
     finally:
         if temp:
@@ -562,6 +610,7 @@ def main(argv=None):
         "kernlearn_threads": ("RAYON_NUM_THREADS=%d" % args.kernlearn_threads if args.kernlearn_threads
                               else "default (every core)"),
         "thundersvm_threads": args.thundersvm_threads if args.thundersvm_threads else "-1 (every core)",
+        "sklearnex_threads": bs.sklearnex_threads_text(args.sklearnex_threads),
         "command": shlex.join([os.path.relpath(os.path.abspath(__file__), ROOT)] +
                               (argv if argv is not None else sys.argv[1:])),
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of kernlearn's SMO solver against LIBSVM, scikit-learn and ThunderSVM.
+"""Side-by-side benchmark of kernlearn's SMO solver against LIBSVM, scikit-learn, scikit-learn-intelex and ThunderSVM.
 
 Run from anywhere (paths are resolved relative to the repository root, the
 parent of this script's directory):
@@ -7,16 +7,18 @@ parent of this script's directory):
     python3 scripts/bench_svm.py                                  # print the table
     python3 scripts/bench_svm.py --write-md docs/BENCHMARKS.md    # also update the docs
     python3 scripts/bench_svm.py --tools libsvm,sklearn --datasets-list heart,pima
+    python3 scripts/bench_svm.py --tools sklearn,sklearnex,kernlearn --datasets-list heart --repeats 1
     python3 scripts/bench_svm.py --dense-target --write-md docs/BENCHMARKS.md  # magic, shuttle at C=4, gamma=0.5
 
 Requirements: numpy; optional: Debian/Ubuntu `libsvm-tools` (svm-train,
-svm-predict), scikit-learn, `thundersvm-cpu` (probed with a toy fit in a child
-process first; a wheel that cannot load or fit here is reported as skipped with
-the reason), a Rust toolchain (the script runs
+svm-predict), scikit-learn, `scikit-learn-intelex` (`sklearnex.svm.SVC`, Intel
+oneDAL) and `thundersvm-cpu` (each probed with a toy fit in a child process first;
+a wheel that cannot load or fit here -- for sklearnex also one whose toy fit does
+not run on oneDAL -- is reported as skipped with the reason), a Rust toolchain (the script runs
 `cargo build --release -q` itself unless --no-build).  A missing tool is
 reported and its columns are left empty.
 
-Protocol (identical for the four tools)
+Protocol (identical for the five tools)
 ----------------------------------------
 * Data: <repo>/../shared/datasets/<name>.csv (override with --datasets DIR);
   header line, last column `label` in {-1, +1}, unscaled features.
@@ -31,19 +33,24 @@ Protocol (identical for the four tools)
 * Parameters: C-SVC, RBF kernel, C = 1, gamma = float32(1/d), eps = float32(0.001),
   shrinking on, 100 MB kernel cache.  Debian's svm-train parses real-valued
   options with strtof, so the values LIBSVM really uses are float32 roundings;
-  the script hands exactly these values (printed with repr) to all four tools.
+  the script hands exactly these values (printed with repr) to all five tools.
 * Timing: median of --repeats runs.  svm-train and kernlearn: wall clock of the
   whole `fit` process (reading the file, solving, writing the model); kernlearn's
   own `fit_seconds` is recorded too.  scikit-learn: `SVC.fit` only (data already
-  in memory); ThunderSVM: `thundersvm.SVC.fit` likewise (every core unless
+  in memory); scikit-learn-intelex: `sklearnex.svm.SVC.fit` likewise, the same
+  float64 arrays and parameters as scikit-learn (oneDAL's threads: every core
+  unless --sklearnex-threads, its n_jobs; sklearnex's log is read, and a call that
+  fell back to scikit-learn's own SVC makes the tool fail for that dataset); ThunderSVM: `thundersvm.SVC.fit` likewise (every core unless
   --thundersvm-threads; its wrapper passes data and parameters as float32 and
   has no cache or shrinking option).  Ratios compare like with like: LIBSVM
-  wall / kernlearn wall, sklearn (ThunderSVM) fit / kernlearn `fit_seconds`.
+  wall / kernlearn wall, sklearn (sklearnex, ThunderSVM) fit / kernlearn `fit_seconds`.
   Runs are strictly sequential.
 * Objective: LIBSVM's dual objective `obj` (printed by svm-train, reported by
-  kernlearn); for scikit-learn and ThunderSVM it is recomputed from the model as
+  kernlearn); for scikit-learn, sklearnex and ThunderSVM it is recomputed from the model as
   0.5 * c^T K c - sum|c| with c = dual_coef_ (= y_i alpha_i) and K the RBF kernel
   on support_vectors_, which equals 0.5 a^T Q a - e^T a (sign-independent).
+* Labels: every tool's predicted test labels are compared with kernlearn's
+  (`kernlearn predict -o`); the agreement table gives the number that differ.
 """
 
 import argparse
@@ -71,8 +78,9 @@ DEFAULT_DATASETS_DIR = os.path.join(REPO_ROOT, os.pardir, "shared", "datasets")
 KERNLEARN_BIN = os.path.join(REPO_ROOT, "target", "release", "kernlearn")
 
 ALL_DATASETS = ["heart", "sonar", "ionosphere", "wdbc", "pima", "magic", "shuttle-binary"]
-ALL_TOOLS = ["libsvm", "sklearn", "thundersvm", "kernlearn"]
-TOOL_TITLES = {"libsvm": "LIBSVM", "sklearn": "sklearn", "thundersvm": "ThunderSVM", "kernlearn": "kernlearn"}
+ALL_TOOLS = ["libsvm", "sklearn", "sklearnex", "thundersvm", "kernlearn"]
+TOOL_TITLES = {"libsvm": "LIBSVM", "sklearn": "sklearn", "sklearnex": "sklearnex", "thundersvm": "ThunderSVM",
+               "kernlearn": "kernlearn"}
 
 # The dense speed target: C = 4, gamma = 0.5 on magic and shuttle-binary ([0, 1] features).
 TARGET_DATASETS = ["magic", "shuttle-binary"]
@@ -124,7 +132,9 @@ class ToolResult:
     n_sv: Optional[int] = None
     n_bsv: Optional[int] = None
     iterations: Optional[int] = None
+    labels_vs_kernlearn: Optional[int] = None  # test rows whose predicted label differs from kernlearn's
     raw: dict = field(default_factory=dict)  # tool-specific extras (parsed logs, JSON output)
+    predictions: Optional[np.ndarray] = field(default=None, repr=False)  # test labels (not in --json)
 
 
 @dataclass
@@ -335,6 +345,7 @@ def run_libsvm(split, gamma, cache_mb, repeats, workdir):
         return fail(res, "could not parse svm-predict output:\n" + proc.stdout)
     res.predict_seconds = secs
     res.n_correct, res.n_test = int(m.group(2)), int(m.group(3))
+    res.predictions = np.loadtxt(out, ndmin=1)
     res.test_accuracy = res.n_correct / res.n_test
     res.ok = True
     return res
@@ -406,7 +417,9 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
         (o.get("objective"), o.get("n_support"), o.get("iterations")) ==
         (fit.get("objective"), fit.get("n_support"), fit.get("iterations")) for o in outputs)
 
-    pcmd = [binary, "predict", "--model", model, "--data", split.test_file, "--json", "--quiet"]
+    labels = os.path.join(workdir, split.name + ".kernlearn.pred.csv")
+    pcmd = [binary, "predict", "--model", model, "--data", split.test_file, "-o", labels, "--force",
+            "--json", "--quiet"]
     pred, secs, error = run_json(pcmd, env)
     if error:
         return fail(res, error)
@@ -415,6 +428,7 @@ def run_kernlearn(split, gamma, cache_mb, repeats, workdir, binary, threads):
     res.n_test = int(pred.get("n_test", len(split.yte)))
     res.test_accuracy = accuracy_fraction(float(pred["test_accuracy"]))
     res.n_correct = int(round(res.test_accuracy * res.n_test))
+    res.predictions = np.loadtxt(labels, delimiter=",", skiprows=1, usecols=0, ndmin=1)
     res.ok = True
     return res
 
@@ -450,11 +464,13 @@ def rbf_dual_objective(coef, SV, gamma, block=1024):
     return 0.5 * quad - np.abs(coef).sum()
 
 
-def run_sklearn(split, gamma, cache_mb, repeats):
+def run_sklearn(split, gamma, cache_mb, repeats, tool="sklearn", threads=None):
+    """scikit-learn's SVC, or with tool="sklearnex" scikit-learn-intelex's (oneDAL; `threads` is
+    its n_jobs, None = oneDAL's default), on the same files read back into dense arrays."""
     import sklearn.svm
     from sklearn.datasets import load_svmlight_file
 
-    res = ToolResult("sklearn")
+    res = ToolResult(tool)
     # Same files as the other tools; dense arrays (sklearn's usual, faster path
     # for dense data; the sparse path would use its libsvm_sparse build).
     Xtr, ytr = load_svmlight_file(split.train_file, n_features=split.d)
@@ -462,19 +478,39 @@ def run_sklearn(split, gamma, cache_mb, repeats):
     Xtr, Xte = Xtr.toarray(), Xte.toarray()
     if not (np.array_equal(Xtr, split.Xtr) and np.array_equal(Xte, split.Xte)):
         return fail(res, "load_svmlight_file did not read back the written values exactly")
-    res.raw["estimator"] = ("SVC(C=%r, kernel='rbf', gamma=%r, tol=%r, cache_size=%d, shrinking=True)"
-                            % (C, gamma, EPS, cache_mb))
+    params = dict(C=C, kernel="rbf", gamma=gamma, tol=EPS, cache_size=cache_mb, shrinking=True)
+    if tool == "sklearnex":
+        from sklearnex.svm import SVC
+        params["n_jobs"] = threads
+        res.raw["estimator"] = "sklearnex.svm.SVC(%s)" % ", ".join("%s=%r" % kv for kv in params.items())
+    else:
+        SVC = sklearn.svm.SVC
+        res.raw["estimator"] = "sklearn.svm.SVC(%s)" % ", ".join("%s=%r" % kv for kv in params.items())
     clf = None
+    dispatch = OneDalDispatch() if tool == "sklearnex" else None
     for _ in range(repeats):
-        clf = sklearn.svm.SVC(C=C, kernel="rbf", gamma=gamma, tol=EPS, cache_size=cache_mb, shrinking=True)
+        clf = SVC(**params)
         t0 = time.perf_counter()
-        clf.fit(Xtr, ytr)
+        if dispatch is None:
+            clf.fit(Xtr, ytr)
+        else:
+            with dispatch:
+                clf.fit(Xtr, ytr)
         res.fit_seconds_runs.append(time.perf_counter() - t0)
     res.fit_seconds = median(res.fit_seconds_runs)
     res.rho = float(-clf.intercept_[0])  # sklearn's classes_ order: [-1, +1]
     n_iter = getattr(clf, "n_iter_", None)
     res.iterations = int(np.sum(n_iter)) if n_iter is not None else None
-    score_fitted(res, clf, int(clf.n_support_.sum()), C, gamma, Xte, yte)
+    if tool == "sklearnex":  # oneDAL counts its working-set solver's outer passes, not SMO steps
+        res.raw["onedal_n_iter"], res.iterations = res.iterations, None
+    if dispatch is None:
+        score_fitted(res, clf, int(clf.n_support_.sum()), C, gamma, Xte, yte)
+    else:
+        with dispatch:
+            score_fitted(res, clf, int(clf.n_support_.sum()), C, gamma, Xte, yte)
+        res.raw["onedal_fallbacks"] = dispatch.fallbacks
+        if dispatch.fallbacks:  # the numbers would be scikit-learn's, not oneDAL's
+            return fail(res, "sklearnex fell back to scikit-learn: " + "; ".join(dispatch.fallbacks))
     res.train_accuracy = float(np.mean(clf.predict(Xtr) == ytr))
     return res
 
@@ -492,6 +528,7 @@ def score_fitted(res, clf, n_sv, c_bound, gamma, Xte, yte):
     res.n_test = len(yte)
     res.n_correct = int(np.sum(pred == yte))
     res.test_accuracy = res.n_correct / res.n_test
+    res.predictions = np.asarray(pred, dtype=np.float64)
     res.ok = True
 
 
@@ -510,24 +547,35 @@ THUNDERSVM_PROBE = (
 )
 
 
-def thundersvm_unavailable(python=sys.executable):
-    """None when `thundersvm` imports and fits a toy problem here, else the reason."""
-    proc = subprocess.run([python, "-c", THUNDERSVM_PROBE], stdout=subprocess.PIPE,
+def probe_failure(probe, python, tool):
+    """None when the `probe` script runs in a child `python`, else why `tool` cannot fit
+    here (its last line of stderr, or how the child died)."""
+    proc = subprocess.run([python, "-c", probe], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
     if proc.returncode == 0:
         return None
     lines = [l.strip() for l in proc.stderr.splitlines() if l.strip()]
     why = lines[-1] if lines else ("killed by signal %d" % -proc.returncode if proc.returncode < 0
                                    else "exit status %d" % proc.returncode)
-    return "thundersvm (pip install thundersvm-cpu) cannot fit here: %s" % why
+    return "%s cannot fit here: %s" % (tool, why)
+
+
+def distribution_version(name):
+    """The installed distribution's version (informative only: "unknown" when absent)."""
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:  # noqa: BLE001 - a version is informative only
+        return "unknown"
+
+
+def thundersvm_unavailable(python=sys.executable):
+    """None when `thundersvm` imports and fits a toy problem here, else the reason."""
+    return probe_failure(THUNDERSVM_PROBE, python, "thundersvm (pip install thundersvm-cpu)")
 
 
 def thundersvm_version():
-    try:
-        from importlib.metadata import version
-        return version("thundersvm-cpu")
-    except Exception:  # noqa: BLE001 - a version is informative only
-        return "unknown"
+    return distribution_version("thundersvm-cpu")
 
 
 def run_thundersvm(split, gamma, cache_mb, repeats, threads):
@@ -558,6 +606,77 @@ def run_thundersvm(split, gamma, cache_mb, repeats, threads):
 
 
 # ----------------------------------------------------------------------------
+# scikit-learn-intelex (Intel oneDAL), shared by bench_sparse, bench_select and bench_python
+# ----------------------------------------------------------------------------
+
+# Import and a tiny fit in a child process (as bench_onedal.py probes it): a wheel whose
+# native libraries do not load may kill the interpreter instead of raising. The probe also
+# asks sklearnex's log whether the fit ran on oneDAL or fell back to scikit-learn's SVC.
+SKLEARNEX_PROBE = (
+    "import logging, numpy as np\n"
+    "from sklearnex.svm import SVC\n"
+    "records = []\n"
+    "h = logging.Handler(); h.emit = lambda r: records.append(r.getMessage())\n"
+    "log = logging.getLogger('sklearnex'); log.addHandler(h); log.setLevel(logging.INFO)\n"
+    "X = np.random.default_rng(0).random((60, 3)); y = np.where(X[:, 0] > 0.5, 1.0, -1.0)\n"
+    "m = SVC(kernel='rbf', C=1.0, gamma=0.5).fit(X, y)\n"
+    "assert m.support_.size > 0 and np.mean(m.predict(X) == y) > 0.8, 'probe fit is wrong'\n"
+    "fit = [r for r in records if 'SVC.fit' in r]\n"
+    "assert fit and 'accelerated' in fit[-1], 'fit did not run on oneDAL: %s' % (fit or ['no log'])[-1]\n"
+)
+
+
+def sklearnex_unavailable(python=sys.executable):
+    """None when `sklearnex.svm.SVC` imports and fits a toy problem on oneDAL here, else the reason."""
+    return probe_failure(SKLEARNEX_PROBE, python, "sklearnex (pip install scikit-learn-intelex)")
+
+
+def sklearnex_version():
+    """The installed distribution's version (`sklearnex.__version__` may be a placeholder)."""
+    return distribution_version("scikit-learn-intelex")
+
+
+def sklearnex_threads_text(threads):
+    return "n_jobs = %d" % threads if threads is not None else "oneDAL's default (every core)"
+
+
+class OneDalDispatch:
+    """Collects sklearnex's own log of where each call ran ("running accelerated version on
+    CPU" or "fallback to original Scikit-learn"), so a fit that fell back is reported as such.
+
+        with OneDalDispatch() as d:
+            clf.fit(X, y)
+        d.fallbacks  # [] when every call ran on oneDAL
+    """
+
+    def __init__(self):
+        self.messages = []  # accumulated over every `with` block of this object
+
+    def __enter__(self):
+        import logging
+
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.messages.append(record.getMessage().strip())
+        self.logger = logging.getLogger("sklearnex")
+        # Only this collector while inside (sklearnex's own handler would print every call).
+        self.saved = (self.logger.level, self.logger.handlers[:], self.logger.propagate)
+        self.logger.handlers = [self.handler]
+        self.logger.propagate = False
+        self.logger.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        self.logger.setLevel(self.saved[0])
+        self.logger.handlers = self.saved[1]
+        self.logger.propagate = self.saved[2]
+        return False
+
+    @property
+    def fallbacks(self):
+        return sorted({m for m in self.messages if "fallback" in m.lower()})
+
+
+# ----------------------------------------------------------------------------
 # environment
 # ----------------------------------------------------------------------------
 
@@ -578,6 +697,10 @@ def check_tools(tools, args):
         reason = thundersvm_unavailable()
         if reason is not None:
             skipped["thundersvm"] = reason
+    if "sklearnex" in tools:
+        reason = sklearnex_unavailable()
+        if reason is not None:
+            skipped["sklearnex"] = reason
     if "kernlearn" in tools:
         error = None if args.no_build else build_kernlearn()
         if error is None and not os.access(args.kernlearn_bin, os.X_OK):
@@ -629,6 +752,8 @@ def tool_versions(tools, args):
     if "sklearn" in tools:
         import sklearn
         versions["scikit-learn"] = sklearn.__version__
+    if "sklearnex" in tools:
+        versions["scikit-learn-intelex"] = sklearnex_version()
     if "thundersvm" in tools:
         versions["thundersvm-cpu"] = thundersvm_version()
     if "kernlearn" in tools:
@@ -684,7 +809,8 @@ def main_table(datasets):
     tools = ALL_TOOLS
     head = ["dataset", "n_train", "d"]
     head += ["%s s" % TOOL_TITLES[t] for t in tools] + ["kernlearn fit_seconds"]
-    head += ["LIBSVM / kernlearn", "sklearn / kernlearn", "ThunderSVM / kernlearn"]
+    in_memory = ["sklearn", "sklearnex", "thundersvm"]  # timed on the fit call, compared with fit_seconds
+    head += ["LIBSVM / kernlearn"] + ["%s / kernlearn" % TOOL_TITLES[t] for t in in_memory]
     head += ["%s acc %%" % TOOL_TITLES[t] for t in tools]
     head += ["%s obj" % TOOL_TITLES[t] for t in tools]
     head += ["%s #SV" % TOOL_TITLES[t] for t in tools]
@@ -692,15 +818,13 @@ def main_table(datasets):
     align = ["---"] + ["---:"] * (len(head) - 1)
     rows = [head, align]
     for ds in datasets:
-        lib, skl, kl = get(ds, "libsvm"), get(ds, "sklearn"), get(ds, "kernlearn")
-        tsv = get(ds, "thundersvm")
-        by = {"libsvm": lib, "sklearn": skl, "thundersvm": tsv, "kernlearn": kl}
+        by = {t: get(ds, t) for t in tools}
+        lib, kl = by["libsvm"], by["kernlearn"]
         row = [ds.name, str(ds.n_train), str(ds.d)]
         row += [fmt_seconds(by[t] and by[t].fit_seconds) for t in tools]
         row += [fmt_seconds(kl and kl.internal_fit_seconds)]
-        row += [fmt(ratio(lib and lib.fit_seconds, kl and kl.fit_seconds), "%.2f"),
-                fmt(ratio(skl and skl.fit_seconds, kl and kl.internal_fit_seconds), "%.2f"),
-                fmt(ratio(tsv and tsv.fit_seconds, kl and kl.internal_fit_seconds), "%.2f")]
+        row += [fmt(ratio(lib and lib.fit_seconds, kl and kl.fit_seconds), "%.2f")]
+        row += [fmt(ratio(by[t] and by[t].fit_seconds, kl and kl.internal_fit_seconds), "%.2f") for t in in_memory]
         row += [fmt(by[t] and 100.0 * by[t].test_accuracy, "%.2f") for t in tools]
         row += [fmt(by[t] and by[t].objective, "%.4f") for t in tools]
         row += [fmt(by[t] and by[t].n_sv, "%d") for t in tools]
@@ -712,20 +836,25 @@ def main_table(datasets):
 
 
 def agreement_table(datasets):
-    """Per dataset and non-LIBSVM tool: how close it gets to LIBSVM."""
-    head = ["dataset", "tool", "acc = LIBSVM", "obj rel diff", "#SV rel diff", "#iter", "LIBSVM #iter", "rho", "LIBSVM rho"]
+    """Per dataset and non-LIBSVM tool: how close it gets to LIBSVM, and how many test labels
+    it predicts differently from kernlearn (LIBSVM's own count is on its kernlearn row)."""
+    head = ["dataset", "tool", "acc = LIBSVM", "obj rel diff", "#SV rel diff", "#iter", "LIBSVM #iter", "rho",
+            "LIBSVM rho", "test labels ≠ kernlearn"]
     rows = [head, ["---", "---"] + ["---:"] * (len(head) - 2)]
     for ds in datasets:
-        lib = get(ds, "libsvm")
-        for tool in ("sklearn", "thundersvm", "kernlearn"):
+        lib, kl = get(ds, "libsvm"), get(ds, "kernlearn")
+        for tool in ("sklearn", "sklearnex", "thundersvm", "kernlearn"):
             r = get(ds, tool)
             if r is None:
                 continue
+            other = lib if tool == "kernlearn" else r
+            differ = other.labels_vs_kernlearn if other is not None else None
             rows.append([ds.name, TOOL_TITLES[tool], accuracy_equal(r, lib),
                          fmt_rel(rel_diff(r.objective, lib and lib.objective)),
                          fmt_rel(rel_diff(r.n_sv, lib and lib.n_sv)),
                          fmt(r.iterations, "%d"), fmt(lib and lib.iterations, "%d"),
-                         fmt(r.rho, "%.6f"), fmt(lib and lib.rho, "%.6f")])
+                         fmt(r.rho, "%.6f"), fmt(lib and lib.rho, "%.6f"),
+                         fmt(differ, "%d") + (" (LIBSVM)" if tool == "kernlearn" and differ is not None else "")])
     if len(rows) == 2:
         return None
     return "\n".join("| " + " | ".join(r) + " |" for r in rows)
@@ -741,6 +870,8 @@ def render_report(datasets, meta):
     lines.append("- Versions: " + ", ".join("%s %s" % kv for kv in meta["versions"].items()))
     if "kernlearn" in meta["tools"]:
         lines.append("- kernlearn threads: " + meta["kernlearn_threads"])
+    if "sklearnex" in meta["tools"]:
+        lines.append("- sklearnex threads: " + meta.get("sklearnex_threads", sklearnex_threads_text(None)))
     lines.append("- Parameters: C-SVC, RBF, C = %r, gamma = %s, eps = %r, shrinking on, cache %d MB"
                  % (C, meta["gamma"], EPS, meta["cache_mb"]))
     lines.append("- Split: stratified 80/20, `numpy.random.default_rng(%d)`; min-max scaling with train min/max" % SEED)
@@ -756,9 +887,12 @@ def render_report(datasets, meta):
                  "`kernlearn fit_seconds` = the time kernlearn reports for itself. "
                  "ThunderSVM = `thundersvm.SVC.fit` only (all cores, float32 data and parameters, no "
                  "cache-size or shrinking option). "
+                 "sklearnex = scikit-learn-intelex's `sklearnex.svm.SVC.fit` (Intel oneDAL; same "
+                 "parameters as sklearn, float64 data, every core unless --sklearnex-threads; a fit that "
+                 "falls back to scikit-learn's own SVC is reported as failed). "
                  "Ratios > 1 mean kernlearn is faster: `LIBSVM / kernlearn` compares the two process "
-                 "wall clocks, `sklearn / kernlearn` and `ThunderSVM / kernlearn` compare the in-memory "
-                 "fit with kernlearn's `fit_seconds`. "
+                 "wall clocks, `sklearn / kernlearn`, `sklearnex / kernlearn` and `ThunderSVM / kernlearn` "
+                 "compare the in-memory fit with kernlearn's `fit_seconds`. "
                  "acc = test accuracy; obj = dual objective; checks compare kernlearn with LIBSVM "
                  "(rel diff = (kernlearn - LIBSVM) / |LIBSVM|).")
     agreement = agreement_table(datasets)
@@ -768,7 +902,10 @@ def render_report(datasets, meta):
                   "to expect between two correct runs of the same solver. rho is given in the convention "
                   "decision(x) = sum_i y_i alpha_i K(x_i, x) - rho, > 0 means +1 (kernlearn: as it reports "
                   "it); LIBSVM prints obj and rho with 6 decimals. ThunderSVM's objective is recomputed "
-                  "from its float32 dual coefficients.", "", agreement]
+                  "from its float32 dual coefficients, sklearnex's (oneDAL's working-set solver, not "
+                  "LIBSVM's) from its float64 ones. `test labels ≠ kernlearn` counts the test rows where "
+                  "the tool's predicted label differs from kernlearn's (on kernlearn's row: LIBSVM's).",
+                  "", agreement]
     if meta.get("dense_target"):
         lines += ["", target_claims(datasets)]
     return "\n".join(lines)
@@ -856,6 +993,8 @@ def main(argv=None):
                          "bench_svm_target section" % (TARGET_C, TARGET_GAMMA, TARGET_SPEEDUP, TARGET_OBJ_REL))
     ap.add_argument("--thundersvm-threads", type=int, metavar="N",
                     help="n_jobs of ThunderSVM (default -1: every core)")
+    ap.add_argument("--sklearnex-threads", type=int, metavar="N",
+                    help="n_jobs of sklearnex's SVC, i.e. oneDAL's threads (default: oneDAL's, every core)")
     ap.add_argument("--c", type=float, default=C, help="C of every fit (default %r)" % C)
     ap.add_argument("--gamma", type=float, metavar="G",
                     help="RBF gamma of every fit, rounded to float32 (default float32(1/d) per dataset)")
@@ -880,6 +1019,8 @@ def main(argv=None):
     runners = {
         "libsvm": lambda s, g: run_libsvm(s, g, args.cache_mb, args.repeats, workdir),
         "sklearn": lambda s, g: run_sklearn(s, g, args.cache_mb, args.repeats),
+        "sklearnex": lambda s, g: run_sklearn(s, g, args.cache_mb, args.repeats, "sklearnex",
+                                              args.sklearnex_threads),
         "thundersvm": lambda s, g: run_thundersvm(s, g, args.cache_mb, args.repeats, args.thundersvm_threads),
         "kernlearn": lambda s, g: run_kernlearn(s, g, args.cache_mb, args.repeats, workdir,
                                                 args.kernlearn_bin, args.kernlearn_threads),
@@ -905,6 +1046,7 @@ def main(argv=None):
                         tool, r.fit_seconds, r.test_accuracy, r.objective if r.objective is not None else float("nan"),
                         r.n_sv), file=sys.stderr)
                 ds.results[tool] = r
+            label_differences(ds)
             results.append(ds)
     finally:
         if temp:
@@ -921,6 +1063,7 @@ def main(argv=None):
                               if args.kernlearn_threads is not None else
                               "default (RAYON_NUM_THREADS=%s)" % os.environ["RAYON_NUM_THREADS"]
                               if "RAYON_NUM_THREADS" in os.environ else "default (RAYON_NUM_THREADS unset)"),
+        "sklearnex_threads": sklearnex_threads_text(args.sklearnex_threads),
         "tools": tools,
         "skipped": skipped,
         "load": load,
@@ -938,9 +1081,27 @@ def main(argv=None):
         print("wrote %s" % args.write_md, file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"meta": meta, "datasets": [dataclasses.asdict(d) for d in results]}, f, indent=2)
+            json.dump({"meta": meta, "datasets": [json_dataset(d) for d in results]}, f, indent=2)
         print("wrote %s" % args.json, file=sys.stderr)
     return 0
+
+
+def label_differences(ds):
+    """Sets each tool's `labels_vs_kernlearn`: test rows whose predicted label differs from kernlearn's."""
+    kl = get(ds, "kernlearn")
+    for tool, r in ds.results.items():
+        if tool == "kernlearn" or not r.ok or kl is None or kl.predictions is None or r.predictions is None:
+            continue
+        if len(r.predictions) == len(kl.predictions):
+            r.labels_vs_kernlearn = int(np.sum(r.predictions != kl.predictions))
+
+
+def json_dataset(ds):
+    """The dataset's results for --json, without the per-row predictions."""
+    out = dataclasses.asdict(ds)
+    for r in out["results"].values():
+        r.pop("predictions", None)
+    return out
 
 
 if __name__ == "__main__":

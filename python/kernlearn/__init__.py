@@ -8,8 +8,11 @@ same solver, grid search and methods as the ``kernlearn`` command line.
 """
 
 import json
+import os
+from typing import Any, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _core
 from .compare import compare
@@ -61,7 +64,7 @@ __all__ = [
 ]
 
 
-def methods():
+def methods() -> list[dict[str, Any]]:
     """The library's method catalogue.
 
     Returns
@@ -69,11 +72,18 @@ def methods():
     list of dict
         One entry per method: ``name``, ``family``, ``tasks``, ``summary``, ``selection``
         and the ``options`` it reads (command-line names).
+
+    Examples
+    --------
+    >>> from kernlearn import methods
+    >>> catalogue = {m["name"]: m for m in methods()}
+    >>> catalogue["easymkl"]["family"]
+    'multiple kernel learning'
     """
     return json.loads(_core.catalogue())["methods"]
 
 
-def load(path):
+def load(path: Union[str, "os.PathLike[str]"]) -> "LoadedModel":
     """Reads a kernlearn model file (written by ``kernlearn fit --model-out`` or an
     estimator's ``save``), validated as the command line validates it.
 
@@ -87,6 +97,23 @@ def load(path):
         ``predict``, ``decision_function`` and ``predict_proba`` laid out as the
         estimators lay them out (classes sorted; two classes: one column, positive
         meaning ``classes_[1]``); the low-level ``kernlearn._core.Model`` is ``model_``.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import SVC, load
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = SVC().fit(X, y)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "svc.model")
+    ...     clf.save(path)
+    ...     model = load(path)
+    >>> model.method, model.task
+    ('c-svc', 'classification')
+    >>> bool((model.predict(X) == clf.predict(X)).all())
+    True
     """
     return LoadedModel(_core.Model.from_json(_read_model_text(path)))
 
@@ -155,24 +182,24 @@ class LoadedModel:
     def _order(self):
         return [self._model_classes.index(c) for c in self.classes_]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predicted labels (targets for regression, ±1 for novelty detection)."""
         return np.asarray(self.model_.predict(self._X(X)))
 
-    def representation(self, X, name, pair=0):
+    def representation(self, X: ArrayLike, name: str, pair: int = 0) -> NDArray[np.float64]:
         """The model's per-row artefact ``name`` at each row of ``X``, ``(n, width)``."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         return np.asarray(self.model_.representation(X, name, pair), dtype=np.float64)
 
-    def gates(self, X, pair=0):
+    def gates(self, X: ArrayLike, pair: int = 0) -> NDArray[np.float64]:
         """Per-kernel gates of a localized MKL model at each row, ``(n, m)``."""
         return self.representation(X, "gates", pair)
 
-    def fused(self, X):
+    def fused(self, X: ArrayLike) -> NDArray[np.float64]:
         """The fused representation of a DKMO / M-DKMO model at each row."""
         return self.representation(X, "fused")
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values as the estimator that saved the model returns them."""
         from ._base import PairLayout, classifier_scores
 
@@ -186,7 +213,7 @@ class LoadedModel:
         ovo = PairLayout(self._model_classes, self.classes_).ovo(dec)
         return classifier_scores(ovo, k, "ovr")
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities, one column per class of ``classes_`` (sorted)."""
         p = np.asarray(self.model_.predict_proba(self._X(X)), dtype=np.float64)
         return p[:, self._order()]

@@ -9,8 +9,10 @@ so) are chosen by k-fold cross-validation on the training data (the papers' SVM-
 
 import json
 import warnings
+from typing import Any, TypeVar, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
@@ -152,11 +154,30 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         info = self._model_info()
         self.warnings_ = info["warnings"]
         self.summary_ = info["summary"]
+        if getattr(self, "verbose", False):
+            self._print_fit()
         for message in self.warnings_:  # what the model says of itself (e.g. near-uniform weights)
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=user_stacklevel())
         if self.fell_back_:
             warnings.warn(self._fallback_message(), FallbackWarning, stacklevel=user_stacklevel())
         return info
+
+    def _print_fit(self):
+        """The fit's report on standard output (``verbose=True``): the parameters used,
+        the selection's CV scores and which model was kept, the fitted machine's size."""
+        name = f"[{type(self).__name__}] {self._method_name()}"
+        params = {k: v for k, v in self.chosen_.items() if not isinstance(v, dict)}
+        print(f"{name}: {', '.join(f'{k}={v:.6g}' if isinstance(v, float) else f'{k}={v}' for k, v in params.items())}")
+        other = self.chosen_.get("other", {})
+        if "learned_cv_score" in other:
+            metric = "MSE" if self._regression else "accuracy"
+            kept = "SVM-CV (fell back)" if self.fell_back_ else "the learned kernel"
+            print(f"{name}: CV {metric}: learned kernel {other['learned_cv_score']:.4g}, "
+                  f"SVM-CV {self.chosen_.get('cv_score', float('nan')):.4g}; kept {kept}")
+        summary = self.summary_
+        if summary.get("n_support") is not None:
+            print(f"{name}: {summary['n_support']} support vectors, "
+                  f"{summary.get('iterations', 0)} SMO iterations", flush=True)
 
     def _fallback_message(self):
         """What the fallback warning says: the method, both CV scores and what was fitted."""
@@ -182,7 +203,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         return declined if declined is not None else self.model_
 
     @property
-    def feature_relevance_(self):
+    def feature_relevance_(self) -> NDArray[np.float64]:
         """Each input feature's relevance to the learned kernel, in column order, summing
         to 1: the ARD-SVM's share of each feature in its kernel's exponent, an MKL
         model's kernel weights split over the features each kernel reads. After a
@@ -192,7 +213,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_features_in_,)
+        ndarray of shape (n_features,)
         """
         relevance = self.artefacts().get("feature_relevance", {}).get("value")
         if relevance is None and self.learned_kernel().get("near_uniform"):
@@ -207,7 +228,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
             )
         return relevance
 
-    def artefacts(self):
+    def artefacts(self) -> dict[str, dict[str, Any]]:
         """What the learned kernel shows of itself beyond its predictions, by name
         (after a fallback, the declined learned kernel's): ``feature_relevance``
         (per-feature), ``gates`` and ``fused`` (per-row: :meth:`representation`),
@@ -217,7 +238,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         -------
         dict
             ``name -> {"kind", "about"}``, with ``"value"`` (ndarray of shape
-            (n_features_in_,)) for the per-feature ones.
+            (n_features,)) for the per-feature ones.
         """
         check_is_fitted(self)
         out = {}
@@ -228,7 +249,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
             out[artefact["name"]] = entry
         return out
 
-    def representation(self, X, name, pair=0):
+    def representation(self, X: ArrayLike, name: str, pair: int = 0) -> NDArray[np.float64]:
         """The learned kernel's per-row artefact ``name`` (see :meth:`artefacts`) at
         each sample; after a fallback, in the declined learned kernel's model.
 
@@ -247,7 +268,7 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         X = check_predict_data(self, X)
         return self._learned_model().representation(as_features(X), name, pair)
 
-    def learned_kernel(self):
+    def learned_kernel(self) -> dict[str, Any]:
         """What the method learned, as numpy arrays where it is numeric: kernel weights
         (MKL), learned matrices' statistics (KNPL, DANK), per-pair objectives. After a
         fallback (``fell_back_``), what the declined learned kernel learned.
@@ -282,8 +303,12 @@ def _require_binary(y, why):
         )
 
 
+_C = TypeVar("_C", bound="_LearnedClassifier")
+_R = TypeVar("_R", bound="_LearnedRegressor")
+
+
 class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
-    def fit(self, X, y):
+    def fit(self: _C, X: ArrayLike, y: ArrayLike) -> _C:
         """Learns the kernel and the classifier.
 
         Parameters
@@ -328,7 +353,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         self._values = label_values(self.classes_)
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values, laid out as :meth:`kernlearn.SVC.decision_function`.
 
         Parameters
@@ -354,7 +379,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         pred = self.model_.predict(as_features(X))
         return self.classes_[np.searchsorted(self._values, pred)]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predicted class labels: the one-vs-one vote (the library's prediction) for two
         classes; for more, the largest :meth:`decision_function` score, i.e. the vote with
         its ties broken by the summed pair confidences (scikit-learn's ``break_ties``),
@@ -374,7 +399,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
 class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
     _regression = True
 
-    def fit(self, X, y):
+    def fit(self: _R, X: ArrayLike, y: ArrayLike) -> _R:
         """Learns the kernel and the regressor.
 
         Parameters
@@ -434,6 +459,10 @@ _COMMON_DOC = """
         variance.
     random_state : int or None, default=None
         Seed of every random choice (folds, initialisations, k-means).
+    verbose : bool, default=False
+        Print the fit's report on standard output: the parameters used, the selection's
+        CV scores (learned kernel and SVM-CV) and which model was kept, the machine's
+        support vectors and SMO iterations.
 
     Attributes
     ----------

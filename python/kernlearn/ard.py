@@ -31,16 +31,28 @@ class ARDClassifier(_LearnedClassifier):
         What the widths optimise: the centered alignment (default), or the alignment's
         widths refined by gradient descent on the radius–margin bound ``R²‖w‖²`` of the
         L2-SVM (Chapelle et al. 2002; binary labels).
-    """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
+    """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features,)
         Each feature's share of the kernel's exponent, ``γ_k E[(x_k - x'_k)²]``,
         summing to 1. After a fallback (``fell_back_``), the declined learned kernel's.
+
+    Examples
+    --------
+    Two informative features (columns 0 and 1) among six:
+
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import ARDClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=6, n_informative=2,
+    ...                            n_redundant=0, shuffle=False, random_state=0)
+    >>> ard = ARDClassifier(random_state=0).fit(X, y)
+    >>> ard.feature_relevance_.round(1)
+    array([0.1, 0.9, 0. , 0. , 0. , 0. ])
 """
 
     _method = "ard"
 
     def __init__(self, *, C=None, ard_iterations=None, ard_sample=None, ard_scale=None,
                  ard_groups=None, ard_objective=None, select=None, grid=None, cv=5, fallback=True,
-                 scale="none", random_state=None):
+                 scale="none", random_state=None, verbose=False):
         self.C = C
         self.ard_iterations = ard_iterations
         self.ard_sample = ard_sample
@@ -53,6 +65,7 @@ class ARDClassifier(_LearnedClassifier):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class ARDRegressor(_LearnedRegressor):
@@ -71,7 +84,7 @@ class ARDRegressor(_LearnedRegressor):
         Width of the insensitive tube (without ``select``; default 0.1).
     ard_iterations, ard_sample, ard_scale, ard_groups
         As in :class:`ARDClassifier`.
-    """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features_in_,)
+    """ + _COMMON_DOC + """    feature_relevance_ : ndarray of shape (n_features,)
         Each feature's share of the kernel's exponent, summing to 1. After a fallback
         (``fell_back_``), the declined learned kernel's.
 """
@@ -80,7 +93,7 @@ class ARDRegressor(_LearnedRegressor):
 
     def __init__(self, *, C=None, epsilon=None, ard_iterations=None, ard_sample=None, ard_scale=None,
                  ard_groups=None, select=None, grid=None, cv=5, fallback=True, scale="none",
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.C = C
         self.epsilon = epsilon
         self.ard_iterations = ard_iterations
@@ -93,3 +106,4 @@ class ARDRegressor(_LearnedRegressor):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose

@@ -61,6 +61,9 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
         (``"pm1"``).
     random_state : int or None, default=None
         Seed of the initial values, the validation split and the batch order.
+    verbose : bool, default=False
+        Print the fit's report on standard output (parameters used, selection scores,
+        the machine's size).
 
     Attributes
     ----------
@@ -84,7 +87,7 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
                  feature_map=None, norm_cap=None, optimizer=None, learning_rate=None,
                  weight_decay=None, epochs=None, patience=None, round_steps=None,
                  batch_size=None, validation_fraction=None, configs=None, ckl_search=None, select=None,
-                 grid=None, cv=5, scale="none", random_state=None):
+                 grid=None, cv=5, scale="none", random_state=None, verbose=False):
         self.method = method
         self.fourier_features = fourier_features
         self.init_variance = init_variance
@@ -105,6 +108,7 @@ class CKLClassifier(_MethodChoice, _LearnedClassifier):
         self.cv = cv
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
     def _options(self):
         if self.method == "rff-linear" and self.norm_cap is not None:

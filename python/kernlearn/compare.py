@@ -3,8 +3,10 @@ tuned SVM on this data? (The library's ``kernlearn experiment --baseline svm``.)
 
 import json
 import warnings
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
@@ -15,7 +17,8 @@ from .exceptions import FallbackWarning
 TIE_TOLERANCE = 1e-12
 
 
-def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_state=0):
+def compare(estimator: Any, baseline: Any, X: ArrayLike, y: ArrayLike, *, n_splits: int = 10,
+            test_size: float = 0.5, random_state: int = 0) -> dict[str, Any]:
     """Fits ``estimator`` and ``baseline`` on the same random splits and compares their
     test scores split by split.
 
@@ -51,13 +54,25 @@ def compare(estimator, baseline, X, y, *, n_splits=10, test_size=0.5, random_sta
         ``method``), the two mean scores, and ``estimator_fell_back`` /
         ``baseline_fell_back``: on how many splits each fell back to SVM-CV (``None``
         for an estimator without a fallback, e.g. SVM-CV itself).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import SVC, KNPLClassifier, compare
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> result = compare(KNPLClassifier(random_state=0), SVC(), X, y, n_splits=3)
+    >>> result["wins"] + result["ties"] + result["losses"]
+    3
+    >>> result["estimator_fell_back"]  # 0 splits: KNPL without select="grid" never falls back
+    0
     """
     X, y = np.asarray(X), np.asarray(y)
     splitter = (StratifiedShuffleSplit if is_classifier(estimator) else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state
     )
-    ours, theirs = [], []
-    fell_back = {"estimator": [], "baseline": []}
+    ours: list[float] = []
+    theirs: list[float] = []
+    fell_back: dict[str, list[Optional[bool]]] = {"estimator": [], "baseline": []}
     for train, test in splitter.split(X, y):
         for side, template, scores in (("estimator", estimator, ours), ("baseline", baseline, theirs)):
             with warnings.catch_warnings():

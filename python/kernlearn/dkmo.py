@@ -1,7 +1,10 @@
 """DKMO and M-DKMO: kernel machines optimised as neural networks over dense Nyström
 embeddings of one or several kernels."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import as_features, check_fit_data, check_predict_data, label_values
 from ._learned import _LearnedClassifier, _MethodChoice
@@ -55,6 +58,9 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         ``make_pipeline(MinMaxScaler(), estimator)``); kernel values are never scaled.
     random_state : int or None, default=None
         Seed of the embeddings, initial weights, dropout and batches.
+    verbose : bool, default=False
+        Print the fit's report on standard output (parameters used, selection scores,
+        the machine's size).
 
     Attributes
     ----------
@@ -66,6 +72,20 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         attribute, and ``declined_model_ = None``, keep the learned-kernel estimators
         uniform).
     model_ : kernlearn._core.Model
+
+    Examples
+    --------
+    A small network (the paper's is 256, 512, 256, 128 units):
+
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import DKMOClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> dkmo = DKMOClassifier(hidden=[32], epochs=30, landmarks=30, learning_rate=0.01,
+    ...                       random_state=0).fit(X, y)
+    >>> dkmo.predict_proba(X[:2]).shape
+    (2, 2)
+    >>> dkmo.fused_representation(X[:2]).shape  # the layer the softmax reads
+    (2, 32)
     """
 
     _methods = ("dkmo", "m-dkmo")
@@ -87,7 +107,7 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
                  fusion=None, optimizer=None, learning_rate=None, weight_decay=None, epochs=None,
                  patience=None, round_steps=None, batch_size=None, validation_fraction=None,
                  refit=True,
-                 scale="none", random_state=None):
+                 scale="none", random_state=None, verbose=False):
         self.method = method
         self.kernel = kernel
         self.sigma = sigma
@@ -110,8 +130,9 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         self.refit = refit
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "DKMOClassifier":
         """Builds the embeddings and trains the network.
 
         Parameters
@@ -130,23 +151,23 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         self._order = [library.index(float(v)) for v in self._values]
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Softmax outputs, one column per class of ``classes_``."""
         X = check_predict_data(self, X)
         p = np.asarray(self.model_.decision_function(as_features(X)), dtype=np.float64)
         return p[:, self._order]
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class scores: ``predict_proba`` (two classes: the second minus the first)."""
         p = self.predict_proba(X)
         return p[:, 1] - p[:, 0] if p.shape[1] == 2 else p
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """The class of the largest softmax output."""
         proba = self.predict_proba(X)  # first: raises NotFittedError before fit
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def fused_representation(self, X):
+    def fused_representation(self, X: ArrayLike) -> NDArray[np.float64]:
         """The fused representation: the layer the softmax reads (M-DKMO: the global
         fusion layer), the paper's Fig. 7 object.
 

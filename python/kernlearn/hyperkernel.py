@@ -1,7 +1,10 @@
 """Hyperkernels (Ong, Smola and Williamson, JMLR 2005): the kernel learned in a
 hyper-RKHS, for classification, ν-regression and novelty detection."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import OutlierMixin
 
 from ._base import NoveltyMixin, check_fit_data
@@ -29,6 +32,9 @@ _HYPERKERNEL_DOC = """
         ``make_pipeline(MinMaxScaler(), estimator)``); ``"01"`` scales to [0, 1].
     random_state : int or None, default=None
         Seed (the width sample).
+    verbose : bool, default=False
+        Print the fit's report on standard output (parameters used, selection scores,
+        the machine's size).
 
     Attributes
     ----------
@@ -46,7 +52,7 @@ _HYPERKERNEL_DOC = """
 
 class _HyperkernelParams:
     def _init_hyperkernel(self, hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
-                          scale, random_state):
+                          scale, random_state, verbose):
         self.hyperkernel = hyperkernel
         self.lambda_h = lambda_h
         self.lambda_q = lambda_q
@@ -55,6 +61,7 @@ class _HyperkernelParams:
         self.rank = rank
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
@@ -77,14 +84,14 @@ class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
 
     def __init__(self, problem="c-svm", *, C=None, nu=None, hyperkernel=None, lambda_h=None,
                  lambda_q=None, width_factor=None, delta=None, rank=None, scale="none",
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.problem = problem
         self.C = C
         self.nu = nu
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
-                               scale, random_state)
+                               scale, random_state, verbose)
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "HyperkernelClassifier":
         """Learns the kernel and the classifier (two classes).
 
         Parameters
@@ -122,11 +129,11 @@ class HyperkernelRegressor(_HyperkernelParams, _LearnedRegressor):
     _problem = "nu-svr"
 
     def __init__(self, *, C=None, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
-                 width_factor=None, delta=None, rank=None, scale="none", random_state=None):
+                 width_factor=None, delta=None, rank=None, scale="none", random_state=None, verbose=False):
         self.C = C
         self.nu = nu
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
-                               scale, random_state)
+                               scale, random_state, verbose)
 
 
 class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _LearnedKernel):
@@ -143,12 +150,12 @@ class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _Learne
     _problem = "one-class"
 
     def __init__(self, *, nu=None, hyperkernel=None, lambda_h=None, lambda_q=None,
-                 width_factor=None, delta=None, rank=None, scale="none", random_state=None):
+                 width_factor=None, delta=None, rank=None, scale="none", random_state=None, verbose=False):
         self.nu = nu
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
-                               scale, random_state)
+                               scale, random_state, verbose)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> "HyperkernelNovelty":
         """Learns the kernel and the support of the training distribution.
 
         Parameters
@@ -160,7 +167,7 @@ class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _Learne
         -------
         self : object
         """
-        X, _ = check_fit_data(self, X, None, classifier=False, supervised=False)
-        self._fit(X, np.zeros(X.shape[0]))
+        data, _ = check_fit_data(self, X, None, classifier=False, supervised=False)
+        self._fit(data, np.zeros(data.shape[0]))
         self.offset_ = 0.0
         return self

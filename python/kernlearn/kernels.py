@@ -8,6 +8,9 @@ estimators, the command line's ``--kernel`` / ``--kernels``) takes these objects
     kernels = [Family12().each(), RBF(sigma=2).on([0, 3])]
 """
 
+from collections.abc import Iterable
+from typing import Any, Optional, Sequence, Union
+
 
 class Kernel:
     """A kernel function of the library, with the features it reads.
@@ -21,12 +24,12 @@ class Kernel:
         Its parameters (``sigma`` or ``gamma``, ``degree``, ``coef0``).
     """
 
-    def __init__(self, name, **params):
+    def __init__(self, name: str, **params: Any) -> None:
         self.name = name
         self.params = {k: v for k, v in params.items() if v is not None}
-        self.features = None
+        self.features: Optional[str] = None
 
-    def on(self, columns):
+    def on(self, columns: Iterable[int]) -> "Kernel":
         """The same kernel on a subset of features.
 
         Parameters
@@ -42,7 +45,7 @@ class Kernel:
         k.features = "[" + ",".join(str(int(c)) for c in columns) + "]"
         return k
 
-    def each(self):
+    def each(self) -> "Kernel":
         """One copy of the kernel per single feature (``@each``).
 
         Returns
@@ -53,7 +56,7 @@ class Kernel:
         k.features = "each"
         return k
 
-    def __str__(self):
+    def __str__(self) -> str:
         spec = self.name
         if self.params:
             spec += "(" + ",".join(f"{k}={v!r}" for k, v in self.params.items()) + ")"
@@ -61,49 +64,49 @@ class Kernel:
             spec += "@" + self.features
         return spec
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Kernel({str(self)!r})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Kernel) and str(self) == str(other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(str(self))
 
 
-def RBF(sigma=None, gamma=None):
+def RBF(sigma: Optional[float] = None, gamma: Optional[float] = None) -> Kernel:
     """Gaussian kernel ``exp(-||x - x'||² / σ²)`` (or ``exp(-γ ||x - x'||²)``)."""
     return Kernel("rbf", sigma=sigma, gamma=gamma)
 
 
-def Polynomial(degree=2, gamma=1.0, coef0=1.0):
+def Polynomial(degree: int = 2, gamma: float = 1.0, coef0: float = 1.0) -> Kernel:
     """Polynomial kernel ``(γ xᵀx' + coef0)^degree``."""
     return Kernel("poly", degree=degree, gamma=gamma, coef0=coef0)
 
 
-def Linear():
+def Linear() -> Kernel:
     """Linear kernel ``xᵀx'``."""
     return Kernel("linear")
 
 
-def Laplacian(gamma=1.0):
+def Laplacian(gamma: float = 1.0) -> Kernel:
     """Laplacian kernel ``exp(-γ ||x - x'||₁)``."""
     return Kernel("laplacian", gamma=gamma)
 
 
-def Family12():
+def Family12() -> Kernel:
     """The thesis's 12 base kernels (3 polynomial, 9 Gaussian; Moeller 2017, §3.4.4)."""
     return Kernel("family12")
 
 
-def kernel_spec(kernel):
+def kernel_spec(kernel: Union[str, Kernel]) -> str:
     """Spec string of one kernel (a string is returned as it is)."""
     if isinstance(kernel, (str, Kernel)):
         return str(kernel)
     raise TypeError(f"kernel must be a spec string or a kernlearn.kernels.Kernel, got {type(kernel).__name__}")
 
 
-def family_spec(kernels):
+def family_spec(kernels: Union[str, Kernel, Sequence[Union[str, Kernel]]]) -> str:
     """Spec string of a kernel family: one spec, or a list joined by ``;``."""
     if isinstance(kernels, (str, Kernel)):
         return str(kernels)

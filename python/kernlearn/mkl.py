@@ -2,9 +2,15 @@
 EasyMKL, SPG-GMKL, Nyström + linear SVM), global or localized (LMKL, LD-MKL, SWMKL,
 C-LMKL)."""
 
+from typing import TypeVar
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._learned import _COMMON_DOC, _LearnedClassifier, _MethodChoice
+
+
+_M = TypeVar("_M", bound="MKLClassifier")
 
 
 class MKLClassifier(_MethodChoice, _LearnedClassifier):
@@ -52,13 +58,23 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         Whether every class pair's weights are within 0.1 (total-variation distance) of
         uniform: the method did not tell the kernels apart (always for UNIFORM). Such a
         fit warns, and ``feature_relevance_`` is not reported for it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import MKLClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> mkl = MKLClassifier("easymkl", kernels="rbf(sigma=1);rbf(sigma=4);linear",
+    ...                     random_state=0).fit(X, y)
+    >>> mkl.weights_.round(1)  # one row per class pair, one column per kernel
+    array([[0.9, 0.1, 0. ]])
 """
 
     _methods = ("uniform", "mwumkl", "easymkl", "spg-gmkl", "nystrom-linear")
 
     def __init__(self, method="mwumkl", *, kernels=None, C=None, mwu_epsilon=None, mwu_prune=True,
                  easymkl_lambda=None, landmarks=None, gmkl_reg=None, gmkl_p=None, gmkl_lambda=None,
-                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+                 tol=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None, verbose=False):
         self.method = method
         self.kernels = kernels
         self.C = C
@@ -76,8 +92,9 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
-    def fit(self, X, y):
+    def fit(self: _M, X: ArrayLike, y: ArrayLike) -> _M:
         """Learns the kernel weights and the classifier (after a fallback, the classifier
         is the SVM-CV model and ``weights_`` are the declined learned kernel's).
 
@@ -118,12 +135,24 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
         MWU solver accuracy.
     clusters : int, default=None
         C-LMKL's number of soft clusters.
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import LocalizedMKLClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> lmkl = LocalizedMKLClassifier("clmkl", kernels="linear;rbf(sigma=2)",
+    ...                               random_state=0).fit(X, y)
+    >>> gates = lmkl.gates(X)  # one column per kernel, rows summing to one
+    >>> gates.shape, bool(np.allclose(gates.sum(axis=1), 1))
+    ((60, 2), True)
+"""
 
     _methods = ("lmkl", "ldmkl", "swmkl", "clmkl")
 
     def __init__(self, method="lmkl", *, kernels=None, C=None, solver=None, lkl_epsilon=None,
-                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+                 clusters=None, select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None, verbose=False):
         self.method = method
         self.kernels = kernels
         self.C = C
@@ -136,8 +165,9 @@ class LocalizedMKLClassifier(_MethodChoice, _LearnedClassifier):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
-    def gates(self, X, pair=0):
+    def gates(self, X: ArrayLike, pair: int = 0) -> NDArray[np.float64]:
         """How much each base kernel is used at each sample (after a fallback, in the
         declined learned kernel's model, ``declined_model_``).
 

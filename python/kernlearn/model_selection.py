@@ -6,15 +6,19 @@ kernlearn's estimators."""
 
 import json
 import numbers
+from typing import Any, Optional
 
 import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import PAPER_POWERS, AtomicFitMixin, check_fit_data
+from ._base import PAPER_POWERS, AtomicFitMixin, check_fit_data, csr_parts
 from .svm import SVC, SVR, NuSVC, NuSVR
 
 
@@ -95,6 +99,8 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
     ['C', 'gamma']
     """
 
+    _accepts_sparse = True  # scipy.sparse X: the library's search on CSR rows
+
     def __init__(self, estimator=None, param_grid=None, *, scoring=None, cv=5, n_jobs=None,
                  refit=True, verbose=0, random_state=0):
         self.estimator = estimator
@@ -105,6 +111,12 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         self.refit = refit
         self.verbose = verbose
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        base = SVC() if self.estimator is None else self.estimator
+        tags.input_tags.sparse = get_tags(base).input_tags.sparse  # as the tuned estimator
+        return tags
 
     def _base(self):
         base = SVC() if self.estimator is None else self.estimator
@@ -176,7 +188,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             "epsilons": [float(e) for e in grid.get("epsilon", [])],
         }, "gamma" in grid
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> "GridSearch":
         """Cross-validates every grid point and refits the best.
 
         Parameters
@@ -230,8 +242,13 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             extra["test_folds"] = tests
         n_points = len(grid["sigmas"]) * len(grid["cs"]) * max(1, len(grid["epsilons"]))
         self._say(f"fast path: {n_points} grid points x {folds} folds on {X.shape[0]} rows")
+        rows = X
+        if sp.issparse(X):  # the library's sparse search: the same folds and scores
+            if distributed:
+                raise ValueError("the distributed grid search takes dense X")
+            rows = csr_parts(X)
         selection = json.loads(
-            search(params, json.dumps(grid), folds, int(self.random_state), X, y_lib, **extra)
+            search(params, json.dumps(grid), folds, int(self.random_state), rows, y_lib, **extra)
         )
         self._record(selection, by_gamma, classifier)
         if self.refit:
@@ -310,7 +327,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_splits_ = len(self.folds_)
         self.selection_ = selection
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predictions of ``best_estimator_``.
 
         Parameters
@@ -324,7 +341,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values of ``best_estimator_``.
 
         Parameters
@@ -338,7 +355,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)
 
-    def score(self, X, y):
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Score of ``best_estimator_``: the search's scorer when one was given
         (as ``GridSearchCV``), else accuracy or R².
 

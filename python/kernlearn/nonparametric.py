@@ -2,8 +2,10 @@
 and regression, and scalable DANK (one DANK machine per k-means cluster)."""
 
 import json
+from typing import Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from ._learned import _COMMON_DOC, _LearnedClassifier, _LearnedRegressor, _require_binary
@@ -24,7 +26,10 @@ def _learned_machines(node):
 class _LearnedMatrixMixin:
     """Access to the learned matrix of KNPL (``G``) and DANK (``F``)."""
 
-    def learned_matrix(self, machine=0):
+    # What the mixin reads of the estimator it is mixed into (for type checkers).
+    _learned_model: Callable[[], Any]
+
+    def learned_matrix(self, machine: int = 0) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """Rows of the learned matrix ``W`` (KNPL's ``G``, DANK's ``F``) that prediction
         uses: those of the support vectors, against every training point of the machine.
         After a fallback (``fell_back_``), those of the declined learned kernel's model
@@ -73,12 +78,22 @@ class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         instead of the default monotone ascent on the saddle objective.
     tol : float, default=None
         SMO tolerance.
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + """
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import KNPLClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> knpl = KNPLClassifier(random_state=0).fit(X, y)
+    >>> support, rows = knpl.learned_matrix()  # G's rows of the support vectors
+    >>> rows.shape == (len(support), len(X))
+    True
+"""
 
     _method = "knpl"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, knpl_gamma=None, knpl_alternate=False, tol=None,
-                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None):
+                 select=None, grid=None, cv=5, fallback=True, scale="none", random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -91,6 +106,7 @@ class KNPLClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.knpl_alternate = knpl_alternate
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
@@ -116,13 +132,23 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
     start : {"svm", "zero"}, default=None
         Where the solver starts (``--dank-start``): the SVM solution on the base kernel
         (the papers; the default) or zero.
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + """
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import DANKClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> dank = DANKClassifier(random_state=0).fit(X, y)
+    >>> support, rows = dank.learned_matrix()  # F's rows of the support vectors
+    >>> rows.shape == (len(support), len(X))
+    True
+"""
 
     _method = "dank"
 
     def __init__(self, *, kernel=None, sigma=None, C=None, tau=None, eta=None, scheme=None,
                  step=None, start=None, select=None, grid=None, cv=5, fallback=True, scale="none",
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -137,6 +163,7 @@ class DANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
@@ -154,7 +181,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
 
     def __init__(self, *, kernel=None, sigma=None, C=None, epsilon=None, tau=None, eta=None,
                  scheme=None, step=None, start=None, select=None, grid=None, cv=5, fallback=True,
-                 scale="none", random_state=None):
+                 scale="none", random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -170,6 +197,7 @@ class DANKRegressor(_LearnedMatrixMixin, _LearnedRegressor):
         self.fallback = fallback
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
@@ -186,7 +214,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
 
     _method = "dank-scalable"
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "ScalableDANKClassifier":
         """Clusters the data and learns one DANK machine per cluster.
 
         Parameters
@@ -209,7 +237,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
 
     def __init__(self, *, kernel=None, sigma=None, C=None, eta=None, scheme=None, step=None,
                  start=None, clusters=None, select=None, grid=None, cv=5, scale="none",
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -223,3 +251,4 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         self.cv = cv
         self.scale = scale
         self.random_state = random_state
+        self.verbose = verbose

@@ -33,9 +33,11 @@ import os
 import socket
 import sys
 import time
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 import scipy.sparse
+from numpy.typing import ArrayLike
 
 try:
     import ray
@@ -51,10 +53,13 @@ from ._learned import _require_binary
 from .model_selection import GridSearch
 from .nonparametric import ScalableDANKClassifier
 
+if TYPE_CHECKING:
+    from .svm import SVC
+
 __all__ = ["connect", "grid_search", "experiment", "mwumkl", "scalable_dank", "svc"]
 
 
-def connect(address=None, **init_kwargs):
+def connect(address: Optional[str] = None, **init_kwargs: Any) -> None:
     """Connects this process to a Ray cluster unless it already is.
 
     Parameters
@@ -166,8 +171,10 @@ def _grid_block(params, grid, plan, sigmas, x, y):
     return _core.grid_search_block(params, grid, plan, sigmas, x, y)
 
 
-def grid_search(estimator=None, X=None, y=None, param_grid=None, cv=5, *, random_state=0,
-                refit=True, address=None, quiet=None, max_retries=3):
+def grid_search(estimator: Any = None, X: Optional[ArrayLike] = None, y: Optional[ArrayLike] = None,
+                param_grid: Optional[dict[str, Any]] = None, cv: int = 5, *, random_state: int = 0,
+                refit: bool = True, address: Optional[str] = None, quiet: Optional[bool] = None,
+                max_retries: int = 3) -> GridSearch:
     """:class:`kernlearn.GridSearch` with one Ray task per Gaussian width.
 
     Each task computes its σ's Gram matrix once and reuses it for every fold and every
@@ -254,8 +261,9 @@ def _as_dataset(name, data):
     return X, y
 
 
-def experiment(datasets, methods, repeats=10, *, test_fraction=0.5, seed=0, address=None,
-               quiet=None, max_retries=3):
+def experiment(datasets: Any, methods: Any, repeats: int = 10, *, test_fraction: float = 0.5,
+               seed: int = 0, address: Optional[str] = None, quiet: Optional[bool] = None,
+               max_retries: int = 3) -> dict[str, Any]:
     """``kernlearn experiment`` with every repeat a Ray task.
 
     Parameters
@@ -435,8 +443,10 @@ def _binary_labels(y):
     return classes, np.where(y == classes[0], 1.0, -1.0)
 
 
-def mwumkl(X, y, kernels="family12", *, C=None, epsilon=0.2, width=1.5, iterations=None,
-           shards=None, address=None, quiet=None, max_restarts=3, _after_round=None):
+def mwumkl(X: ArrayLike, y: Any, kernels: str = "family12", *, C: Optional[float] = None,
+           epsilon: float = 0.2, width: float = 1.5, iterations: Optional[int] = None,
+           shards: Optional[int] = None, address: Optional[str] = None, quiet: Optional[bool] = None,
+           max_restarts: int = 3, _after_round: Optional[Callable[..., Any]] = None) -> dict[str, Any]:
     """MWUMKL (Moeller 2017, Algorithm 6) with the kernel family sharded over Ray actors.
 
     Each actor holds its slice of the family and that slice's state (``Ḡ_iα`` and
@@ -552,8 +562,10 @@ def _partitioned(X, partitions):
     return parts, X.shape[1]
 
 
-def scalable_dank(X, y, estimator=None, *, partitions=None, address=None, quiet=None,
-                  max_retries=3, _after_submit=None):
+def scalable_dank(X: Any, y: ArrayLike, estimator: Optional[ScalableDANKClassifier] = None, *,
+                  partitions: Optional[int] = None, address: Optional[str] = None,
+                  quiet: Optional[bool] = None, max_retries: int = 3,
+                  _after_submit: Optional[Callable[..., Any]] = None) -> ScalableDANKClassifier:
     """:class:`kernlearn.ScalableDANKClassifier` fitted on a Ray cluster.
 
     The library's distributed fit (the same protocol as :func:`mwumkl`): the k-means
@@ -656,8 +668,9 @@ def _cascade_parts(parts):
     return 1 << (int(parts).bit_length() - 1)
 
 
-def svc(X, y, estimator=None, *, parts=None, address=None, quiet=None, max_retries=3,
-        random_state=0):
+def svc(X: ArrayLike, y: ArrayLike, estimator: "Optional[SVC]" = None, *, parts: Optional[int] = None,
+        address: Optional[str] = None, quiet: Optional[bool] = None, max_retries: int = 3,
+        random_state: int = 0) -> "SVC":
     """One exact binary C-SVC (:class:`kernlearn.SVC`) by divide and conquer on Ray.
 
     The rows are split into ``parts`` parts by a stratified random partition (seeded);

@@ -12,9 +12,11 @@ import inspect
 import json
 import numbers
 import warnings
+from typing import Any, Optional, TypeVar, Union
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import deprecated
@@ -39,6 +41,7 @@ from ._base import (
     label_values,
     model_decision,
     seed_of,
+    unpacked_json,
 )
 
 #: All-zero weights reach the library, which refuses them with the SVMs' own message
@@ -52,6 +55,12 @@ _ALL_ZERO_WEIGHTS = (
 #: The bound that stands for C = inf: no α reaches it on separable data (so the solution
 #: is the hard-margin one), with room for class and sample weights up to 1e8 in f64.
 _HARD_MARGIN_C = 1e300
+
+#: ``X`` of the SVMs: array-like, or a scipy.sparse matrix (fitted on the sparse kernels).
+MatrixLike = Union[ArrayLike, Any]
+
+_SVC = TypeVar("_SVC", bound="_BaseSVC")
+_SVR = TypeVar("_SVR", bound="_BaseSVR")
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "laplacian", "chi2", "precomputed")
 
@@ -79,10 +88,35 @@ def _numeric(X):
     return isinstance(X, np.ndarray) and np.issubdtype(X.dtype, np.number)
 
 
+def _stored_support_vectors(model_json, support):
+    """The rows of the model file's support vectors in the order of ``support`` (their
+    training indices, scikit-learn's order), or None where the model does not store
+    them dense and unscaled under those indices."""
+    document = json.loads(model_json)
+    fitted = document.get("model", {}).get("fitted", {})
+    stored = fitted.get("support_vectors")
+    if (
+        support is None
+        or document.get("scaler", {}).get("mode", "None") != "None"
+        or not isinstance(stored, dict)
+        or not {"n_rows", "n_cols", "values"} <= stored.keys()
+    ):
+        return None
+    values = np.asarray(stored["values"], dtype=np.float64).reshape(stored["n_rows"], stored["n_cols"])
+    indices = np.asarray(fitted.get("sv_indices", []))
+    if len(indices) != len(values) or len(support) != len(indices):
+        return None
+    order = np.argsort(indices, kind="stable")
+    rows = order[np.clip(np.searchsorted(indices[order], support), 0, len(indices) - 1)]
+    if not np.array_equal(indices[rows], support):
+        return None
+    return values[rows]
+
+
 class _BaseSVM(FittedModelMixin, BaseEstimator):
     """Parameters and fitting shared by the five formulations."""
 
-    _svm_type = None  # the library's SvmType (serde name)
+    _svm_type: Optional[str] = None  # the library's SvmType (serde name)
     _classifier = False
     _accepts_sparse = True  # scipy.sparse X (CSR/CSC/COO) fits on the sparse kernels
 
@@ -95,7 +129,25 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         "shrinking": ["boolean"],
         "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, -1, None, closed="left")],
+        "verbose": ["verbose"],
     }
+
+    def __getstate__(self):
+        # The model holds the support vectors: a dense ``support_vectors_`` equal to
+        # them is left out of the pickle and rebuilt on unpickling (halves its size).
+        state = super().__getstate__()
+        sv = state.get("support_vectors_")
+        packed = state.get("_model_json")
+        if isinstance(sv, np.ndarray) and sv.size > 0 and packed is not None:
+            stored = _stored_support_vectors(unpacked_json(packed), state.get("support_"))
+            if stored is not None and stored.dtype == sv.dtype and np.array_equal(stored, sv):
+                del state["support_vectors_"]
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "support_vectors_" not in self.__dict__ and self.__dict__.get("model_") is not None:
+            self.support_vectors_ = _stored_support_vectors(self.model_.to_json(), self.support_)
 
     def _gamma_value(self, X):
         if self.gamma == "scale":
@@ -216,6 +268,8 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 "The dual coefficients or intercepts are not finite. The input data may "
                 "contain large values and need to be preprocessed."
             )
+        if self.verbose:
+            self._print_fit()
         if self.fit_status_ == 1:
             warnings.warn(
                 f"Solver terminated early (max_iter={self.max_iter}).  Consider "
@@ -223,6 +277,19 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
                 ConvergenceWarning,
             )
         return self
+
+    def _print_fit(self):
+        """LIBSVM's report of a fit (``svm-train`` without ``-q``), on standard output:
+        per class pair its iterations, objective and offset, then the support vectors
+        (``nBSV``: at their upper bound)."""
+        info = json.loads(self.model_.to_json())["model"]["fitted"]
+        iterations = info["info"].get("subproblem_iterations") or [info["info"]["iterations"]]
+        for n_iter, obj, rho in zip(iterations, info["info"]["objectives"], info["rho"]):
+            print(f"optimization finished, #iter = {n_iter}")
+            print(f"obj = {obj:f}, rho = {rho:f}")
+        n_sv = len(info["sv_indices"])
+        print(f"nSV = {n_sv}, nBSV = {info['info']['n_bounded']}")
+        print(f"Total nSV = {n_sv}", flush=True)
 
     def _check_predict(self, X):
         """Validated ``X`` for prediction (a callable kernel's input is passed to it as
@@ -246,7 +313,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
         return super()._features(X)
 
     @property
-    def coef_(self):
+    def coef_(self) -> Any:
         """Weights of the features, ``dual_coef_ @ support_vectors_`` (per class pair
         for more than two classes, as scikit-learn); linear kernel only.
 
@@ -304,7 +371,7 @@ class _BaseSVM(FittedModelMixin, BaseEstimator):
             self._dual_coef_ = sp.csr_matrix(self._dual_coef_)
 
     @property
-    def n_support_(self):
+    def n_support_(self) -> NDArray[np.int32]:
         """Number of support vectors per class (one count for SVR / one-class)."""
         if not hasattr(self, "_n_support"):
             raise AttributeError("n_support_: the estimator is not fitted yet")
@@ -371,7 +438,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         "random_state": ["random_state"],
     }
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self: _SVC, X: MatrixLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> _SVC:
         """Fits the classifier.
 
         Parameters
@@ -430,7 +497,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         X = self._check_predict(X)
         return self._layout.ovo(self._model_decision(X))
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Decision values.
 
         Parameters
@@ -441,13 +508,14 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (positive means ``classes_[1]``),
-        else ``(n_samples, n_classes)`` (``"ovr"``) or ``(n_samples, n_classes * (n_classes
-        - 1) / 2)`` (``"ovo"``, pairs in scikit-learn's order).
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            Two classes: one column, positive meaning ``classes_[1]``. More: one column
+            per class (``"ovr"``), or per class pair (``"ovo"``: ``n_classes *
+            (n_classes - 1) / 2`` pairs in scikit-learn's order).
         """
         return classifier_scores(self._ovo(X), len(self.classes_), self.decision_function_shape)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Predicted class labels (LIBSVM's one-vs-one vote; ``break_ties`` uses the
         one-vs-rest scores).
 
@@ -485,7 +553,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
     def _probB(self):
         return self._platt("prob_b")
 
-    @deprecated(
+    @deprecated(  # type: ignore[prop-decorator]
         "Attribute `probA_` was deprecated in version 1.9 and will be removed in 1.11 as "
         "the `probability=True` option for SVC and NuSVC was deprecated and will be "
         "removed in 1.11."
@@ -495,7 +563,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         """Platt's ``A`` per class pair (``probability=True``)."""
         return self._probA
 
-    @deprecated(
+    @deprecated(  # type: ignore[prop-decorator]
         "Attribute `probB_` was deprecated in version 1.9 and will be removed in 1.11 as "
         "the `probability=True` option for SVC and NuSVC was deprecated and will be "
         "removed in 1.11."
@@ -513,7 +581,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         return sp.vstack(coef).tocsr() if sp.issparse(coef[0]) else np.vstack(coef)
 
     @available_if(_check_proba)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Class probabilities (Platt scaling per pair fitted by internal 5-fold CV, then
         pairwise coupling, as LIBSVM).
 
@@ -542,7 +610,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         return proba[:, self._layout.proba_columns()]
 
     @available_if(_check_proba)
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Logarithm of :meth:`predict_proba`.
 
         Parameters
@@ -588,6 +656,10 @@ class SVC(_BaseSVC):
         Kernel cache in MB.
     class_weight : dict or "balanced", default=None
         Multiplies C per class.
+    verbose : bool, default=False
+        Print LIBSVM's report of the fit on standard output: each class pair's
+        iterations, objective and offset, then the number of support vectors (as
+        ``svm-train`` prints it, after the fit rather than during it).
     max_iter : int, default=-1
         Iteration cap; -1 for LIBSVM's ``max(1e7, 100 n)``.
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
@@ -611,6 +683,19 @@ class SVC(_BaseSVC):
     n_features_in_ : int
     model_ : kernlearn._core.Model
         The library's fitted model (what :meth:`save` writes).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import SVC
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = SVC(C=1.0).fit(X, y)
+    >>> clf.predict(X[:5])
+    array([1, 0, 1, 1, 1])
+    >>> clf.n_support_
+    array([15, 15], dtype=int32)
+    >>> round(clf.score(X, y), 2)
+    0.83
     """
 
     _svm_type = "c_svc"
@@ -618,7 +703,7 @@ class SVC(_BaseSVC):
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability="deprecated", tol=1e-3, cache_size=200,
-                 class_weight=None, max_iter=-1, decision_function_shape="ovr",
+                 class_weight=None, verbose=False, max_iter=-1, decision_function_shape="ovr",
                  break_ties=False, random_state=None):
         self.C = C
         self.kernel = kernel
@@ -630,6 +715,7 @@ class SVC(_BaseSVC):
         self.tol = tol
         self.cache_size = cache_size
         self.class_weight = class_weight
+        self.verbose = verbose
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
@@ -646,7 +732,7 @@ class NuSVC(_BaseSVC):
     nu : float, default=0.5
         Upper bound on the fraction of margin errors, lower bound on the fraction of
         support vectors, in (0, 1].
-    kernel, degree, gamma, coef0, shrinking, probability, tol, cache_size, max_iter, decision_function_shape, break_ties, random_state
+    kernel, degree, gamma, coef0, shrinking, probability, tol, cache_size, verbose, max_iter, decision_function_shape, break_ties, random_state
         As in :class:`SVC`.
     class_weight : None
         Accepted for scikit-learn compatibility; LIBSVM's ν-SVC ignores class weights.
@@ -655,6 +741,17 @@ class NuSVC(_BaseSVC):
     ----------
     classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, n_iter_, model_
         As in :class:`SVC`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from kernlearn import NuSVC
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = NuSVC(nu=0.3).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:3]).shape
+    (3,)
     """
 
     _svm_type = "nu_svc"
@@ -662,7 +759,7 @@ class NuSVC(_BaseSVC):
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability="deprecated", tol=1e-3, cache_size=200,
-                 class_weight=None, max_iter=-1, decision_function_shape="ovr",
+                 class_weight=None, verbose=False, max_iter=-1, decision_function_shape="ovr",
                  break_ties=False, random_state=None):
         self.nu = nu
         self.kernel = kernel
@@ -674,6 +771,7 @@ class NuSVC(_BaseSVC):
         self.tol = tol
         self.cache_size = cache_size
         self.class_weight = class_weight
+        self.verbose = verbose
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
@@ -681,7 +779,7 @@ class NuSVC(_BaseSVC):
 
 
 class _BaseSVR(RegressorPredictMixin, RegressorMixin, _BaseSVM):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self: _SVR, X: MatrixLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> _SVR:
         """Fits the regressor.
 
         Parameters
@@ -711,7 +809,7 @@ class SVR(_BaseSVR):
 
     Parameters
     ----------
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size, verbose, max_iter
         As in :class:`SVC`.
     C : float, default=1.0
         Trade-off (> 0).
@@ -722,6 +820,17 @@ class SVR(_BaseSVR):
     ----------
     support_, support_vectors_, dual_coef_ (shape (1, n_SV)), intercept_, n_iter_, model_
         As in :class:`sklearn.svm.SVR`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from kernlearn import SVR
+    >>> X, y = make_regression(n_samples=60, n_features=3, noise=0.1, random_state=0)
+    >>> reg = SVR(C=100.0, epsilon=0.5).fit(X, y)
+    >>> reg.predict(X[:3]).round()
+    array([-33., -72.,  57.])
+    >>> y[:3].round()
+    array([-33., -73.,  57.])
     """
 
     _svm_type = "epsilon_svr"
@@ -732,7 +841,7 @@ class SVR(_BaseSVR):
     }
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 C=1.0, epsilon=0.1, shrinking=True, cache_size=200, max_iter=-1):
+                 C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -742,6 +851,7 @@ class SVR(_BaseSVR):
         self.epsilon = epsilon
         self.shrinking = shrinking
         self.cache_size = cache_size
+        self.verbose = verbose
         self.max_iter = max_iter
 
 
@@ -756,7 +866,7 @@ class NuSVR(_BaseSVR):
         Fraction bound of support vectors, in (0, 1].
     C : float, default=1.0
         Trade-off (> 0).
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, max_iter
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter
         As in :class:`SVC`.
 
     Attributes
@@ -773,7 +883,7 @@ class NuSVR(_BaseSVR):
     }
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, tol=1e-3, cache_size=200, max_iter=-1):
+                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -783,6 +893,7 @@ class NuSVR(_BaseSVR):
         self.shrinking = shrinking
         self.tol = tol
         self.cache_size = cache_size
+        self.verbose = verbose
         self.max_iter = max_iter
 
 
@@ -795,7 +906,7 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
     ----------
     nu : float, default=0.5
         Upper bound on the fraction of training outliers, in (0, 1].
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size, verbose, max_iter
         As in :class:`SVC`.
 
     Attributes
@@ -804,6 +915,15 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
         As in :class:`sklearn.svm.OneClassSVM`.
     offset_ : float
         ``decision_function = score_samples - offset_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlearn import OneClassSVM
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> detector = OneClassSVM(nu=0.1, gamma=0.2).fit(X)
+    >>> detector.predict([[0.0, 0.0], [4.0, 4.0]])  # +1 inlier, -1 outlier
+    array([ 1, -1])
     """
 
     _svm_type = "one_class"
@@ -813,7 +933,7 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
     }
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 nu=0.5, shrinking=True, cache_size=200, max_iter=-1):
+                 nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -822,9 +942,10 @@ class OneClassSVM(NoveltyMixin, OutlierMixin, _BaseSVM):
         self.nu = nu
         self.shrinking = shrinking
         self.cache_size = cache_size
+        self.verbose = verbose
         self.max_iter = max_iter
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X: MatrixLike, y: Any = None, sample_weight: Optional[ArrayLike] = None) -> "OneClassSVM":
         """Fits the support of the training distribution.
 
         Parameters

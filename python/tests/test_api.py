@@ -56,6 +56,44 @@ def test_pickle_and_joblib_round_trip(estimator, tmp_path):
             np.testing.assert_array_equal(restored.decision_function(X_test), fitted.decision_function(X_test))
 
 
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [(kernlearn.SVC(C=4), svm.SVC(C=4)), (kernlearn.SVR(C=4), svm.SVR(C=4))],
+    ids=["SVC", "SVR"],
+)
+def test_pickles_stay_within_one_and_a_half_times_sklearns(ours, theirs):
+    """The model's JSON is pickled compressed and support_vectors_, which the model holds,
+    is rebuilt on unpickling: every fitted attribute comes back equal, and the pickle is
+    at most 1.5 times scikit-learn's."""
+    X, y = dataset("glass")  # six classes: one-vs-one layout of the support vectors
+    X = scaled(X)
+    if isinstance(ours, kernlearn.SVR):
+        y = X[:, 0] + np.sin(3 * X[:, 1])
+    fitted = ours.fit(X, y)
+    data = pickle.dumps(fitted)
+    assert len(data) <= 1.5 * len(pickle.dumps(theirs.fit(X, y)))
+    restored = pickle.loads(data)
+    for name in ("support_vectors_", "support_", "dual_coef_", "intercept_", "n_support_"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(fitted, name))
+        assert getattr(restored, name).dtype == getattr(fitted, name).dtype
+    np.testing.assert_array_equal(restored.predict(X), fitted.predict(X))
+    # An altered support_vectors_ is pickled as it is (scikit-learn's checks see it).
+    fitted.support_vectors_ = fitted.support_vectors_[:-1]
+    assert pickle.loads(pickle.dumps(fitted)).support_vectors_.shape == fitted.support_vectors_.shape
+
+
+def test_pickles_with_the_model_json_as_text_still_load():
+    """Earlier pickles held the model file's JSON uncompressed."""
+    X_train, X_test, y_train, _ = heart_split()
+    fitted = kernlearn.SVC().fit(X_train, y_train)
+    state = fitted.__getstate__()
+    state["_model_json"] = fitted.model_.to_json()
+    state["support_vectors_"] = fitted.support_vectors_
+    restored = kernlearn.SVC()
+    restored.__setstate__(state)
+    np.testing.assert_array_equal(restored.decision_function(X_test), fitted.decision_function(X_test))
+
+
 def test_saved_model_is_a_kernlearn_model_file(tmp_path):
     X_train, X_test, y_train, _ = heart_split()
     model = kernlearn.SVC(C=2).fit(X_train, y_train)
@@ -166,6 +204,26 @@ def test_grid_search_takes_scikit_learn_splitters_and_iterables_on_the_fast_path
     assert_same_search(ours, GridSearchCV(svm.SVC(), grid, cv=folds).fit(X, y))
     with pytest.raises(ValueError, match="ShuffleSplit"):
         kernlearn.GridSearch(kernlearn.SVC(), grid, cv=ShuffleSplit(3, test_size=0.2, train_size=0.5, random_state=0)).fit(X, y)
+
+
+def test_grid_search_on_sparse_rows_runs_the_library_search_and_equals_gridsearchcv():
+    """scipy.sparse X takes the fast path (the library's search on CSR rows): every
+    point's score and the pick equal GridSearchCV's over scikit-learn's sparse SVC, and
+    the dense search's."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = dataset("heart")
+    X = scaled(X)
+    X[X < 0.3] = 0.0  # a third of the entries zero
+    Xs = scipy.sparse.csr_matrix(X)
+    grid = {"C": [0.5, 4.0, 32.0], "gamma": [1 / 64, 1 / 8, 1.0]}
+    cv = StratifiedKFold(4)
+    w = 1.0 + np.arange(len(y)) % 3
+    ours = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=cv).fit(Xs, y, sample_weight=w)
+    assert ours.fast_path_
+    assert scipy.sparse.issparse(ours.best_estimator_.support_vectors_)
+    assert_same_search(ours, GridSearchCV(svm.SVC(), grid, cv=cv).fit(Xs, y, sample_weight=w))
+    assert_same_search(ours, kernlearn.GridSearch(kernlearn.SVC(), grid, cv=cv).fit(X, y, sample_weight=w))
 
 
 def test_grid_search_takes_other_scorers_kernels_and_pipelines_through_gridsearchcv(capsys):
@@ -407,3 +465,21 @@ def test_m_dkmo_with_default_arguments_fits():
     X, y = load_iris(return_X_y=True)
     model = kernlearn.DKMOClassifier("m-dkmo", epochs=3, random_state=0).fit(X, y)
     assert model.predict(X).shape == y.shape
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_svms_take_every_parameter_of_scikit_learns_and_verbose_prints_libsvms_report(name, capsys):
+    ours, theirs = getattr(kernlearn, name), getattr(svm, name)
+    missing = set(inspect.signature(theirs).parameters) - set(inspect.signature(ours).parameters)
+    assert not missing, f"kernlearn.{name} lacks {sorted(missing)}"
+    X, y = dataset("heart")
+    X = scaled(X)
+    if name in ("SVR", "NuSVR"):
+        y = X[:, 0]
+    fitted = ours(verbose=True).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"optimization finished, #iter = {int(np.sum(fitted.n_iter_))}", lines
+    assert lines[1].startswith("obj = ") and ", rho = " in lines[1], lines
+    assert lines[-1] == f"Total nSV = {len(fitted.support_)}", lines
+    ours(verbose=False).fit(X, y)
+    assert capsys.readouterr().out == ""

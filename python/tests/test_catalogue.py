@@ -13,7 +13,7 @@ from kernlearn import _core
 from kernlearn.learned import ESTIMATOR_METHODS, OPTION_OF, OPTIONS
 
 # Estimator parameters that are no library option: they steer fitting itself.
-FITTING = {"method", "select", "grid", "cv", "scale", "random_state"}
+FITTING = {"method", "select", "grid", "cv", "scale", "random_state", "verbose"}
 
 # SMO's solver knobs: the stopping tolerance, the kernel cache and shrinking change how
 # fast the inner SVMs converge, not what is learned; the estimators on a learned kernel

@@ -70,8 +70,8 @@ impl DataArgs {
     /// so without `--sparse`, as LIBSVM and scikit-learn's `load_svmlight_file` read such
     /// files, when its dense form would take more than 64 MiB and more than 8 times its
     /// CSR form (12 bytes a non-zero) and the caller can take CSR (`can_take(columns)`:
-    /// a method with a sparse kernel and fixed parameters, none of the dense-only
-    /// options; for prediction an svm model); stderr says so unless `quiet`. Otherwise
+    /// a method with a sparse kernel, none of the dense-only options; for prediction an
+    /// svm model); stderr says so unless `quiet`. Otherwise
     /// densified from the rows read.
     pub fn read_libsvm_rows(
         &self,
@@ -99,8 +99,9 @@ impl DataArgs {
         let dense = sparse.into_dense(&path).map_err(|_| {
             Error::data(format!(
                 "{path}: a dense matrix of {rows} rows × {cols} features does not fit in \
-                 memory, and this run cannot keep it sparse: sparse fits are svm with fixed \
-                 parameters, without --select, --target, --trace, --relevance-plot or weights"
+                 memory, and this run cannot keep it sparse: sparse fits are svm (fixed or \
+                 --select grid), without --target, --trace, --relevance-plot or \
+                 --weight-column (--weight-file is fine)"
             ))
         })?;
         Ok(Rows::Dense(dense))
@@ -176,23 +177,29 @@ impl WeightArgs {
             };
             return Ok((data, Some(weights)));
         }
+        let weights = self.file_weights(data.len(), path)?;
+        Ok((data, weights))
+    }
+
+    /// The weights of `--weight-file`, one for each of the `rows` rows of the data file
+    /// `path`, or `None` without the option.
+    pub fn file_weights(&self, rows: usize, path: &Path) -> Result<Option<Vec<f64>>> {
         let Some(file) = &self.weight_file else {
-            return Ok((data, None));
+            return Ok(None);
         };
         let weights = kernlearn::data::read_weight_file(file)?;
-        if weights.len() != data.len() {
+        if weights.len() != rows {
             return Err(Error::param(
                 "--weight-file",
                 format!(
-                    "{} has {} weights, {} has {} rows (one weight per row)",
+                    "{} has {} weights, {} has {rows} rows (one weight per row)",
                     file.display(),
                     weights.len(),
                     path.display(),
-                    data.len()
                 ),
             ));
         }
-        Ok((data, Some(weights)))
+        Ok(Some(weights))
     }
 }
 

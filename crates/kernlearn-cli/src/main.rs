@@ -6,19 +6,18 @@ mod demo;
 mod experiment;
 mod figure;
 mod generate;
+mod libsvm_commands;
 mod out;
 mod progress;
 mod report;
 mod select;
+mod sparse;
 mod split;
 
 use args::{read_for_prediction, DataArgs, ModelArgs, Rows};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use kernlearn::data::{
-    stratified_split, train_test_split, Dataset, Format, ScaleMode, SparseDataset,
-};
+use kernlearn::data::{stratified_split, train_test_split, Dataset, Format, ScaleMode};
 use kernlearn::figure::{figure_path, trace_plot_paths, write_trace_plots};
-use kernlearn::learner::Progress;
 use kernlearn::method::{spell, Spelling};
 use kernlearn::output::{write_atomic, Outputs};
 use kernlearn::predictor::ArtefactKind;
@@ -33,7 +32,8 @@ use std::time::Instant;
 #[command(
     name = "kernlearn",
     version,
-    about = "Kernel machines and kernel learning"
+    about = "Kernel machines and kernel learning",
+    after_help = libsvm_commands::HELP
 )]
 struct Cli {
     /// No progress output.
@@ -78,8 +78,8 @@ enum Command {
         #[command(flatten)]
         weights: args::WeightArgs,
         /// Keep a LIBSVM/SVMlight file sparse (CSR, memory and model size proportional to
-        /// the non-zeros): for svm with fixed parameters, scaling `none`, `maxabs` (or `01`
-        /// on non-negative data); other methods refuse it. Unasked, a file whose dense
+        /// the non-zeros): for svm (`--select grid` and `--weight-file` too), scaling
+        /// `none`, `maxabs` (or `01` on non-negative data); other methods refuse it. Unasked, a file whose dense
         /// form would take over 64 MiB and 8× its CSR form is kept sparse when the fit
         /// allows.
         #[arg(long)]
@@ -219,6 +219,7 @@ enum Command {
 
 /// The command line, with `-h` showing one line per option.
 fn parse_command_line() -> Cli {
+    libsvm_commands::intercept(); // exits when argv[1] is svm-train, svm-predict or svm-scale
     let matches = args::one_line_help(Cli::command()).get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
@@ -369,18 +370,9 @@ fn fit_method_weighted(
         warn_long_fit(train, method, scale, seed)?;
     }
     let msg = format!("fitting {} on {} rows", method.name(), train.len());
-    let pb = match method.steps() {
-        0 => progress::spinner(quiet, &msg),
-        n => progress::bar(quiet, n, &msg),
-    };
-    let tick = |p: Progress| progress::show(&pb, &msg, p);
-    let fit = || Pipeline::fit_weighted(scale, method, train, weights, seed, &tick);
-    let fitted = match method.steps() {
-        0 => progress::watching(&pb, fit)?,
-        _ => fit()?,
-    };
-    pb.finish_and_clear();
-    Ok(fitted)
+    progress::fitting(quiet, method.steps(), &msg, |tick| {
+        Pipeline::fit_weighted(scale, method, train, weights, seed, tick)
+    })
 }
 
 /// Fits estimated to take longer than this get a note before they start.
@@ -510,14 +502,15 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         outputs.plan_figure(p)?;
     }
     let can_take_sparse = |n_cols| -> Result<bool> {
-        Ok(dense_only_option(data, o).is_none() && sparse_method(args, n_cols)?.takes_sparse())
+        Ok(sparse::dense_only_option(data, o).is_none()
+            && sparse::method(args, o.grid, n_cols)?.takes_sparse())
     };
     let train = match o.sparse {
         true => Rows::Sparse(data.read_sparse(None)?),
         false => data.read_training(quiet, can_take_sparse)?,
     };
     let train = match train {
-        Rows::Sparse(train) => return fit_sparse(data, train, args, o, quiet),
+        Rows::Sparse(train) => return sparse::fit(data, train, args, o, quiet),
         Rows::Dense(train) => train,
     };
     let (train, weights) = o.weights.apply(train, &data.data)?;
@@ -591,76 +584,6 @@ fn fit(data: &DataArgs, args: &ModelArgs, o: &FitOutputs, quiet: bool) -> Result
         }
         out.insert("trace_plots".into(), json!(plots));
     }
-    report::print(&out, o.json);
-    Ok(())
-}
-
-/// The first option given that a sparse fit cannot honour, if any.
-fn dense_only_option(data: &DataArgs, o: &FitOutputs) -> Option<&'static str> {
-    [
-        (data.target.is_some(), "target"),
-        (o.trace.is_some(), "trace"),
-        (o.relevance_plot.is_some(), "relevance-plot"),
-        (o.grid.is_some(), "select"),
-        (o.weights.weight_column.is_some(), "weight-column"),
-        (o.weights.weight_file.is_some(), "weight-file"),
-    ]
-    .into_iter()
-    .find_map(|(given, option)| given.then_some(option))
-}
-
-/// The method of a sparse fit, its options resolved against the data's width and the
-/// LIBSVM target name only.
-fn sparse_method(args: &ModelArgs, n_cols: usize) -> Result<Method> {
-    let shape = Dataset {
-        x: kernlearn::data::Features::new(0, n_cols, Vec::new())?,
-        y: Vec::new(),
-        feature_names: Vec::new(),
-        target_name: "label".to_string(),
-    };
-    args.method(&shape, None)
-}
-
-/// `fit --sparse`, or a wide LIBSVM file kept sparse unasked: the rows as CSR, fitted by
-/// the method's sparse path.
-fn fit_sparse(
-    data: &DataArgs,
-    train: SparseDataset,
-    args: &ModelArgs,
-    o: &FitOutputs,
-    quiet: bool,
-) -> Result<()> {
-    if let Some(option) = dense_only_option(data, o) {
-        return Err(Error::param(
-            option,
-            "not available with --sparse (sparse fits read the label of each LIBSVM line, \
-             use fixed parameters, unweighted from the command line, and record no trace \
-             or relevance)",
-        ));
-    }
-    let method = sparse_method(args, train.x.n_cols())?;
-    let msg = format!("fitting {} on {} sparse rows", method.name(), train.y.len());
-    let pb = progress::spinner(quiet, &msg);
-    let fitted = progress::watching(&pb, || {
-        Pipeline::fit_sparse(args.scale, &method, &train.x, &train.y, args.seed)
-    })?;
-    pb.finish_and_clear();
-    let mut out = Map::new();
-    report::model_fields(&*fitted.pipeline.model, &mut out);
-    out.insert("n_train".into(), json!(train.y.len()));
-    out.insert("n_features".into(), json!(train.x.n_cols()));
-    out.insert("nnz".into(), json!(train.x.nnz()));
-    out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    if o.train_score {
-        let pred = fitted.pipeline.predict_sparse(&train.x)?;
-        let task = fitted.pipeline.model.task();
-        report::add_scores(&mut out, "train", task, &pred, &train.y)?;
-    }
-    fitted.pipeline.save(o.model_out)?;
-    out.insert(
-        "model_file".into(),
-        json!(o.model_out.display().to_string()),
-    );
     report::print(&out, o.json);
     Ok(())
 }
@@ -921,7 +844,18 @@ fn evaluate(
     if test_path.is_none() {
         refuse_gram_split(&data.data, data.format, "evaluate without --test")?;
     }
-    let all = data.read()?;
+    // A wide LIBSVM file is evaluated sparse, as `fit` fits it.
+    let can_take = |n_cols| Ok(sparse::method(args, grid, n_cols)?.takes_sparse());
+    let all = match data.read_training(quiet, can_take)? {
+        Rows::Sparse(all) => {
+            let holdout = (test_path, test_fraction);
+            let (mut out, pipeline) = sparse::evaluate(all, holdout, args, grid, quiet)?;
+            save.save(&pipeline, &mut out)?;
+            report::print(&out, json);
+            return Ok(());
+        }
+        Rows::Dense(all) => all,
+    };
     let settings = grid.map(select::SelectArgs::settings).transpose()?;
     let method = args.method(&all, settings)?;
     if let Some(grid) = grid {

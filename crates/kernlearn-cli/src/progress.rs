@@ -96,3 +96,24 @@ pub fn show(pb: &ProgressBar, msg: &str, p: Progress) {
         pb.inc(1)
     }
 }
+
+/// Runs `fit` of a method with `steps` progress steps under a bar counting them, or a
+/// spinner showing the elapsed time when it has none; the bar is cleared after.
+pub fn fitting<T>(
+    quiet: bool,
+    steps: u64,
+    msg: &str,
+    fit: impl FnOnce(&(dyn Fn(Progress) + Sync)) -> T,
+) -> T {
+    let pb = match steps {
+        0 => spinner(quiet, msg),
+        n => bar(quiet, n, msg),
+    };
+    let tick = |p: Progress| show(&pb, msg, p);
+    let out = match steps {
+        0 => watching(&pb, || fit(&tick)),
+        _ => fit(&tick),
+    };
+    pb.finish_and_clear();
+    out
+}

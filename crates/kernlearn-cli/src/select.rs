@@ -1,6 +1,6 @@
 //! `kernlearn select`: grid search with k-fold cross-validation (SVM-CV / SVR-CV).
 
-use crate::args::{DataArgs, ModelArgs};
+use crate::args::{DataArgs, ModelArgs, Rows};
 use crate::out::outln;
 use clap::Args;
 use kernlearn::learner::GridSettings;
@@ -191,18 +191,28 @@ pub fn run(
     quiet: bool,
 ) -> Result<()> {
     save.plan(&[&data.data], model)?;
-    let train = data.read()?;
-    if train.y.is_empty() {
-        return Err(Error::data("the data has no labels to select against"));
-    }
-    let fitted = crate::fit_pipeline(&train, model, Some(sel), quiet)?;
+    // A wide LIBSVM file is searched sparse, as `fit --select grid` searches it.
+    let can_take = |n_cols| Ok(crate::sparse::method(model, Some(sel), n_cols)?.takes_sparse());
+    let (fitted, n_train) = match data.read_training(quiet, can_take)? {
+        Rows::Sparse(train) => {
+            let fitted = crate::sparse::fit_pipeline(&train, model, Some(sel), None, quiet)?;
+            (fitted, train.y.len())
+        }
+        Rows::Dense(train) if train.y.is_empty() => {
+            return Err(Error::data("the data has no labels to select against"))
+        }
+        Rows::Dense(train) => (
+            crate::fit_pipeline(&train, model, Some(sel), quiet)?,
+            train.len(),
+        ),
+    };
     let selection = fitted
         .selection
         .as_ref()
         .ok_or_else(|| Error::param("method", "this method has no grid search"))?;
     let mut out = Map::new();
     out.insert("method".into(), json!(fitted.pipeline.model.method()));
-    out.insert("n_train".into(), json!(train.len()));
+    out.insert("n_train".into(), json!(n_train));
     out.insert("select_seconds".into(), json!(fitted.select_seconds));
     out.insert("refit_seconds".into(), json!(fitted.fit_seconds));
     out.insert(

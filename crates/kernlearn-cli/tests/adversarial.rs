@@ -851,8 +851,8 @@ fn an_address_space_limit_is_respected() {
     }
     std::fs::write(dir.join("wide.libsvm"), text).unwrap();
     let script = format!(
-        // `--select grid` reads dense rows (a sparse fit would keep the file sparse).
-        "ulimit -v 4000000 && exec '{}' fit -d '{}' -o '{}' --select grid --quiet",
+        // KNPL reads dense rows (an svm fit would keep the file sparse).
+        "ulimit -v 4000000 && exec '{}' fit -d '{}' -o '{}' -m knpl --quiet",
         env!("CARGO_BIN_EXE_kernlearn"),
         dir.join("wide.libsvm").display(),
         dir.join("m.json").display()

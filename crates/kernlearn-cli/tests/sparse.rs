@@ -207,12 +207,97 @@ fn an_index_of_2_to_the_32_fits_sparse_asked_or_not() {
     let pred = run(&["predict", "--model", m, "-d", d, "--json"]);
     assert!(String::from_utf8_lossy(&pred.stderr).contains("kept sparse"));
     assert_eq!(json_of(&pred)["test_accuracy"], 1.0);
-    let err = stderr_of(&run(&[
-        "fit", "-d", d, "-o", m, "--force", "--select", "grid",
-    ]));
+    let err = stderr_of(&run(&["fit", "-d", d, "-o", m, "--force", "-m", "knpl"]));
     assert!(
         err.contains("does not fit in memory") && err.contains("cannot keep it sparse"),
         "{err}"
     );
     assert!(!err.contains("kept sparse"), "{err}");
+    // The grid search and a weight file keep it sparse too.
+    let weights = dir.join("w.txt");
+    std::fs::write(&weights, "1\n".repeat(40)).unwrap();
+    let out = run(&[
+        "fit",
+        "-d",
+        d,
+        "-o",
+        m,
+        "--force",
+        "--select",
+        "grid",
+        "--sigmas",
+        "1,2",
+        "--cs",
+        "1,4",
+        "--weight-file",
+        weights.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kept sparse"));
+    let fit = json_of(&out);
+    assert_eq!(fit["n_features"], 1u64 << 32);
+    assert!(
+        [1.0, 2.0].contains(&fit["selected"]["sigma"].as_f64().unwrap()),
+        "{fit}"
+    );
+    // `select` searches it sparse too, and picks what `fit --select grid` picked.
+    let out = run(&[
+        "select", "-d", d, "--sigmas", "1,2", "--cs", "1,4", "--json",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kept sparse"));
+    let sel = json_of(&out);
+    assert_eq!(sel["n_train"], 40);
+    assert_eq!(sel["grid"].as_array().map(Vec::len), Some(4), "{sel}");
+    assert_eq!(sel["selected"]["sigma"], fit["selected"]["sigma"]);
+    // So does `evaluate`, on a split and on a separate test file.
+    for extra in [&[][..], &["--test", d][..]] {
+        let mut args = vec!["evaluate", "-d", d, "--gamma", "0.5", "-c", "4", "--json"];
+        args.extend(extra);
+        let out = run(&args);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("kept sparse"));
+        let eval = json_of(&out);
+        assert_eq!(eval["n_features"], 1u64 << 32, "{eval}");
+        assert_eq!(eval["test_accuracy"], 1.0, "{eval}");
+        assert_eq!(eval["n_test"], if extra.is_empty() { 8 } else { 40 });
+    }
+}
+
+/// `--select grid` on sparse rows picks what the dense search picks on the same data,
+/// with the same CV score; `--weight-file` weights it as it weights a dense fit.
+#[test]
+fn sparse_grid_search_and_weights_equal_the_dense_ones() {
+    let dir = scratch_dir("sparse", "grid");
+    let (text, n) = heart_libsvm();
+    let data = dir.join("heart.libsvm");
+    std::fs::write(&data, text).unwrap();
+    let weights = dir.join("w.txt");
+    let w: String = (0..n).map(|i| format!("{}\n", 1 + i % 3)).collect();
+    std::fs::write(&weights, w).unwrap();
+    let d = data.to_str().unwrap();
+    let (ms, md) = (dir.join("s.json"), dir.join("d.json"));
+    let (ms, md) = (ms.to_str().unwrap(), md.to_str().unwrap());
+    for weighted in [false, true] {
+        let fit = |model: &str, sparse: bool| {
+            let mut args = vec!["fit", "-d", d, "-o", model, "--force", "--json"];
+            args.extend(["--select", "grid", "--scale", "maxabs"]);
+            if sparse {
+                args.push("--sparse");
+            }
+            if weighted {
+                args.extend(["--weight-file", weights.to_str().unwrap()]);
+            }
+            json_of(&run(&args))
+        };
+        let (sparse, dense) = (fit(ms, true), fit(md, false));
+        assert_eq!(sparse["chosen"], dense["chosen"], "weighted {weighted}");
+        assert_eq!(
+            sparse["n_support"], dense["n_support"],
+            "weighted {weighted}"
+        );
+        assert_eq!(sparse["train_accuracy"], dense["train_accuracy"]);
+        let (a, b) = (&sparse["selected"], &dense["selected"]);
+        assert_eq!((&a["sigma"], &a["c"]), (&b["sigma"], &b["c"]));
+        let score = |v: &serde_json::Value| v["cv_score"].as_f64().unwrap();
+        assert!((score(a) - score(b)).abs() < 1e-9, "{a} vs {b}");
+    }
 }

@@ -4,8 +4,8 @@
 //! (the same `Pipeline::fit`, `GridSearch` and catalogue as the CLI) with the GIL released,
 //! and hands back numpy arrays or JSON. The scikit-learn conventions (parameter names,
 //! attribute layout, validation) live in the pure-Python layer. One module per concept:
-//! conversions ([`convert`]), the fitted model ([`model`]), fits ([`fit`]), grid search
-//! ([`select`]), experiments ([`experiment`]) and distributed fits ([`scale_out`]); no
+//! conversions (`convert`), the fitted model (`model`), fits (`fit`), grid search
+//! (`select`), experiments (`experiment`) and distributed fits (`scale_out`); no
 //! module names a method family (they are reached through the catalogue).
 
 mod convert;

@@ -1,7 +1,7 @@
 //! Grid search bindings: the whole search, and the split search (plan, one σ block,
 //! selection) that `kernlearn.ray.grid_search` spreads over tasks.
 
-use crate::convert::{features, interruptible, json_err, labels, py_err};
+use crate::convert::{features, interruptible, json_err, labels, py_err, Input, Rows};
 use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
 use kernlearn::svm::SvmParams;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -28,7 +28,8 @@ fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
 /// kernel machine (`select::GridSearch`: one Gram matrix per σ shared by folds and C,
 /// warm starts along C), each fold trained with its rows' `sample_weight` when given;
 /// `test_folds` (the test rows of each fold, e.g. from a scikit-learn splitter) replaces
-/// the seeded `folds`-fold split. Returns the `Selection` as JSON.
+/// the seeded `folds`-fold split. `x` is a dense float64 matrix or CSR arrays
+/// (`GridSearch::run_sparse`). Returns the `Selection` as JSON.
 #[pyfunction]
 #[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None, test_folds=None))]
 #[allow(clippy::too_many_arguments)]
@@ -38,7 +39,7 @@ pub(crate) fn grid_search(
     grid_json: &str,
     folds: usize,
     seed: u64,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Rows<'_>,
     y: PyReadonlyArray1<'_, f64>,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     test_folds: Option<Vec<Vec<usize>>>,
@@ -46,8 +47,11 @@ pub(crate) fn grid_search(
     let mut search = search(params_json, grid_json, folds, seed)?;
     search.sample_weights = sample_weight.as_ref().map(labels).transpose()?;
     search.test_folds = test_folds;
-    let (x, y) = (features(&x)?, labels(&y)?);
-    let selection = interruptible(py, || search.run(&x, &y, &|| {}))?;
+    let y = labels(&y)?;
+    let selection = match x.read()? {
+        Input::Dense(x) => interruptible(py, || search.run(&x, &y, &|| {}))?,
+        Input::Sparse(x) => interruptible(py, || search.run_sparse(&x, &y, &|| {}))?,
+    };
     serde_json::to_string(&selection).map_err(|e| json_err("selection", e))
 }
 

@@ -72,7 +72,7 @@ pub struct RepeatResult {
     /// Support vectors of the final model.
     pub n_support: usize,
     /// Each feature's relevance to the learned kernel, for models that learn one
-    /// ([`crate::Predictor::feature_relevance`]); after a fallback to SVM-CV, the declined
+    /// (`feature_relevance` of [`crate::Predictor`]); after a fallback to SVM-CV, the declined
     /// learned kernel's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance: Option<Vec<f64>>,

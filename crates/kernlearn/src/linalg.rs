@@ -1,5 +1,5 @@
 //! Dense symmetric linear algebra: the eigendecomposition of a symmetric matrix
-//! ([`symmetric_eigen`]) and spectral maps built on it ([`spectral_map`],
+//! ([`symmetric_eigen`]) and spectral maps built on it (`spectral_map`,
 //! [`project_psd`], `shrink_psd`).
 //!
 //! Users: the Nyström features of LIBLINEAR+ (`W = UΛUᵀ` of the landmark kernel) and

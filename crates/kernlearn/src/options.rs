@@ -4,7 +4,7 @@
 //! values a user gave, unset unless given, so a method fills in its paper's defaults
 //! and can tell which options were given.
 //!
-//! A method reads an option through its spec ([`MethodOptions::number`], …), so a
+//! A method reads an option through its spec (`MethodOptions::number`, …), so a
 //! misspelt option is a compile error, and the catalogue lists the specs each method
 //! reads, so any other given option is refused (`MethodKind::check_options`).
 

@@ -233,7 +233,7 @@ impl Pipeline {
     }
 
     /// Checks the model ([`crate::Predictor::validate`]), that the scaler has the model's
-    /// feature count ([`Scaler::validate`]) and that `feature_names`, when given, has one
+    /// feature count (`Scaler::validate`) and that `feature_names`, when given, has one
     /// name per feature. [`Pipeline::load`] runs this on every file it reads.
     pub fn validate(&self) -> Result<()> {
         self.model.validate()?;
@@ -355,17 +355,20 @@ impl Pipeline {
         Ok(())
     }
 
-    /// [`Pipeline::fit`] on sparse (CSR) features with labels or targets `y`: the scaler
-    /// is fitted without densifying ([`Scaler::fit_sparse`]: `none`, `maxabs`, or `01` on
-    /// non-negative data), the labels checked for the method's task as [`Pipeline::fit`]
-    /// checks them, the method by [`crate::Learner::fit_sparse`] (methods without sparse
-    /// kernels refuse, naming themselves). Feature names are `f1..fd`.
+    /// [`Pipeline::fit_weighted`] on sparse (CSR) features with labels or targets `y`:
+    /// the scaler is fitted without densifying ([`Scaler::fit_sparse`]: `none`, `maxabs`,
+    /// or `01` on non-negative data), the labels checked for the method's task as
+    /// [`Pipeline::fit`] checks them, the method by [`crate::Learner::fit_sparse`]
+    /// (methods without sparse kernels refuse, naming themselves). Feature names are
+    /// `f1..fd`.
     pub fn fit_sparse(
         scale: ScaleMode,
         method: &Method,
         x: &SparseFeatures,
         y: &[f64],
+        weights: Option<&[f64]>,
         seed: u64,
+        progress: ProgressFn,
     ) -> Result<FittedPipeline> {
         if method.reads_kernel_values() {
             return Err(Error::param(
@@ -388,7 +391,7 @@ impl Pipeline {
         }
         let scaler = Scaler::fit_sparse(scale, x)?;
         let xs = scaler.transform_sparse(x)?;
-        let fitted = method.fit_sparse(&xs, y, seed)?;
+        let fitted = method.fit_sparse(&xs, y, weights, seed, progress)?;
         Self::check_objective(&fitted)?;
         // No feature names: `f1..fd` of a 10⁶-column file would outweigh the model.
         Ok(FittedPipeline {

@@ -209,3 +209,74 @@ fn caller_given_folds_are_scored_and_checked() {
     let e = refused(vec![folds[0].clone(), vec![]]);
     assert!(e.contains("fold 1") && e.contains("test rows"), "{e}");
 }
+
+/// On sparse (CSR) rows every point's score is that of plain sparse refits on its folds
+/// (with and without the Gram matrix, with weights too), and equals the dense search's.
+#[test]
+fn sparse_rows_score_as_sparse_refits_and_as_the_dense_search() {
+    use kernlearn::data::SparseFeatures;
+    let data = fixture("heart.train.csv");
+    let x = SparseFeatures::from_dense(&data.x).unwrap();
+    let n = data.len();
+    let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+    for w in [None, Some(weights)] {
+        let mut search = GridSearch::new(SvmParams::default());
+        search.grid = small_grid();
+        search.sample_weights = w.clone();
+        let sel = search.run_sparse(&x, &data.y, &|| {}).unwrap();
+        assert!(sel.used_gram);
+        let dense = search.run(&data.x, &data.y, &|| {}).unwrap();
+        for p in &sel.points {
+            let params = search.params_at(p).unwrap();
+            let mut correct = 0.0;
+            let mut total = 0.0;
+            for test in &sel.folds {
+                let train = complement(n, test);
+                let tw = w
+                    .as_ref()
+                    .map(|w| train.iter().map(|&i| w[i]).collect::<Vec<_>>());
+                let ty: Vec<f64> = train.iter().map(|&i| data.y[i]).collect();
+                let model = SvmModel::fit_sparse_weighted(
+                    &params,
+                    &x.select_rows(&train),
+                    &ty,
+                    tw.as_deref(),
+                )
+                .unwrap();
+                let pred = model.predict_sparse(&x.select_rows(test)).unwrap();
+                let (mut c, mut t) = (0.0, 0.0);
+                for (&i, &yhat) in test.iter().zip(&pred) {
+                    let wi = w.as_ref().map_or(1.0, |w| w[i]);
+                    c += wi * f64::from(u8::from(yhat == data.y[i]));
+                    t += wi;
+                }
+                correct += c / t;
+                total += 1.0;
+            }
+            let slow = correct / total;
+            assert!(
+                (p.score - slow).abs() < 1e-9,
+                "σ={} C={}: grid {} vs sparse refit {slow}",
+                p.sigma,
+                p.c,
+                p.score
+            );
+        }
+        for (a, b) in sel.points.iter().zip(&dense.points) {
+            assert!(
+                (a.score - b.score).abs() < 1e-9,
+                "σ={} C={}: sparse {} vs dense {}",
+                a.sigma,
+                a.c,
+                a.score,
+                b.score
+            );
+        }
+        search.gram_budget_bytes = 0;
+        let streamed = search.run_sparse(&x, &data.y, &|| {}).unwrap();
+        assert!(!streamed.used_gram);
+        for (a, b) in sel.points.iter().zip(&streamed.points) {
+            assert!((a.score - b.score).abs() < 1e-9);
+        }
+    }
+}

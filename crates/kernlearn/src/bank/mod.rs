@@ -12,17 +12,17 @@
 //! `k_i(x_t, q)` for every point `t` is a few tight loops over contiguous feature
 //! columns, and the kernel list is compiled into a flat table (a million kernels cost
 //! tens of megabytes). Trace normalisation needs only the diagonal `k_i(x_t, x_t)`
-//! ([`crate::kernel::trace_factor`]).
+//! (`crate::kernel::trace_factor`).
 //!
-//! - `compile`: the family compiled into a flat table of base kernels ([`BaseKernels`]),
+//! - `compile`: the family compiled into a flat table of base kernels (`BaseKernels`),
 //!   their columns, and the chains of `exp` kernels computed as squares of one another.
-//! - `kernel_bank`: [`KernelBank`], the compiled family on one fit's points with the
+//! - `kernel_bank`: `KernelBank`, the compiled family on one fit's points with the
 //!   trace-normalisation factor of each kernel.
-//! - `table`: [`GramTable`], the stored kernels' Gram matrices on a selection's points,
+//! - `table`: `GramTable`, the stored kernels' Gram matrices on a selection's points,
 //!   evaluated once and read by all its fits, and the reuse of its buffer
-//!   ([`TableBufferReuse`]).
+//!   (`TableBufferReuse`).
 //! - `combined`: the [`crate::kernel::KernelSource`] adapters for the SMO solver,
-//!   [`CombinedKernel`] (`Σ_i μ_i K̄_i`) and [`Ridged`] (`s·K + r·I`).
+//!   `CombinedKernel` (`Σ_i μ_i K̄_i`) and `Ridged` (`s·K + r·I`).
 //! - `machine`: [`MklMachine`], a binary SVM on a fixed weighting `Σ_i μ_i K̄_i` (what
 //!   MKL fits and what the localized methods start from or combine).
 //! - `gilbert`: the kernelised Gilbert solver of a hard- or soft-margin SVM on one
@@ -30,7 +30,7 @@
 //! - `nystrom`: [`NystromFeatures`], Nyström feature maps of every base kernel
 //!   (LIBLINEAR+, CKL).
 //!
-//! This file keeps the points stored feature by feature ([`ByFeature`]), which they all
+//! This file keeps the points stored feature by feature (`ByFeature`), which they all
 //! read.
 
 use crate::data::Features;

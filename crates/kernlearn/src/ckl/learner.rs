@@ -1,6 +1,6 @@
 //! CKL and the fixed-feature baselines as [`Learner`]s, with the random hyperparameter
 //! search of thesis Table 5.3 through the candidate cross-validation of
-//! [`crate::learner::selection`].
+//! `crate::learner::selection`.
 
 use super::catalogue::{
     SearchScoring, CKL_SEARCH, CONFIGS, FEATURE_MAP, FOURIER_FEATURES, INIT_VARIANCE, NORM_CAP,

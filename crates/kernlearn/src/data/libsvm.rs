@@ -96,8 +96,10 @@ impl Sparse {
         let too_big = || {
             Error::data(format!(
                 "{src}: a dense matrix of {n_rows} rows × {n_cols} features does not fit in \
-                 memory; read the file sparse instead («sparse»; from Python, pass a \
-                 scipy.sparse matrix), which takes memory in proportion to its non-zeros"
+                 memory; read it sparse instead, in memory proportional to its non-zeros: \
+                 the svm methods can (fit, predict, evaluate and select keep such a file \
+                 sparse for them, «sparse» asks for it; from Python, pass a scipy.sparse \
+                 matrix)"
             ))
         };
         let total = n_rows.checked_mul(n_cols).ok_or_else(too_big)?;

@@ -296,7 +296,7 @@ impl Dataset {
 
     /// Checks that the data can train a classifier and returns its sorted distinct
     /// classes. Fails when there are no samples or no labels, when a label or feature is
-    /// not finite, or when the labels are not classes ([`check_training_labels`]).
+    /// not finite, or when the labels are not classes (`check_training_labels`).
     pub fn validate_classification(&self) -> Result<Vec<f64>> {
         self.validate_common()?;
         check_training_labels(&self.y, self.len(), &self.target_name, true)

@@ -633,7 +633,7 @@ impl Predictor for DkmoModel {
         }]
     }
 
-    /// `fused`: the layer the softmax reads ([`DkmoModel::fused_representation`]).
+    /// `fused`: the layer the softmax reads (`DkmoModel::fused_representation`).
     fn per_row(&self, _name: &str, x: &Features, _pair: usize) -> Result<Representation> {
         let values = self.fused_representation(x)?;
         let columns = (1..=values.n_cols()).map(|j| format!("f{j}")).collect();

@@ -5,8 +5,8 @@
 //! per pair (the base kernel value `k(x_i, x_j)`; per-dimension scaled squared
 //! differences for ARD; one value per term of an explicit expansion) and a combination
 //! of two such vectors. The low-rank factorisation over all training pairs and the
-//! learned kernel both evaluate through [`Hyperkernel::pair_values`] and
-//! [`Hyperkernel::combine`].
+//! learned kernel both evaluate through `Hyperkernel::pair_values` and
+//! `Hyperkernel::combine`.
 
 use crate::kernel::Kernel;
 use crate::{Error, Result};

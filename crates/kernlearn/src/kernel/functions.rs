@@ -259,7 +259,7 @@ impl Kernel {
         }
     }
 
-    /// Checked [`Kernel::eval`]: fails for `Precomputed`, for vectors of different
+    /// Checked `Kernel::eval`: fails for `Precomputed`, for vectors of different
     /// lengths, and for invalid parameters.
     pub fn try_eval(&self, a: &[f64], b: &[f64]) -> Result<f64> {
         if self.is_precomputed() {

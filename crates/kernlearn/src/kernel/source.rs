@@ -52,7 +52,6 @@ impl<'a> FeatureKernel<'a> {
     }
 
     /// Like [`FeatureKernel::new`], owning the features.
-    #[cfg(test)]
     pub(crate) fn from_owned(kernel: &Kernel, x: Features) -> Result<FeatureKernel<'static>> {
         let values = x.as_slice().to_vec();
         FeatureKernel::build(kernel, Cow::Owned(values), &x)

@@ -256,7 +256,7 @@ impl<'a> Prepared<'a> {
 }
 
 /// Kernel rows on sparse training features for the SMO solver (the sparse counterpart
-/// of [`super::FeatureKernel`]); see the [module documentation](self) for the method.
+/// of [`super::FeatureKernel`]); see the module documentation for the method.
 #[derive(Clone, Debug)]
 pub struct SparseFeatureKernel<'a> {
     prep: Prepared<'a>,
@@ -276,6 +276,22 @@ impl<'a> SparseFeatureKernel<'a> {
             SparseKind::Laplacian(_) | SparseKind::Chi2(_) => vec![1.0; x.n_rows()],
         };
         Ok(Self { prep, diag })
+    }
+
+    /// Like [`SparseFeatureKernel::new`], owning the features.
+    pub(crate) fn owned(
+        kernel: &Kernel,
+        x: SparseFeatures,
+    ) -> Result<SparseFeatureKernel<'static>> {
+        let borrowed = SparseFeatureKernel::new(kernel, &x)?;
+        Ok(SparseFeatureKernel {
+            prep: Prepared {
+                kind: borrowed.prep.kind,
+                x: Cow::Owned(borrowed.prep.x.into_owned()),
+                sq_norms: borrowed.prep.sq_norms,
+            },
+            diag: borrowed.diag,
+        })
     }
 
     fn fill_seq(&self, i: usize, cols: &[usize], out: &mut [f32]) {
@@ -332,7 +348,7 @@ impl KernelSource for SparseFeatureKernel<'_> {
         }))
     }
 
-    /// Densified, when the rows are short enough and the copy fits ([`copy_fits`]): a dense
+    /// Densified, when the rows are short enough and the copy fits (`copy_fits`): a dense
     /// column-major row of at most that many values costs little next to a cache row,
     /// and the products run in wide registers instead of one gather per non-zero.
     fn reorderable(&self, idx: &[usize]) -> Option<ReorderedRows> {

@@ -86,7 +86,7 @@ pub struct Family {
     pub methods: &'static [MethodInfo],
     /// The model types its methods store.
     pub models: &'static [ModelKind],
-    /// Its methods' distributed fits ([`super::scale_out`]), for those that offer one.
+    /// Its methods' distributed fits (`super::scale_out`), for those that offer one.
     pub scale_out: &'static [&'static ScaleOut],
 }
 

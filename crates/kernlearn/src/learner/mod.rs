@@ -2,9 +2,9 @@
 //! machine: the [`Learner`] trait (selection and fit → [`FittedMethod`]), [`Method`]
 //! (any learner, for dispatch), [`AnyModel`] (any fitted model), the parameters a fit
 //! chose ([`ChosenParams`]), progress events, the selection shapes the learners share
-//! ([`selection`]), the kernel machine's options ([`options`]) and how a family
-//! declares itself ([`family`]), and the protocol of fits spread over workers
-//! ([`scale_out`]).
+//! (`selection`), the kernel machine's options ([`options`]) and how a family
+//! declares itself (`family`), and the protocol of fits spread over workers
+//! (`scale_out`).
 //!
 //! The registry that names every family (the method catalogue) is `crate::method`,
 //! above the families; fitting a scaler and a method is `crate::pipeline::Pipeline::fit`.
@@ -203,7 +203,7 @@ impl FittedMethod {
         self
     }
 
-    /// What the front ends report of the fit ([`fit_record`]).
+    /// What the front ends report of the fit (`fit_record`).
     pub fn record(&self) -> serde_json::Value {
         fit_record(
             &self.chosen,
@@ -291,7 +291,7 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
             _ => &["sigmas", "cs", "folds"],
         }
     }
-    /// Whether its selection ends with the base-kernel fallback ([`fallback::Fallback`]),
+    /// Whether its selection ends with the base-kernel fallback (`fallback::Fallback`),
     /// and so reads the fallback's settings ([`GridSettings::confirm_always`],
     /// [`GridSettings::confirmation_folds`]). `false` by default.
     fn runs_fallback(&self) -> bool {
@@ -310,15 +310,23 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
     fn reads_kernel_values(&self) -> bool {
         false
     }
-    /// True when [`Learner::fit_sparse`] fits (a sparse kernel and no dense selection), so a
-    /// front end may keep a wide sparse file sparse without being asked.
+    /// True when [`Learner::fit_sparse`] fits (a sparse kernel), so a front end may keep a
+    /// wide sparse file sparse without being asked.
     fn takes_sparse(&self) -> bool {
         false
     }
-    /// Fits on scaled sparse (CSR) features. Refused by default, naming the method: its
-    /// kernels, features or networks are computed on dense rows. Learners with sparse
-    /// kernels override it.
-    fn fit_sparse(&self, _x: &SparseFeatures, _y: &[f64], _seed: u64) -> Result<FittedMethod> {
+    /// Fits on scaled sparse (CSR) features, with per-sample weights when given (as
+    /// [`Learner::fit_weighted`]). Refused by default, naming the method: its kernels,
+    /// features or networks are computed on dense rows. Learners with sparse kernels
+    /// override it.
+    fn fit_sparse(
+        &self,
+        _x: &SparseFeatures,
+        _y: &[f64],
+        _weights: Option<&[f64]>,
+        _seed: u64,
+        _progress: ProgressFn,
+    ) -> Result<FittedMethod> {
         Err(crate::Error::param(
             "input",
             format!(

@@ -2,12 +2,10 @@
 //! the papers' SVM-CV / SVR-CV grid search. It is the `fixed` family's learner and the
 //! baseline every learned-kernel selection compares with ([`super::selection`]).
 
-use super::selection::{svm_cv, Selected};
-use super::Progress;
+use super::selection::{svm_cv_on, Rows};
 use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
 use crate::data::{Features, SparseFeatures};
 use crate::predictor::Task;
-use crate::select::Selection;
 use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -69,7 +67,7 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        self.fit_with(x, y, None, seed, progress)
+        self.fit_with(Rows::Dense(x), y, None, seed, progress)
     }
 
     fn fit_weighted(
@@ -80,31 +78,25 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        self.fit_with(x, y, Some(weights), seed, progress)
+        self.fit_with(Rows::Dense(x), y, Some(weights), seed, progress)
     }
 
-    /// Fixed parameters on sparse features ([`SvmModel::fit_sparse`]); the grid search
-    /// is refused: its Gram matrices and fold caches are dense.
+    /// Sparse features ([`SvmModel::fit_sparse_weighted`]), the grid search too
+    /// ([`crate::select::GridSearch::run_sparse`]); not a precomputed kernel, whose
+    /// "features" are a dense Gram matrix.
     fn takes_sparse(&self) -> bool {
-        self.search.is_none()
+        !self.params.kernel.is_precomputed()
     }
 
-    fn fit_sparse(&self, x: &SparseFeatures, y: &[f64], seed: u64) -> Result<FittedMethod> {
-        if self.search.is_some() {
-            return Err(crate::Error::param(
-                "input",
-                format!(
-                    "method {} cannot take sparse input: its grid search computes dense Gram \
-                     matrices; fit fixed parameters on sparse data, or read it densely",
-                    self.name()
-                ),
-            ));
-        }
-        let mut params = self.params.clone();
-        params.seed = seed;
-        let chosen = ChosenParams::of_svm(&params);
-        let (model, secs) = timed(|| SvmModel::fit_sparse(&params, x, y))?;
-        Ok(FittedMethod::new(AnyModel::new(model), chosen, secs))
+    fn fit_sparse(
+        &self,
+        x: &SparseFeatures,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.fit_with(Rows::Sparse(x), y, weights, seed, progress)
     }
 }
 
@@ -113,7 +105,7 @@ impl SvmLearner {
     /// search (training and scoring) and the final fit.
     fn fit_with(
         &self,
-        x: &Features,
+        x: Rows,
         y: &[f64],
         weights: Option<&[f64]>,
         seed: u64,
@@ -122,39 +114,17 @@ impl SvmLearner {
         let mut params = self.params.clone();
         params.seed = seed;
         let selected = (self.search.as_ref())
-            .map(|s| match weights {
-                None => svm_cv(s, &params, x, y, seed, progress),
-                Some(w) => weighted_svm_cv(s, &params, x, y, w, seed, progress),
-            })
+            .map(|s| svm_cv_on(s, &params, x, y, weights, seed, progress))
             .transpose()?;
         if let Some(s) = &selected {
             params = s.chosen.params.clone();
         }
         let mut chosen = ChosenParams::of_svm(&params);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
-        let (model, secs) = timed(|| SvmModel::fit_weighted(&params, x, y, weights))?;
+        let (model, secs) = timed(|| match x {
+            Rows::Dense(x) => SvmModel::fit_weighted(&params, x, y, weights),
+            Rows::Sparse(x) => SvmModel::fit_sparse_weighted(&params, x, y, weights),
+        })?;
         Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected_by(selected))
     }
-}
-
-/// SVM-CV with per-sample weights: [`svm_cv`]'s search with the weights set.
-fn weighted_svm_cv(
-    settings: &GridSettings,
-    base: &SvmParams,
-    x: &Features,
-    y: &[f64],
-    weights: &[f64],
-    seed: u64,
-    progress: ProgressFn,
-) -> Result<Selected<Selection>> {
-    let start = std::time::Instant::now();
-    let mut search = settings.search(base, seed);
-    search.sample_weights = Some(weights.to_vec());
-    let selection = search.run(x, y, &|| progress(Progress::Step))?;
-    Ok(Selected {
-        score: selection.best.score,
-        fold_scores: selection.best.fold_scores.clone(),
-        chosen: selection,
-        seconds: start.elapsed().as_secs_f64(),
-    })
 }

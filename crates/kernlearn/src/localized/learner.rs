@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 /// LMKL, C-LMKL, SWMKL or LD-MKL on a kernel family ([`LocalizedModel`]). With `search`
 /// and `fallback` (the default): SVM-CV first, the method at SVM-CV's C scored
 /// by CV on the same folds, and unless it beats SVM-CV
-/// ([`crate::learner::fallback::Fallback`]) the fit is the SVM-CV model
+/// (`crate::learner::fallback::Fallback`) the fit is the SVM-CV model
 /// ([`crate::learner::FELL_BACK`]). With `search` and no fallback: C by stratified k-fold
 /// CV over the grid's Cs.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -201,7 +201,7 @@ impl Predictor for LocalizedModel {
     }
 
     /// `gates`: how much each base kernel is used at every row, one column per kernel
-    /// ([`LocalizedMachine::kernel_gates`], the thesis's Fig. 4.1).
+    /// (`LocalizedMachine::kernel_gates`, the thesis's Fig. 4.1).
     fn per_row(&self, _name: &str, x: &Features, pair: usize) -> Result<Representation> {
         let machines = &self.machines.machines;
         let machine = machines.get(pair).ok_or_else(|| {
@@ -233,9 +233,9 @@ impl Predictor for LocalizedModel {
         self.params.method.name().to_string()
     }
 
-    /// Valid parameters ([`LocalizedParams::validate`]) and family on `n_features`
+    /// Valid parameters (`LocalizedParams::validate`) and family on `n_features`
     /// features with at least two base kernels, one-vs-one machines
-    /// ([`OneVsOne::validate`]) of the parameters' method, each valid for the model's
+    /// (`OneVsOne::validate`) of the parameters' method, each valid for the model's
     /// features, training points and base kernels.
     fn validate(&self) -> Result<()> {
         use crate::validate::{ensure, within};

@@ -102,7 +102,7 @@ impl MethodKind {
         self.info.summary
     }
 
-    /// Its distributed fit ([`crate::learner::scale_out`]), when its family offers one.
+    /// Its distributed fit (`crate::learner::scale_out`), when its family offers one.
     pub fn scale_out(self) -> Option<&'static ScaleOut> {
         self.family
             .scale_out

@@ -1,5 +1,5 @@
 //! The registry: every family named in `lib.rs` (`crate::FAMILIES`), gathered into the
-//! method catalogue ([`MethodKind`], [`catalogue`]), the option table ([`options`]) and
+//! method catalogue ([`MethodKind`], [`catalogue()`]), the option table ([`options`]) and
 //! the model kinds that model files are read back by. The command line's `--method`
 //! values and flags, the Python package's estimators and the docs' method table are
 //! generated from it; nothing above this module names a family.

@@ -28,7 +28,7 @@ pub(crate) const DEFAULT_FAMILY: &str = "family12@each";
 /// UNIFORM, MWUMKL or EasyMKL on a kernel family ([`MklModel`]). With `search` and
 /// `fallback` (the default): SVM-CV first, then UNIFORM and the method at
 /// SVM-CV's C (EasyMKL: λ ∈ {0.1, …, 1}) by stratified k-fold CV on the same folds, and
-/// unless the best candidate beats SVM-CV ([`crate::learner::fallback::Fallback`])
+/// unless the best candidate beats SVM-CV (`crate::learner::fallback::Fallback`)
 /// the fit is the SVM-CV model ([`crate::learner::FELL_BACK`]). With `search` and no
 /// fallback (the thesis's protocol): the method alone, C ∈ the grid's Cs (λ for
 /// EasyMKL) by CV. The kernels and MWUMKL's ε stay as given.

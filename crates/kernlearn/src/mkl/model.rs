@@ -262,7 +262,7 @@ pub(super) fn relevance_of<'a>(
 }
 
 impl MklModel {
-    /// Whether every class pair's weights are within [`NEAR_UNIFORM`] of uniform
+    /// Whether every class pair's weights are within `NEAR_UNIFORM` of uniform
     /// (always for UNIFORM, which learns none).
     pub fn near_uniform(&self) -> bool {
         (self.machines.machines.iter()).all(|m| uniform_distance(&m.weights) < NEAR_UNIFORM)
@@ -301,7 +301,7 @@ impl Predictor for MklModel {
     }
 
     /// Valid method parameters and family on `n_features` features, one-vs-one machines
-    /// ([`OneVsOne::validate`]), each valid ([`MklMachine::validate`]).
+    /// (`OneVsOne::validate`), each valid (`MklMachine::validate`).
     fn validate(&self) -> Result<()> {
         use crate::validate::within;
         within("params.method", self.params.method.validate())?;
@@ -349,7 +349,7 @@ impl Predictor for MklModel {
         out
     }
 
-    /// The `feature_relevance` artefact ([`MklModel::relevance`]).
+    /// The `feature_relevance` artefact (`MklModel::relevance`).
     fn artefacts(&self) -> Vec<Artefact> {
         (self.relevance().into_iter())
             .map(|shares| Artefact {

@@ -156,7 +156,7 @@ impl Predictor for NystromLinearModel {
         "nystrom-linear".to_string()
     }
     /// Valid parameters and family on `n_features` features, one-vs-one machines
-    /// ([`OneVsOne::validate`]), each valid ([`NystromLinearMachine::validate`]).
+    /// (`OneVsOne::validate`), each valid (`NystromLinearMachine::validate`).
     fn validate(&self) -> Result<()> {
         use crate::validate::within;
         within("params", self.params.validate())?;

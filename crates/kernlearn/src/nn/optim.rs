@@ -59,7 +59,7 @@ pub struct MomentumConfig {
 
 /// SGD with classical momentum: `v ← μv − ℓ(g + λw)`, `w ← w + v` (the update rule of
 /// the thesis's training, §5.4.1.3; gradients come from candle's autodiff). Each
-/// parameter is updated in place in one pass ([`FusedUpdate`]).
+/// parameter is updated in place in one pass (`FusedUpdate`).
 #[derive(Debug)]
 pub struct MomentumSgd {
     vars: Vec<(Var, Vec<f32>)>,
@@ -109,7 +109,7 @@ impl Optimizer for MomentumSgd {
 
 /// AdamW (Loshchilov & Hutter 2019), the rule and defaults of candle's `AdamW`
 /// (β = (0.9, 0.999), ε = 1e-8, decoupled weight decay `w ← w(1 − ℓλ)`), with each
-/// parameter and its two moments updated in place in one pass ([`FusedUpdate`]): candle's
+/// parameter and its two moments updated in place in one pass (`FusedUpdate`): candle's
 /// version runs a dozen tensor ops per parameter per step, each allocating, which was a
 /// third of DKMO's training time.
 #[derive(Debug)]

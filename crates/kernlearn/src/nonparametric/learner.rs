@@ -45,7 +45,7 @@ pub struct KnplLearner {
 /// η = ‖α_SVM‖²).
 ///
 /// With `search` and `fallback` (the default), η is then chosen by k-fold CV on
-/// the same folds over [`DANK_ETA_SCALES`] × `‖α_SVM‖²` (or the given η alone; on each
+/// the same folds over `DANK_ETA_SCALES` × `‖α_SVM‖²` (or the given η alone; on each
 /// fold the η values are one path, `DankModel::fit_path`), and
 /// unless the best one's CV score beats SVM-CV's (η → ∞, where `F = 11ᵀ` and DANK is
 /// the SVM on the base kernel) the fit is the SVM-CV model
@@ -76,7 +76,7 @@ pub struct ScalableDankLearner {
     pub params: ScalableDankParams,
     /// Grid search of the σ, C stage.
     pub search: Option<GridSettings>,
-    /// Set the number of clusters to [`ScalableDankParams::default_clusters`] of the rows
+    /// Set the number of clusters to `ScalableDankParams::default_clusters` of the rows
     /// the fit receives (so a split's training part, not the whole file, decides it).
     #[serde(default)]
     pub auto_clusters: bool,

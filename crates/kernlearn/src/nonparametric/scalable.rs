@@ -62,7 +62,7 @@ pub struct ScalableDankParams {
 
 impl ScalableDankParams {
     /// Scalable DANK on `kernel` with box bound `c` and `clusters` k-means clusters
-    /// (see [`ScalableDankParams::default_clusters`]); η from each cluster's SVM, k-means
+    /// (see `ScalableDankParams::default_clusters`); η from each cluster's SVM, k-means
     /// seed 0 and the default solver settings. Set the public fields to change them.
     pub fn new(kernel: Kernel, c: f64, clusters: usize) -> Self {
         Self {
@@ -75,7 +75,7 @@ impl ScalableDankParams {
         }
     }
 
-    /// Training points per cluster aimed at by [`ScalableDankParams::default_clusters`].
+    /// Training points per cluster aimed at by `ScalableDankParams::default_clusters`.
     pub const POINTS_PER_CLUSTER: usize = 1000;
 
     /// The default number of clusters for `n` training points: `max(1, round(n / 1000))`,
@@ -507,7 +507,7 @@ impl Predictor for ScalableDankModel {
     /// Valid parameters for the stored training points and `n_features` features, two
     /// finite distinct classes, one routing centre of `n_features` coordinates per
     /// cluster machine (at most `params.clusters` of them), each machine valid
-    /// ([`ClusterMachine::validate`]).
+    /// (`ClusterMachine::validate`).
     fn validate(&self) -> Result<()> {
         use crate::validate::{classes, ensure, within};
         let d = self.n_features;

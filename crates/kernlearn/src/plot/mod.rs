@@ -1,6 +1,6 @@
 //! Figures as PNG or SVG files (chosen by the extension), drawn with `plotters`:
 //!
-//! - [`line_plot`]: curves against iterations (KNPL's ADMM residual, Fig. 3; DANK's
+//! - `line_plot`: curves against iterations (KNPL's ADMM residual, Fig. 3; DANK's
 //!   objective for plain and Nesterov-accelerated projected gradient), optionally on a
 //!   logarithmic y axis (noted in the axis label); when every x is a whole number (an
 //!   iteration count) the x ticks are whole numbers too;
@@ -8,7 +8,7 @@
 //!   regions and zero contour of a decision function on a [`PlaneGrid`], support points, and
 //!   extra boundaries overlaid (the KNPL Fig. 2 / DANK Fig. 1 comparisons of SVM-CV,
 //!   KNPL and DANK), with axis labels and a legend of the markers, regions and lines;
-//! - [`bar_chart`]: named values as horizontal bars, largest first (a learned kernel's
+//! - `bar_chart`: named values as horizontal bars, largest first (a learned kernel's
 //!   relevance of each feature);
 //! - [`heatmap`] / [`heatmap_with`]: panels of a value on a grid (e.g. a localized-MKL
 //!   gate per kernel) on one shared colour scale ([`ColourScale`]: sequential, or
@@ -360,7 +360,7 @@ pub(crate) fn line_plot<S: AsRef<str>>(
 
 /// Groups of points `(name, [(x, y), ...])` as coloured markers on one chart, with a
 /// legend (e.g. a 2-D projection coloured by class). Same formats and errors as
-/// [`line_plot`].
+/// `line_plot`.
 pub fn scatter_plot<S: AsRef<str>>(
     path: impl AsRef<Path>,
     title: &str,

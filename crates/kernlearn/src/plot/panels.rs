@@ -314,7 +314,7 @@ impl HeatOptions {
 ///
 /// Fails on an empty panel list, points that are not `n × 2` and finite, a label count
 /// that differs from the point count, an out-of-range support index, or a path that
-/// cannot be written (see [`super::line_plot`]).
+/// cannot be written (see `super::line_plot`).
 pub fn decision_boundaries(path: impl AsRef<Path>, panels: &[Panel<'_>]) -> Result<()> {
     decision_boundaries_titled(path, "", panels)
 }

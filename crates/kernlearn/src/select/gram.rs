@@ -4,6 +4,7 @@
 use crate::data::Features;
 use crate::kernel::{Kernel, KernelSource};
 use crate::Result;
+use rayon::prelude::*;
 
 /// `K_ij = k(x_i, x_j)` for all training points, row-major `f32`, diagonal in `f64`.
 pub(super) struct DenseGram {
@@ -28,6 +29,20 @@ impl DenseGram {
             (0..n).map(|i| kernel.eval(x.row(i), x.row(i))).collect()
         };
         Ok(Self { n, values, diag })
+    }
+
+    /// The Gram matrix of every row of `source`, rows in parallel, each as the solver
+    /// reads it from `source` (the sparse kernels, which have no blocked product).
+    pub(super) fn from_source(source: &dyn KernelSource) -> Self {
+        let n = source.len();
+        let mut values = vec![0f32; n * n];
+        let all: Vec<usize> = (0..n).collect();
+        values
+            .par_chunks_mut(n.max(1))
+            .enumerate()
+            .for_each(|(i, row)| source.fill_row(i, &all, row));
+        let diag = (0..n).map(|i| source.diag(i)).collect();
+        Self { n, values, diag }
     }
 
     /// The block `K[rows, cols]`, row-major.

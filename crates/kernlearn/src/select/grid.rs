@@ -10,8 +10,9 @@
 //! first. See `docs/DESIGN.md`, "Grid search".
 
 use super::gram::DenseGram;
-use crate::data::{complement, kfold, stratified_kfold, Features};
-use crate::kernel::{FeatureKernel, Kernel, KernelSource};
+use super::rows::SearchRows;
+use crate::data::{complement, kfold, stratified_kfold, Features, SparseFeatures};
+use crate::kernel::{Kernel, KernelSource};
 use crate::metrics::{accuracy, mse};
 use crate::svm::{
     decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
@@ -31,7 +32,7 @@ pub struct Grid {
     pub sigmas: Vec<f64>,
     /// Trade-offs C.
     pub cs: Vec<f64>,
-    /// SVR tube widths ε (ignored by classifiers). Empty = [`Grid::default_epsilons`].
+    /// SVR tube widths ε (ignored by classifiers). Empty = `Grid::default_epsilons`.
     pub epsilons: Vec<f64>,
 }
 
@@ -238,6 +239,27 @@ impl GridSearch {
     /// Cross-validates every grid point on `(x, y)` and picks the best. `progress` is
     /// called once per (σ, fold) finished.
     pub fn run(&self, x: &Features, y: &[f64], progress: &(dyn Fn() + Sync)) -> Result<Selection> {
+        self.run_rows(SearchRows::Dense(x), y, progress)
+    }
+
+    /// [`GridSearch::run`] on sparse (CSR) rows: the same folds, Gram matrices and warm
+    /// starts, the kernel values computed as [`SvmModel::fit_sparse`] computes them, so
+    /// that every fold's score is that of a sparse refit on the fold.
+    pub fn run_sparse(
+        &self,
+        x: &SparseFeatures,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Selection> {
+        self.run_rows(SearchRows::Sparse(x), y, progress)
+    }
+
+    fn run_rows(
+        &self,
+        x: SearchRows,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Selection> {
         let plan = self.plan(x.n_rows(), y)?;
         // As many σ as their Gram matrices fit the budget are searched together, so that
         // all (σ, fold) pairs of a group share the cores (5 folds alone leave one idle).
@@ -249,7 +271,7 @@ impl GridSearch {
         };
         let mut scores = Vec::with_capacity(self.grid.sigmas.len());
         for sigmas in self.grid.sigmas.chunks(group) {
-            scores.extend(self.score_sigmas(&plan, sigmas, x, y, progress)?);
+            scores.extend(self.score_sigmas_of(&plan, sigmas, x, y, progress)?);
         }
         // The pool's threads keep the storage of their last dense Q for the next one.
         rayon::broadcast(|_| release_dense_storage());
@@ -309,6 +331,17 @@ impl GridSearch {
         y: &[f64],
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<Vec<FoldScores>>> {
+        self.score_sigmas_of(plan, sigmas, SearchRows::Dense(x), y, progress)
+    }
+
+    fn score_sigmas_of(
+        &self,
+        plan: &GridPlan,
+        sigmas: &[f64],
+        x: SearchRows,
+        y: &[f64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<FoldScores>>> {
         let n = x.n_rows();
         plan.check(n, y)?;
         self.check_weights(n)?;
@@ -321,7 +354,7 @@ impl GridSearch {
             .collect::<Result<Vec<_>>>()?;
         let grams = kernels
             .iter()
-            .map(|k| plan.used_gram.then(|| DenseGram::new(k, x)).transpose())
+            .map(|k| plan.used_gram.then(|| x.gram(k)).transpose())
             .collect::<Result<Vec<_>>>()?;
         let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
             .flat_map(|s| folds.iter().map(move |f| (s, f)))
@@ -336,7 +369,7 @@ impl GridSearch {
                 search: self,
                 kernel: &kernels[s],
                 gram: grams[s].as_ref(),
-                x,
+                rows: x,
                 y,
                 train: self.fold_train(complement(n, test)),
                 test,
@@ -528,7 +561,7 @@ struct FoldJob<'a> {
     search: &'a GridSearch,
     kernel: &'a Kernel,
     gram: Option<&'a DenseGram>,
-    x: &'a Features,
+    rows: SearchRows<'a>,
     y: &'a [f64],
     train: Vec<usize>,
     test: &'a [usize],
@@ -543,18 +576,11 @@ impl FoldJob<'_> {
         let train_w = train_w.as_deref();
         let test_w: Option<Vec<f64>> = weights.map(|w| self.test.iter().map(|&i| w[i]).collect());
         let test_y: Vec<f64> = self.test.iter().map(|&i| self.y[i]).collect();
-        let train_x;
-        let owned;
-        let source: &dyn KernelSource = match self.gram {
-            Some(g) => {
-                owned = SubsetSource::new(g, self.train.clone());
-                &owned
-            }
-            None => {
-                train_x = self.x.select_rows(&self.train);
-                &FeatureKernel::new(self.kernel, &train_x)?
-            }
+        let source: Box<dyn KernelSource + '_> = match self.gram {
+            Some(g) => Box::new(SubsetSource::new(g, self.train.clone())),
+            None => self.rows.fold_source(self.kernel, &self.train)?,
         };
+        let source = &*source;
         // Kernel values of the test points against the training points, once per fold.
         let test_kernel = self.gram.map(|g| g.block(self.test, &self.train));
         let cs = &self.search.grid.cs;
@@ -602,7 +628,10 @@ impl FoldJob<'_> {
                         })
                         .collect()
                 }
-                None => models.iter().map(|m| self.predict(m)).collect(),
+                None => models
+                    .iter()
+                    .map(|m| self.predict(m))
+                    .collect::<Result<_>>()?,
             };
             let mut row = vec![0.0; cs.len()];
             for (&ci, pred) in c_order.iter().zip(&predictions) {
@@ -619,17 +648,11 @@ impl FoldJob<'_> {
 
     /// Predictions for the fold's test points from kernel values against the SVs,
     /// computed from the features (without a Gram matrix).
-    fn predict(&self, model: &SvmModel) -> Vec<f64> {
-        let sv: Vec<usize> = model.sv_indices.iter().map(|&s| self.train[s]).collect();
-        let mut k_sv = vec![0.0; sv.len()];
-        self.test
+    fn predict(&self, model: &SvmModel) -> Result<Vec<f64>> {
+        let decisions = (self.rows).decisions(self.kernel, model, &self.train, self.test)?;
+        Ok(decisions
             .iter()
-            .map(|&t| {
-                for (k, &s) in k_sv.iter_mut().zip(&sv) {
-                    *k = self.kernel.eval(self.x.row(t), self.x.row(s));
-                }
-                model.predict_from_decision(&model.decision_from_kernel(&k_sv))
-            })
-            .collect()
+            .map(|d| model.predict_from_decision(d))
+            .collect())
     }
 }

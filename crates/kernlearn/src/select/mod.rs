@@ -3,5 +3,6 @@
 
 mod gram;
 mod grid;
+mod rows;
 
 pub use grid::{powers_of_two, FoldScores, Grid, GridPlan, GridPoint, GridSearch, Selection};

@@ -4,10 +4,13 @@
 //!   [`solve_nu_svr`]: the five duals on any [`crate::kernel::KernelSource`], the entry
 //!   point for learned kernels; [`CSvcPath`]: C-SVC along growing C.
 //! - [`SvmParams`] / [`SvmModel`]: fitted machines with one-vs-one multiclass, decision
-//!   values, Platt probabilities.
+//!   values, Platt probabilities; LIBSVM's model file format
+//!   ([`SvmModel::to_libsvm_model`], [`SvmModel::load_libsvm_model`]) and its prediction
+//!   arithmetic ([`SvmModel::predict_libsvm`]).
 
 pub(crate) mod cache;
 mod estimator;
+mod libsvm_format;
 mod model;
 mod probability;
 mod problem;
@@ -22,6 +25,7 @@ mod weights;
 mod wss;
 
 pub use crate::multiclass::ClassOrder;
+pub use libsvm_format::printf_g;
 pub(crate) use model::decisions_from_train_kernel;
 pub use model::{SvmFitInfo, SvmModel, SvmParams, SvmPaths, SvmType};
 pub use problem::{

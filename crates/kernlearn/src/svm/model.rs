@@ -219,7 +219,9 @@ pub struct SvmModel {
     pub sv_coef: Vec<Vec<f64>>,
     /// Offsets, one per class pair (`f = Σ coef·k − rho`).
     pub rho: Vec<f64>,
-    /// Platt sigmoid parameters per class pair (empty without probabilities).
+    /// Platt sigmoid parameters per class pair (empty without probabilities). A
+    /// regression model read from a LIBSVM model file may hold one value: LIBSVM's
+    /// `probA`, the scale σ of its Laplace noise model.
     pub prob_a: Vec<f64>,
     /// See `prob_a`.
     pub prob_b: Vec<f64>,
@@ -423,7 +425,7 @@ impl SvmModel {
     }
 
     /// A model with `params` and nothing fitted yet.
-    fn empty(params: &SvmParams) -> Result<Self> {
+    pub(super) fn empty(params: &SvmParams) -> Result<Self> {
         Ok(SvmModel {
             params: params.clone(),
             n_features: 0,
@@ -675,7 +677,7 @@ impl SvmModel {
     }
 
     /// Index of each class's first support vector (they are grouped by class).
-    fn sv_starts(&self) -> Vec<usize> {
+    pub(super) fn sv_starts(&self) -> Vec<usize> {
         let mut start = Vec::with_capacity(self.n_sv_per_class.len());
         let mut acc = 0;
         for &n in &self.n_sv_per_class {
@@ -785,7 +787,7 @@ impl SvmModel {
     /// Class probabilities (in `classes` order) from decision values; needs a model fitted
     /// with `probability = true`.
     pub(crate) fn probabilities_from_decision(&self, dec: &[f64]) -> Result<Vec<f64>> {
-        if self.prob_a.is_empty() {
+        if self.prob_a.is_empty() || self.classes.is_empty() {
             return Err(Error::param(
                 "probability",
                 "the model was trained without probability estimates (fit with probability on)",

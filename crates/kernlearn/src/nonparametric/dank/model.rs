@@ -375,9 +375,9 @@ impl Predictor for DankModel {
         }
     }
 
-    /// Valid parameters ([`DankParams::validate`]), machines of the parameters' task
-    /// (one-vs-one classifiers, [`OneVsOne::validate`], or one regressor), each valid
-    /// ([`LearnedKernelMachine::validate`]) on `n_features` features, one report per
+    /// Valid parameters (`DankParams::validate`), machines of the parameters' task
+    /// (one-vs-one classifiers, `OneVsOne::validate`, or one regressor), each valid
+    /// (`LearnedKernelMachine::validate`) on `n_features` features, one report per
     /// machine.
     fn validate(&self) -> Result<()> {
         use crate::validate::{ensure, within};

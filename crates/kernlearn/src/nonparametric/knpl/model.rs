@@ -184,9 +184,9 @@ impl Predictor for KnplModel {
         self.machines.classes.clone()
     }
 
-    /// Valid parameters ([`KnplParams::validate`], the kernel on `n_features`
-    /// features), the one-vs-one machines ([`OneVsOne::validate`]), each valid
-    /// ([`LearnedKernelMachine::validate`]) on `n_features` features, one report per
+    /// Valid parameters (`KnplParams::validate`, the kernel on `n_features`
+    /// features), the one-vs-one machines (`OneVsOne::validate`), each valid
+    /// (`LearnedKernelMachine::validate`) on `n_features` features, one report per
     /// class pair.
     fn validate(&self) -> Result<()> {
         use crate::validate::{ensure, within};
