@@ -91,10 +91,11 @@ def grid_search(
     grid_json: str,
     folds: int,
     seed: int,
-    x: _F64_2D,
+    x: _Rows,
     y: _F64_1D,
     sample_weight: Optional[_F64_1D] = None,
     test_folds: Optional[Sequence[Sequence[int]]] = None,
+    scoring: Optional[str] = None,
 ) -> str: ...
 def grid_search_plan(params_json: str, grid_json: str, folds: int, seed: int, y: _F64_1D) -> str: ...
 def grid_search_block(
@@ -105,7 +106,9 @@ def grid_search_block(
     x: _F64_2D,
     y: _F64_1D,
 ) -> str: ...
-def grid_search_select(params_json: str, grid_json: str, plan_json: str, scores_json: str) -> str: ...
+def grid_search_select(
+    params_json: str, grid_json: str, plan_json: str, scores_json: str, scoring: Optional[str] = None
+) -> str: ...
 
 #: ``args`` of the experiment functions: a mapping with the keys ``method``, ``options``,
 #: ``scale``, ``grid_json``, ``seed``, ``repeats``, ``test_fraction`` and ``regression``.

@@ -12,14 +12,24 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from . import _core
 from ._base import PAPER_POWERS, AtomicFitMixin, check_fit_data, csr_parts
 from .svm import SVC, SVR, NuSVC, NuSVR
+
+
+#: scikit-learn's scorer names the library's search computes from each fold's
+#: predictions -> the library's ``select::Scoring`` (None: the task's default).
+_LIBRARY_SCORING = {
+    "classifier": {None: "accuracy", "accuracy": "accuracy", "balanced_accuracy": "balanced_accuracy"},
+    "regressor": {None: "mse", "neg_mean_squared_error": "mse", "neg_mean_absolute_error": "mae"},
+}
 
 
 class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
@@ -29,7 +39,8 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
     Equivalent to ``GridSearchCV(estimator, param_grid, cv=StratifiedKFold(...))`` with
     accuracy (classification) or mean squared error (regression) as the score, but much
     faster: see ``docs/BENCHMARKS.md``. The fast path takes an RBF machine, a grid over
-    C, γ or σ (and ε) and the default score; anything else (a linear, polynomial or
+    C, γ or σ (and ε) and a score of the predictions (accuracy, balanced accuracy, mean
+    squared or absolute error), on dense or sparse ``X``; anything else (a linear, polynomial or
     sigmoid kernel and its grid, a ``Pipeline`` whose last step is a kernlearn SVM with
     ``step__param`` keys, another ``scoring``) runs ``sklearn.model_selection.GridSearchCV``
     around kernlearn's estimator on the same folds, with the same results it would give.
@@ -45,8 +56,9 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         ``"epsilon"`` for SVR; absent keys take the papers' grid ``2^-5 … 2^5`` (σ and
         C). Otherwise any grid ``GridSearchCV`` accepts (required then).
     scoring : str, callable or None, default=None
-        None: accuracy (classifiers) or negative mean squared error (regressors), the
-        fast path, as are ``"accuracy"`` and ``"neg_mean_squared_error"``; any other
+        None: accuracy (classifiers) or negative mean squared error (regressors). The
+        fast path computes these, ``"balanced_accuracy"`` and
+        ``"neg_mean_absolute_error"`` from each fold's predictions; any other
         scikit-learn scorer name or callable is scored by ``GridSearchCV``.
     cv : int, cross-validation generator or iterable, default=5
         An integer: that many folds, stratified for classifiers, shuffled with
@@ -129,17 +141,24 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             )
         return base
 
-    def _fast(self, base):
-        """Whether the library's search can run: an RBF machine (no pipeline), a grid of
-        C, γ or σ (and ε), and the default score."""
-        keys = set(self.param_grid or {})
-        default = "accuracy" if is_classifier(base) else "neg_mean_squared_error"
+    def _fast(self, base, sample_weight=None):
+        """Whether the library's search can run: an RBF machine (or a ``Pipeline``
+        ending in one, unweighted), a grid of its C, γ or σ (and ε), and a score of the
+        predictions the library computes (:data:`_LIBRARY_SCORING`)."""
+        machine, prefix = _machine_and_prefix(base)
+        keys = {k[len(prefix):] if k.startswith(prefix) else k for k in (self.param_grid or {})}
         return (
-            not isinstance(base, Pipeline)
-            and base.kernel == "rbf"
+            machine.kernel == "rbf"
             and keys <= {"C", "gamma", "sigma", "epsilon"}
-            and self.scoring in (None, default)
+            and self._library_scoring(machine) is not None
+            and not (prefix and sample_weight is not None)
         )
+
+    def _library_scoring(self, base):
+        """The library's name of ``scoring`` for ``base``'s task, or None when the library
+        does not compute it."""
+        names = _LIBRARY_SCORING["classifier" if is_classifier(base) else "regressor"]
+        return names.get(self.scoring) if isinstance(self.scoring, (str, type(None))) else None
 
     def _int_cv(self):
         """``cv`` when it is a number of folds (checked >= 2), else None."""
@@ -173,8 +192,10 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         if self.verbose:
             print(f"[GridSearch] {message}", flush=True)
 
-    def _grid(self):
-        grid = dict(self.param_grid or {})
+    def _grid(self, prefix=""):
+        """The library's grid (σ, C, ε) of ``param_grid`` (keys after ``prefix``), and
+        whether it was given by γ."""
+        grid = {k[len(prefix):]: v for k, v in (self.param_grid or {}).items()}
         if "gamma" in grid:
             gammas = np.asarray(grid["gamma"], dtype=np.float64)
             if np.any(~np.isfinite(gammas)) or np.any(gammas <= 0):
@@ -210,10 +231,15 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         """``fit`` with ``search(params_json, grid_json, folds, seed, X, y_lib, **extra)``
         giving the library's ``Selection`` JSON (here or spread over a Ray cluster)."""
         base = self._base()
-        if {"gamma", "sigma"} <= set(self.param_grid or {}):
+        prefix = _machine_and_prefix(base)[1]
+        if {prefix + "gamma", prefix + "sigma"} <= set(self.param_grid or {}):
             raise ValueError("param_grid gives both gamma and sigma; give one (gamma = 1/sigma^2)")
-        fast = self._fast(base)
-        if fast:
+        fast = self._fast(base, sample_weight)
+        if fast and prefix:
+            if distributed:
+                raise ValueError("the distributed grid search takes an SVM, not a Pipeline")
+            self._fit_pipeline_fast(base, X, y)
+        elif fast:
             self._fit_fast(base, search, X, y, sample_weight, distributed)
         elif distributed:
             raise ValueError(
@@ -240,6 +266,11 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             if distributed:
                 raise ValueError("the distributed grid search takes an integer cv")
             extra["test_folds"] = tests
+        scoring = self._library_scoring(base)
+        if scoring not in ("accuracy", "mse"):
+            if distributed:
+                raise ValueError("the distributed grid search scores accuracy or MSE")
+            extra["scoring"] = scoring
         n_points = len(grid["sigmas"]) * len(grid["cs"]) * max(1, len(grid["epsilons"]))
         self._say(f"fast path: {n_points} grid points x {folds} folds on {X.shape[0]} rows")
         rows = X
@@ -251,9 +282,49 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             search(params, json.dumps(grid), folds, int(self.random_state), rows, y_lib, **extra)
         )
         self._record(selection, by_gamma, classifier)
+        if self.scoring is not None:
+            self.scorer_ = check_scoring(base, scoring=self.scoring)
         if self.refit:
             best = clone(base).set_params(**self.best_params_)
             self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
+
+    def _fit_pipeline_fast(self, base, X, y):
+        """The library's search for a ``Pipeline`` ending in an RBF machine: on each
+        split the preprocessing is fitted on the training rows and transforms every row,
+        and the library scores the whole grid on that one held-out split (one Gram matrix
+        per width, warm starts along C); the fold scores are then picked from as one
+        search (the library's tie rule), as ``GridSearchCV`` scores the pipeline."""
+        machine, prefix = _machine_and_prefix(base)
+        preprocessing = base[:-1]
+        grid, by_gamma = self._grid(prefix)
+        classifier = is_classifier(machine)
+        _, y_lib = check_fit_data(self, np.zeros((_num_samples(y), 1)), y, classifier=classifier)
+        n = len(y_lib)
+        if self._int_cv() is not None:  # the plain search's seeded folds for this cv
+            plan = json.loads(_core.grid_search_plan(
+                machine._params_json(np.zeros((n, 1))), json.dumps(grid), self._int_cv(),
+                int(self.random_state), y_lib))
+            tests = plan["folds"]
+        else:
+            tests = self._splits(X, y_lib, classifier)[1]
+        scoring = self._library_scoring(machine)
+        self._say(f"fast path per split: {len(tests)} pipelines, then the grid on each")
+        per_split = []
+        for test in tests:
+            train = np.setdiff1d(np.arange(n), test)
+            fitted = clone(preprocessing).fit(_safe_indexing(X, train), _safe_indexing(y, train))
+            Xt, _ = check_fit_data(self, fitted.transform(X), y, classifier=classifier)
+            rows = csr_parts(Xt) if sp.issparse(Xt) else Xt
+            per_split.append(json.loads(_core.grid_search(
+                machine._params_json(Xt), json.dumps(grid), 2, int(self.random_state), rows,
+                y_lib, test_folds=[list(map(int, test))], scoring=scoring)))
+        selection = _pooled_selection(machine, grid, per_split, tests, scoring)
+        self._record(selection, by_gamma, classifier, prefix)
+        self.n_features_in_ = getattr(base, "n_features_in_", _num_features_or_none(X))
+        if self.scoring is not None:
+            self.scorer_ = check_scoring(base, scoring=self.scoring)
+        if self.refit:
+            self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
 
     def _fit_general(self, base, X, y, sample_weight):
         """``GridSearchCV`` around kernlearn's estimator (on the folds ``cv`` gives; an
@@ -286,21 +357,22 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             self.best_estimator_ = inner.best_estimator_
         self.folds_ = [np.asarray(test, dtype=np.intp) for _, test in splits]
 
-    def _record(self, selection, by_gamma, classifier):
+    def _record(self, selection, by_gamma, classifier, prefix=""):
         points = selection["points"]
-        sign = 1.0 if classifier else -1.0  # scikit-learn maximises: negative MSE
+        # scikit-learn maximises: negative errors
+        sign = 1.0 if selection["metric"] in ("accuracy", "balanced_accuracy") else -1.0
         scores = sign * np.asarray([p["score"] for p in points])
         folds = sign * np.asarray([p["fold_scores"] for p in points])
 
         def params_of(p):
-            out = {"C": p["c"]}
-            out["gamma"] = 1.0 / p["sigma"] ** 2
+            out = {prefix + "C": p["c"]}
+            out[prefix + "gamma"] = 1.0 / p["sigma"] ** 2
             if p.get("epsilon") is not None:
-                out["epsilon"] = p["epsilon"]
+                out[prefix + "epsilon"] = p["epsilon"]
             return out
 
         params = [params_of(p) for p in points]
-        results = {"params": params, "param_sigma": np.asarray([p["sigma"] for p in points])}
+        results = {"params": params, f"param_{prefix}sigma": np.asarray([p["sigma"] for p in points])}
         for key in params[0]:
             results[f"param_{key}"] = np.asarray([p[key] for p in params])
         for k in range(folds.shape[1]):
@@ -372,3 +444,40 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         if getattr(self, "scorer_", None) is not None and self.scoring is not None:
             return self.scorer_(self.best_estimator_, X, y)
         return self.best_estimator_.score(X, y)
+
+
+def _machine_and_prefix(base):
+    """The kernlearn machine a search tunes and the prefix of its parameters in
+    ``param_grid``: ``(base, "")``, or for a ``Pipeline`` its last step and ``"name__"``."""
+    if isinstance(base, Pipeline):
+        name, machine = base.steps[-1]
+        return machine, f"{name}__"
+    return base, ""
+
+
+def _num_features_or_none(X):
+    shape = getattr(X, "shape", None)
+    return shape[1] if shape is not None and len(shape) == 2 else None
+
+
+def _pooled_selection(machine, grid, per_split, tests, scoring):
+    """One ``Selection`` from single-split searches over the same grid: the library's
+    pick (``grid_search_select``) from their fold scores ``[σ][split][ε][C]``."""
+    first = per_split[0]
+    epsilons = list(dict.fromkeys(p.get("epsilon") for p in first["points"]))
+    n_sigma, n_eps, n_c = len(grid["sigmas"]), len(epsilons), len(grid["cs"])
+    scores = [
+        [
+            [
+                [split["points"][(s * n_eps + e) * n_c + c]["fold_scores"][0] for c in range(n_c)]
+                for e in range(n_eps)
+            ]
+            for split in per_split
+        ]
+        for s in range(n_sigma)
+    ]
+    plan = {"folds": [list(map(int, t)) for t in tests], "epsilons": epsilons,
+            "used_gram": all(split["used_gram"] for split in per_split)}
+    return json.loads(_core.grid_search_select(
+        machine._params_json(np.zeros((1, 1))), json.dumps(grid), json.dumps(plan),
+        json.dumps(scores), scoring=scoring))

@@ -179,12 +179,12 @@ def test_grid_search_regression_and_errors():
         kernlearn.GridSearch(kernlearn.SVC(kernel="linear")).fit(X, y > y.mean())
 
 
-def assert_same_search(ours, ref):
-    """Every grid point's mean CV score and the pick equal ``GridSearchCV``'s."""
+def assert_same_search(ours, ref, tol=1e-9):
+    """Every grid point's mean CV score (to ``tol``) and the pick equal ``GridSearchCV``'s."""
     key = lambda p: tuple(sorted((k, round(float(v), 12)) for k, v in p.items()))  # noqa: E731
     ref_scores = {key(p): s for p, s in zip(ref.cv_results_["params"], ref.cv_results_["mean_test_score"])}
     for params, score in zip(ours.cv_results_["params"], ours.cv_results_["mean_test_score"]):
-        assert abs(ref_scores[key(params)] - score) < 1e-9, (params, score)
+        assert abs(ref_scores[key(params)] - score) < tol, (params, score)
     assert key(ours.best_params_) == key(ref.best_params_)
     assert np.isclose(ours.best_score_, ref.best_score_)
 
@@ -226,6 +226,41 @@ def test_grid_search_on_sparse_rows_runs_the_library_search_and_equals_gridsearc
     assert_same_search(ours, kernlearn.GridSearch(kernlearn.SVC(), grid, cv=cv).fit(X, y, sample_weight=w))
 
 
+def test_grid_search_of_a_pipeline_and_balanced_accuracy_run_the_library_search():
+    """A Pipeline ending in an RBF SVM (preprocessing fitted on each split's training
+    rows) and the scorers of predictions (balanced accuracy, MAE) take the fast path and
+    score every point as GridSearchCV does on the same folds."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = dataset("heart")
+    cv = StratifiedKFold(3)
+    grid = {"C": [0.5, 4.0, 32.0], "gamma": [1 / 64, 1 / 8, 1.0]}
+    pipe_grid = {"svc__" + k: v for k, v in grid.items()}
+    ours = kernlearn.GridSearch(make_pipeline(StandardScaler(), kernlearn.SVC()), pipe_grid, cv=cv, n_jobs=2).fit(X, y)
+    assert ours.fast_path_ and set(ours.best_params_) == {"svc__C", "svc__gamma"}
+    ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y)
+    assert_same_search(ours, ref)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    # An integer cv: the folds of the plain search with the same cv and random_state.
+    plain = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=4, random_state=2).fit(scaled(X), y)
+    piped = kernlearn.GridSearch(make_pipeline(MinMaxScaler(), kernlearn.SVC()), pipe_grid, cv=4, random_state=2).fit(X, y)
+    assert [f.tolist() for f in piped.folds_] == [f.tolist() for f in plain.folds_]
+    ours = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=cv, scoring="balanced_accuracy").fit(scaled(X), y)
+    assert ours.fast_path_ and ours.selection_["metric"] == "balanced_accuracy"
+    ref = GridSearchCV(svm.SVC(), grid, cv=cv, scoring="balanced_accuracy").fit(scaled(X), y)
+    assert_same_search(ours, ref)
+    assert np.isclose(ours.score(scaled(X), y), ref.score(scaled(X), y))
+    Xr, yr = dataset("housing")
+    reg_grid = {"C": [1.0, 10.0], "gamma": [0.1, 1.0], "epsilon": [0.5]}
+    kf = KFold(3, shuffle=True, random_state=0)
+    ours = kernlearn.GridSearch(kernlearn.SVR(), reg_grid, cv=kf, scoring="neg_mean_absolute_error").fit(scaled(Xr), yr)
+    assert ours.fast_path_ and ours.best_score_ < 0
+    # Regression values agree to the solvers' stopping tolerance (1e-3), not to the bit.
+    ref = GridSearchCV(svm.SVR(), reg_grid, cv=kf, scoring="neg_mean_absolute_error").fit(scaled(Xr), yr)
+    assert_same_search(ours, ref, tol=1e-4)
+
+
 def test_grid_search_takes_other_scorers_kernels_and_pipelines_through_gridsearchcv(capsys):
     from sklearn.model_selection import StratifiedKFold
     from sklearn.preprocessing import StandardScaler
@@ -239,10 +274,11 @@ def test_grid_search_takes_other_scorers_kernels_and_pipelines_through_gridsearc
     assert_same_search(ours, ref)
     assert np.isclose(ours.score(scaled(X), y), ref.score(scaled(X), y))
     pipe_grid = {"svc__C": [0.5, 4.0], "svc__gamma": [1 / 64, 1 / 8]}
-    ours = kernlearn.GridSearch(make_pipeline(StandardScaler(), kernlearn.SVC()), pipe_grid, cv=cv, n_jobs=2).fit(X, y)
-    ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y)
+    w = 1.0 + np.arange(len(y)) % 2  # weights: GridSearchCV around the pipeline
+    ours = kernlearn.GridSearch(make_pipeline(StandardScaler(), kernlearn.SVC()), pipe_grid, cv=cv).fit(X, y, sample_weight=w)
+    assert not ours.fast_path_
+    ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y, svc__sample_weight=w)
     assert_same_search(ours, ref)
-    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
     poly = {"C": [0.5, 4.0], "degree": [2, 3]}
     ours = kernlearn.GridSearch(kernlearn.SVC(kernel="poly"), poly, cv=cv).fit(scaled(X), y)
     assert_same_search(ours, GridSearchCV(svm.SVC(kernel="poly"), poly, cv=cv).fit(scaled(X), y))

@@ -2,7 +2,7 @@
 //! selection) that `kernlearn.ray.grid_search` spreads over tasks.
 
 use crate::convert::{features, interruptible, json_err, labels, py_err, Input, Rows};
-use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch};
+use kernlearn::select::{FoldScores, Grid, GridPlan, GridSearch, Scoring};
 use kernlearn::svm::SvmParams;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -20,6 +20,13 @@ fn search(params_json: &str, grid_json: &str, folds: usize, seed: u64) -> PyResu
     Ok(search)
 }
 
+/// The library's `Scoring` named `name` (`accuracy`, `balanced_accuracy`, `mse`, `mae`).
+fn scoring_of(name: Option<String>) -> PyResult<Option<Scoring>> {
+    name.map(|s| serde_json::from_value(serde_json::Value::String(s)))
+        .transpose()
+        .map_err(|e| json_err("scoring", e))
+}
+
 fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
     serde_json::from_str(plan_json).map_err(|e| json_err("grid plan", e))
 }
@@ -28,10 +35,11 @@ fn plan_of(plan_json: &str) -> PyResult<GridPlan> {
 /// kernel machine (`select::GridSearch`: one Gram matrix per σ shared by folds and C,
 /// warm starts along C), each fold trained with its rows' `sample_weight` when given;
 /// `test_folds` (the test rows of each fold, e.g. from a scikit-learn splitter) replaces
-/// the seeded `folds`-fold split. `x` is a dense float64 matrix or CSR arrays
-/// (`GridSearch::run_sparse`). Returns the `Selection` as JSON.
+/// the seeded `folds`-fold split; `scoring` (`accuracy`, `balanced_accuracy`, `mse`,
+/// `mae`: `select::Scoring`) replaces the task's default score. `x` is a dense float64
+/// matrix or CSR arrays (`GridSearch::run_sparse`). Returns the `Selection` as JSON.
 #[pyfunction]
-#[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None, test_folds=None))]
+#[pyo3(signature = (params_json, grid_json, folds, seed, x, y, sample_weight=None, test_folds=None, scoring=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grid_search(
     py: Python<'_>,
@@ -43,10 +51,12 @@ pub(crate) fn grid_search(
     y: PyReadonlyArray1<'_, f64>,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     test_folds: Option<Vec<Vec<usize>>>,
+    scoring: Option<String>,
 ) -> PyResult<String> {
     let mut search = search(params_json, grid_json, folds, seed)?;
     search.sample_weights = sample_weight.as_ref().map(labels).transpose()?;
     search.test_folds = test_folds;
+    search.scoring = scoring_of(scoring)?;
     let y = labels(&y)?;
     let selection = match x.read()? {
         Input::Dense(x) => interruptible(py, || search.run(&x, &y, &|| {}))?,
@@ -94,15 +104,18 @@ pub(crate) fn grid_search_block(
 }
 
 /// The `Selection` (JSON) from the fold scores of every σ of the grid, in grid order
-/// (`GridSearch::select`).
+/// (`GridSearch::select`), picked by `scoring` (as `grid_search`'s).
 #[pyfunction]
+#[pyo3(signature = (params_json, grid_json, plan_json, scores_json, scoring=None))]
 pub(crate) fn grid_search_select(
     params_json: &str,
     grid_json: &str,
     plan_json: &str,
     scores_json: &str,
+    scoring: Option<String>,
 ) -> PyResult<String> {
-    let search = search(params_json, grid_json, 2, 0)?;
+    let mut search = search(params_json, grid_json, 2, 0)?;
+    search.scoring = scoring_of(scoring)?;
     let plan = plan_of(plan_json)?;
     let scores: Vec<Vec<FoldScores>> =
         serde_json::from_str(scores_json).map_err(|e| json_err("fold scores", e))?;

@@ -190,6 +190,13 @@ fn caller_given_folds_are_scored_and_checked() {
         let slow = brute_force(&search, &data, &sel.folds, p);
         assert!((p.score - slow).abs() < 1e-9, "{} vs {slow}", p.score);
     }
+    // One held-out split is scored as its refit too.
+    search.test_folds = Some(vec![folds[0].clone()]);
+    let one = search.run(&data.x, &data.y, &|| {}).unwrap();
+    for p in &one.points {
+        let slow = brute_force(&search, &data, &one.folds, p);
+        assert!((p.score - slow).abs() < 1e-9, "{} vs {slow}", p.score);
+    }
     let mut refused = |test_folds: Vec<Vec<usize>>| {
         search.test_folds = Some(test_folds);
         search
@@ -197,8 +204,8 @@ fn caller_given_folds_are_scored_and_checked() {
             .unwrap_err()
             .to_string()
     };
-    let e = refused(vec![folds[0].clone()]);
-    assert!(e.contains("at least 2 folds"), "{e}");
+    let e = refused(vec![]);
+    assert!(e.contains("at least 1 fold"), "{e}");
     let e = refused(vec![folds[0].clone(), vec![0, n]]);
     assert!(
         e.contains("fold 1") && e.contains(&format!("row {n}")),

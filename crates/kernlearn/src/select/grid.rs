@@ -11,9 +11,9 @@
 
 use super::gram::DenseGram;
 use super::rows::SearchRows;
+use super::scoring::Scoring;
 use crate::data::{complement, kfold, stratified_kfold, Features, SparseFeatures};
 use crate::kernel::{Kernel, KernelSource};
-use crate::metrics::{accuracy, mse};
 use crate::svm::{
     decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
     SvmPaths, SvmType, WarmStart,
@@ -124,14 +124,12 @@ pub struct GridPlan {
     pub used_gram: bool,
 }
 
-/// Caller-given test folds of `n` rows, once checked: at least two, each with test and
+/// Caller-given test folds of `n` rows, once checked: at least one (a single held-out
+/// split validates too, as scikit-learn's `cv=[(train, test)]`), each with test and
 /// training rows, every index a row, none twice in a fold.
 fn checked_test_folds(folds: &[Vec<usize>], n: usize) -> Result<Vec<Vec<usize>>> {
-    if folds.len() < 2 {
-        return Err(Error::param(
-            "test folds",
-            format!("need at least 2 folds, got {}", folds.len()),
-        ));
+    if folds.is_empty() {
+        return Err(Error::param("test folds", "need at least 1 fold, got none"));
     }
     for (k, fold) in folds.iter().enumerate() {
         let mut rows = fold.clone();
@@ -158,7 +156,7 @@ impl GridPlan {
         if n != y.len() {
             return Err(Error::data(format!("{} labels for {n} rows", y.len())));
         }
-        if self.folds.len() < 2 || self.folds.iter().flatten().any(|&i| i >= n) {
+        if self.folds.is_empty() || self.folds.iter().flatten().any(|&i| i >= n) {
             return Err(Error::param(
                 "plan",
                 format!("the folds are not a split of these {n} rows"),
@@ -180,7 +178,8 @@ pub struct Selection {
     pub best: GridPoint,
     /// Every grid point, σ outermost, then ε, then C (in the grid's order).
     pub points: Vec<GridPoint>,
-    /// `accuracy` (higher is better) or `mse` (lower is better).
+    /// The fold score's name ([`Scoring::name`]: `accuracy`, `balanced_accuracy`
+    /// (higher is better), `mse`, `mae` (lower is better)).
     pub metric: String,
     /// How many grid points tied with the best score (1 = no tie).
     pub n_tied: usize,
@@ -216,6 +215,8 @@ pub struct GridSearch {
     /// fold training on the other rows; `None`: (stratified) k-fold from `folds` and
     /// `seed`.
     pub test_folds: Option<Vec<Vec<usize>>>,
+    /// What each fold is scored by; `None`: accuracy, or MSE for regression.
+    pub scoring: Option<Scoring>,
 }
 
 impl GridSearch {
@@ -229,11 +230,17 @@ impl GridSearch {
             gram_budget_bytes: 1 << 30,
             sample_weights: None,
             test_folds: None,
+            scoring: None,
         }
     }
 
     fn is_regression(&self) -> bool {
         self.base.svm_type.is_regressor()
+    }
+
+    /// What the folds are scored by (the task's default unless set).
+    fn scoring(&self) -> Scoring {
+        (self.scoring).unwrap_or_else(|| Scoring::default_for(self.is_regression()))
     }
 
     /// Cross-validates every grid point on `(x, y)` and picks the best. `progress` is
@@ -283,6 +290,21 @@ impl GridSearch {
     pub fn plan(&self, n: usize, y: &[f64]) -> Result<GridPlan> {
         let regression = self.is_regression();
         self.grid.validate()?;
+        if self.scoring().is_for_regression() != regression {
+            return Err(Error::param(
+                "scoring",
+                format!(
+                    "{} scores {}, this search fits a {}",
+                    self.scoring().name(),
+                    if regression { "classes" } else { "values" },
+                    if regression {
+                        "regressor"
+                    } else {
+                        "classifier"
+                    }
+                ),
+            ));
+        }
         if n != y.len() {
             return Err(Error::data(format!("{} labels for {n} rows", y.len())));
         }
@@ -389,7 +411,6 @@ impl GridSearch {
     /// The grid points and the pick from the fold scores of every σ of the grid, in the
     /// grid's order (`[σ][fold][ε][C]`, as [`GridSearch::score_sigmas`] gives them).
     pub fn select(&self, plan: &GridPlan, scores: &[Vec<FoldScores>]) -> Result<Selection> {
-        let regression = self.is_regression();
         let (n_eps, n_c) = (plan.epsilons.len(), self.grid.cs.len());
         let shape_ok = scores.len() == self.grid.sigmas.len()
             && scores
@@ -423,14 +444,14 @@ impl GridSearch {
                 }
             }
         }
-        let (best, n_tied) = pick_best(&points, regression);
+        let (best, n_tied) = pick_best(&points, !self.scoring().higher_is_better());
         let mut params = self.params_at(&points[best])?;
         params.seed = self.base.seed;
         Ok(Selection {
             params,
             best: points[best].clone(),
             points,
-            metric: if regression { "mse" } else { "accuracy" }.into(),
+            metric: self.scoring().name().into(),
             n_tied,
             tie_rule: "ties go to the simpler model: smaller C, then wider σ, then wider ε".into(),
             folds: plan.folds.clone(),
@@ -512,8 +533,8 @@ fn in_order<T: Send>(order: &[usize], job: impl Fn(usize) -> T + Sync) -> Vec<T>
 
 /// Best point, and how many share its score. Ties: smaller C, then larger σ, then
 /// larger ε (each makes the model simpler).
-fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
-    let better = |a: f64, b: f64| if regression { a < b } else { a > b };
+fn pick_best(points: &[GridPoint], lower_is_better: bool) -> (usize, usize) {
+    let better = |a: f64, b: f64| if lower_is_better { a < b } else { a > b };
     let mut best = 0;
     for (i, p) in points.iter().enumerate().skip(1) {
         let b = &points[best];
@@ -528,32 +549,6 @@ fn pick_best(points: &[GridPoint], regression: bool) -> (usize, usize) {
         .filter(|p| p.score == points[best].score)
         .count();
     (best, n_tied)
-}
-
-/// Accuracy (or MSE for regression) with each test point counted by its weight, as
-/// scikit-learn's scorers given `sample_weight`.
-fn weighted_score(pred: &[f64], truth: &[f64], w: &[f64], regression: bool) -> Result<f64> {
-    let total: f64 = w.iter().sum();
-    // NaN-safe: a NaN total is refused too.
-    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return Err(Error::data(
-            "a fold's test points all have zero weight; use fewer folds or other weights",
-        ));
-    }
-    let loss = |p: f64, t: f64| {
-        if regression {
-            (p - t) * (p - t)
-        } else {
-            f64::from(u8::from(p == t))
-        }
-    };
-    let sum: f64 = pred
-        .iter()
-        .zip(truth)
-        .zip(w)
-        .map(|((&p, &t), &wi)| wi * loss(p, t))
-        .sum();
-    Ok(sum / total)
 }
 
 /// The work of one fold for one σ: every ε and every C (ascending, warm-started).
@@ -633,13 +628,10 @@ impl FoldJob<'_> {
                     .map(|m| self.predict(m))
                     .collect::<Result<_>>()?,
             };
+            let scoring = self.search.scoring();
             let mut row = vec![0.0; cs.len()];
             for (&ci, pred) in c_order.iter().zip(&predictions) {
-                row[ci] = match &test_w {
-                    Some(w) => weighted_score(pred, &test_y, w, eps.is_some())?,
-                    None if eps.is_some() => mse(pred, &test_y)?,
-                    None => accuracy(pred, &test_y)?,
-                };
+                row[ci] = scoring.score(pred, &test_y, test_w.as_deref())?;
             }
             out.push(row);
         }

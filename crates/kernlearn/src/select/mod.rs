@@ -4,5 +4,7 @@
 mod gram;
 mod grid;
 mod rows;
+mod scoring;
 
 pub use grid::{powers_of_two, FoldScores, Grid, GridPlan, GridPoint, GridSearch, Selection};
+pub use scoring::Scoring;

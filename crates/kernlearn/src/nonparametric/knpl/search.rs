@@ -126,6 +126,7 @@ impl KnplSearch {
             gram_budget_bytes: self.gram_budget_bytes,
             sample_weights: None,
             test_folds: None,
+            scoring: None,
         }
     }
 
