@@ -26,6 +26,7 @@ pub use matrix::{
     normalize_cosine, normalize_cosine_cross, normalize_trace, normalize_trace_cross,
 };
 pub use reordered::ReorderedRows;
+pub(crate) use reordered::MAX_ROWS;
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
 pub(crate) use sparse::sparse_map_cross;

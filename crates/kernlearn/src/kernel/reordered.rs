@@ -51,6 +51,8 @@ pub struct ReorderedRows {
     sq_norms: Vec<f64>,
     n: usize,
     d: usize,
+    /// Non-zero values of the copy.
+    nonzeros: usize,
 }
 
 impl ReorderedRows {
@@ -82,13 +84,21 @@ impl ReorderedRows {
             }
             sq_norms.push(row.iter().fold(0.0, |s, v| s + v * v));
         }
+        let nonzeros = columns.iter().filter(|&&v| v != 0.0).count();
         Self {
             map,
             columns,
             sq_norms,
             n,
             d,
+            nonzeros,
         }
+    }
+
+    /// Bytes a row reads on average: the columns of the row's point's non-zero features,
+    /// `n` values each, i.e. every non-zero value of the copy once.
+    pub(crate) fn row_bytes(&self) -> usize {
+        self.nonzeros * std::mem::size_of::<f64>()
     }
 
     /// Follows the solver's swap of positions `i` and `j`.
@@ -111,24 +121,9 @@ impl ReorderedRows {
     /// [`ReorderedRows::fill`], splitting rows of at least `par_work` multiply-adds over
     /// the rayon pool.
     fn fill_split(&self, i: usize, start: usize, out: &mut [f32], par_work: usize) {
-        // Only x_i's non-zero features take part: a zero term leaves a sum unchanged
-        // (x + 0 = x exactly), so skipping it changes no bit, and one-hot or [0, 1]
-        // scaled data skip most of their columns.
-        let mut features = [0usize; MAX_REORDERED_DIM];
-        let mut values = [0.0f64; MAX_REORDERED_DIM];
-        let mut nz = 0;
-        for k in 0..self.d {
-            let v = self.columns[k * self.n + i];
-            if v != 0.0 {
-                features[nz] = k;
-                values[nz] = v;
-                nz += 1;
-            }
-        }
-        let xi = Sparse {
-            features: &features[..nz],
-            values: &values[..nz],
-        };
+        let mut point = Point::default();
+        let nz = self.nonzeros(i, &mut point);
+        let xi = point.sparse(nz);
         let run = |from: usize, o: &mut [f32]| fill_positions(self, xi, i, from, o);
         let threads = rayon::current_num_threads();
         if out.len() * (nz + 24) < par_work || threads < 2 {
@@ -139,6 +134,104 @@ impl ReorderedRows {
         out.par_chunks_mut(chunk)
             .enumerate()
             .for_each(|(c, o)| run(start + c * chunk, o));
+    }
+
+    /// Writes into `point` the non-zero features of the point at position `i` and returns
+    /// how many there are. Only those take part in its dot products: a zero term leaves a
+    /// sum unchanged (x + 0 = x exactly), so skipping it changes no bit, and one-hot or
+    /// [0, 1] scaled data skip most of their columns.
+    fn nonzeros(&self, i: usize, point: &mut Point) -> usize {
+        let mut nz = 0;
+        for k in 0..self.d {
+            let v = self.columns[k * self.n + i];
+            if v != 0.0 {
+                point.features[nz] = k;
+                point.values[nz] = v;
+                nz += 1;
+            }
+        }
+        nz
+    }
+
+    /// `outs[r][t] = k(x_{rows[r]}, x_{start + t})` for up to [`MAX_ROWS`] rows of one
+    /// length, in one pass over the columns: each tile of positions is read from memory
+    /// once for all the rows instead of once per row (a row of a large set is bound by
+    /// that read). Every entry is computed by the operations of [`ReorderedRows::fill`] in
+    /// the same order, so the rows equal its rows bit for bit.
+    pub(crate) fn fill_rows(&self, rows: &[usize], start: usize, outs: &mut [&mut [f32]]) {
+        self.fill_rows_split(rows, start, outs, PAR_WORK);
+    }
+
+    /// [`ReorderedRows::fill_rows`], splitting the positions over the rayon pool when the
+    /// rows take at least `par_work` multiply-adds together.
+    fn fill_rows_split(
+        &self,
+        rows: &[usize],
+        start: usize,
+        outs: &mut [&mut [f32]],
+        par_work: usize,
+    ) {
+        assert!(rows.len() <= MAX_ROWS && rows.len() == outs.len());
+        let mut points = [Point::default(); MAX_ROWS];
+        let mut counts = [0usize; MAX_ROWS];
+        for ((p, c), &i) in points.iter_mut().zip(&mut counts).zip(rows) {
+            *c = self.nonzeros(i, p);
+        }
+        let mut xs = [Sparse::EMPTY; MAX_ROWS];
+        for ((x, p), &c) in xs.iter_mut().zip(&points).zip(&counts) {
+            *x = p.sparse(c);
+        }
+        let xs = &xs[..rows.len()];
+        let len = outs.first().map_or(0, |o| o.len());
+        let work = len * rows.len() * (counts.iter().max().unwrap_or(&0) + 24);
+        let threads = rayon::current_num_threads();
+        if work < par_work || threads < 2 {
+            fill_positions_rows(self, xs, rows, start, outs);
+            return;
+        }
+        let chunk = len.div_ceil(2 * threads).max(4 * BLOCK);
+        let mut pieces: Vec<Vec<&mut [f32]>> = Vec::new();
+        for out in outs.iter_mut() {
+            for (c, piece) in out.chunks_mut(chunk).enumerate() {
+                if pieces.len() <= c {
+                    pieces.push(Vec::with_capacity(rows.len()));
+                }
+                pieces[c].push(piece);
+            }
+        }
+        pieces
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(c, mut o)| fill_positions_rows(self, xs, rows, start + c * chunk, &mut o));
+    }
+}
+
+/// Most rows [`ReorderedRows::fill_rows`] computes in one pass: their partial sums
+/// (`MAX_ROWS × BLOCK` values, 16 KiB) stay in L1 beside the tile of columns they share.
+pub(crate) const MAX_ROWS: usize = 8;
+
+/// One point's non-zero features, as [`Sparse`] borrows them.
+#[derive(Clone, Copy)]
+struct Point {
+    features: [usize; MAX_REORDERED_DIM],
+    values: [f64; MAX_REORDERED_DIM],
+}
+
+impl Default for Point {
+    fn default() -> Self {
+        Self {
+            features: [0; MAX_REORDERED_DIM],
+            values: [0.0; MAX_REORDERED_DIM],
+        }
+    }
+}
+
+impl Point {
+    fn sparse(&self, nz: usize) -> Sparse<'_> {
+        Sparse {
+            features: &self.features[..nz],
+            values: &self.values[..nz],
+        }
     }
 }
 
@@ -156,8 +249,7 @@ with_simd! {
 
 #[inline(always)]
 fn fill_positions_body(rows: &ReorderedRows, xi: Sparse, i: usize, start: usize, out: &mut [f32]) {
-    let (columns, n, sq, map) = (&rows.columns[..], rows.n, &rows.sq_norms[..], rows.map);
-    let sq_i = sq[i];
+    let (columns, n, sq) = (&rows.columns[..], rows.n, &rows.sq_norms[..]);
     let mut buf = [0.0f64; BLOCK];
     for (b, o) in out.chunks_mut(BLOCK).enumerate() {
         let from = start + b * BLOCK;
@@ -165,32 +257,139 @@ fn fill_positions_body(rows: &ReorderedRows, xi: Sparse, i: usize, start: usize,
         for (t, tile) in buf.chunks_mut(TILE).enumerate() {
             dot_tile(columns, n, xi, from + t * TILE, tile);
         }
-        let sq = &sq[from..from + o.len()];
-        match map {
-            DotMap::Rbf { gamma } => {
-                for (s, &sq_t) in buf.iter_mut().zip(sq) {
-                    *s = -gamma * (sq_i + sq_t - 2.0 * *s).max(0.0);
+        map_block(rows.map, sq[i], &sq[from..from + o.len()], buf, o);
+    }
+}
+
+with_simd! {
+    /// [`fill_positions`] for several rows `points` of equal length at once: the blocks
+    /// and tiles of positions are those of one row, and each tile's columns, read once,
+    /// serve every row while they are in L1.
+    fn fill_positions_rows(
+        rows: &ReorderedRows,
+        xs: &[Sparse],
+        points: &[usize],
+        start: usize,
+        outs: &mut [&mut [f32]]
+    ) -> () = fill_positions_rows_body
+}
+
+#[inline(always)]
+fn fill_positions_rows_body(
+    rows: &ReorderedRows,
+    xs: &[Sparse],
+    points: &[usize],
+    start: usize,
+    outs: &mut [&mut [f32]],
+) {
+    let (columns, n, sq) = (&rows.columns[..], rows.n, &rows.sq_norms[..]);
+    let len = outs.first().map_or(0, |o| o.len());
+    // Rows with the same non-zero features as the next one share its column loads.
+    let mut shared = [false; MAX_ROWS];
+    for (s, pair) in shared.iter_mut().zip(xs.windows(2)) {
+        *s = pair[0].features == pair[1].features;
+    }
+    let mut bufs = [[0.0f64; BLOCK]; MAX_ROWS];
+    for offset in (0..len).step_by(BLOCK) {
+        let width = BLOCK.min(len - offset);
+        let from = start + offset;
+        for t in (0..width).step_by(TILE) {
+            let tile = t..width.min(t + TILE);
+            let mut r = 0;
+            while r < xs.len() {
+                let same = shared[r..xs.len() - 1]
+                    .iter()
+                    .take(GROUP - 1)
+                    .take_while(|&&s| s)
+                    .count();
+                let group = &mut bufs[r..r + 1 + same];
+                let at = from + t;
+                match (tile.len() == TILE, &xs[r..r + 1 + same]) {
+                    (true, [a, b]) => dot_tile_group(columns, n, [*a, *b], at, group, t),
+                    (true, [a, b, c]) => dot_tile_group(columns, n, [*a, *b, *c], at, group, t),
+                    (true, [a, b, c, d]) => {
+                        dot_tile_group(columns, n, [*a, *b, *c, *d], at, group, t)
+                    }
+                    (_, group_xs) => {
+                        for (buf, &xi) in group.iter_mut().zip(group_xs) {
+                            dot_tile(columns, n, xi, at, &mut buf[tile.clone()]);
+                        }
+                    }
                 }
-                exp_to_f32_lanes(buf, o);
+                r += 1 + same;
             }
-            DotMap::Linear => {
-                for (o, &s) in o.iter_mut().zip(buf.iter()) {
-                    *o = s as f32;
-                }
+        }
+        let sq_block = &sq[from..from + width];
+        for ((buf, out), &i) in bufs.iter_mut().zip(outs.iter_mut()).zip(points) {
+            let o = &mut out[offset..offset + width];
+            map_block(rows.map, sq[i], sq_block, &mut buf[..width], o);
+        }
+    }
+}
+
+/// Rows whose tiles [`dot_tile_group`] computes together: `GROUP × TILE` partial sums
+/// stay in registers (16 of the 32 AVX-512 registers).
+const GROUP: usize = 4;
+
+/// [`dot_tile`] of a full tile for `R` rows with the same non-zero features, into
+/// `bufs[r][t..t + TILE]`: each column value is loaded once for the `R` rows, and the
+/// `R` independent sums per position keep the adders busy. Each sum takes the terms of
+/// [`dot_tile`] in the same order, so the values are its values bit for bit.
+#[inline(always)]
+fn dot_tile_group<const R: usize>(
+    columns: &[f64],
+    n: usize,
+    xs: [Sparse; R],
+    from: usize,
+    bufs: &mut [[f64; BLOCK]],
+    t: usize,
+) {
+    let features = xs[0].features;
+    let values: [&[f64]; R] = std::array::from_fn(|r| &xs[r].values[..features.len()]);
+    let mut acc = [[0.0f64; TILE]; R];
+    for (q, &k) in features.iter().enumerate() {
+        let column: &[f64; TILE] = columns[k * n + from..k * n + from + TILE]
+            .try_into()
+            .expect("a full tile");
+        let x: [f64; R] = std::array::from_fn(|r| values[r][q]);
+        for (t, &v) in column.iter().enumerate() {
+            for r in 0..R {
+                acc[r][t] += x[r] * v;
             }
-            DotMap::Poly {
-                gamma,
-                coef0,
-                degree,
-            } => {
-                for (o, &s) in o.iter_mut().zip(buf.iter()) {
-                    *o = powi(gamma * s + coef0, degree) as f32;
-                }
+        }
+    }
+    for (buf, a) in bufs.iter_mut().zip(&acc) {
+        buf[t..t + TILE].copy_from_slice(a);
+    }
+}
+
+/// `o[t] = map(buf[t], ‖x_i‖², sq[t])`: a block of dot products turned into kernel values.
+#[inline(always)]
+fn map_block(map: DotMap, sq_i: f64, sq: &[f64], buf: &mut [f64], o: &mut [f32]) {
+    match map {
+        DotMap::Rbf { gamma } => {
+            for (s, &sq_t) in buf.iter_mut().zip(sq) {
+                *s = -gamma * (sq_i + sq_t - 2.0 * *s).max(0.0);
             }
-            DotMap::Sigmoid { gamma, coef0 } => {
-                for (o, &s) in o.iter_mut().zip(buf.iter()) {
-                    *o = (gamma * s + coef0).tanh() as f32;
-                }
+            exp_to_f32_lanes(buf, o);
+        }
+        DotMap::Linear => {
+            for (o, &s) in o.iter_mut().zip(buf.iter()) {
+                *o = s as f32;
+            }
+        }
+        DotMap::Poly {
+            gamma,
+            coef0,
+            degree,
+        } => {
+            for (o, &s) in o.iter_mut().zip(buf.iter()) {
+                *o = powi(gamma * s + coef0, degree) as f32;
+            }
+        }
+        DotMap::Sigmoid { gamma, coef0 } => {
+            for (o, &s) in o.iter_mut().zip(buf.iter()) {
+                *o = (gamma * s + coef0).tanh() as f32;
             }
         }
     }
@@ -205,6 +404,13 @@ const TILE: usize = 32;
 pub(crate) struct Sparse<'a> {
     features: &'a [usize],
     values: &'a [f64],
+}
+
+impl Sparse<'_> {
+    const EMPTY: Sparse<'static> = Sparse {
+        features: &[],
+        values: &[],
+    };
 }
 
 /// `tile[t] = Σ_k xi[k] x_{from+t}[k]` over the non-zero `xi[k]`, summed in order of `k`:
@@ -264,6 +470,42 @@ mod tests {
         }
     }
 
+    /// Rows computed together (sharing column loads in groups of up to four where their
+    /// points have the same non-zero features, as dense points do), on one thread or
+    /// split over the pool, equal the rows computed alone bit for bit, for every
+    /// dot-product kernel, at starts and lengths that are not multiples of a tile.
+    #[test]
+    fn rows_computed_together_equal_rows_alone() {
+        let (n, d) = (1500, 9);
+        let x = random_features(n, d, 11, 0.0);
+        let mut with_zero = x.as_slice().to_vec();
+        with_zero[4 * d + 2] = 0.0;
+        let x = Features::new(n, d, with_zero).unwrap();
+        let whole: Vec<usize> = (0..n).collect();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for kernel in all_kernels(d) {
+            let source = FeatureKernel::new(&kernel, &x).unwrap();
+            let Some(rows) = source.reorderable(&whole) else {
+                continue;
+            };
+            // Row 4 has a zero: groups break around it.
+            let points = [7, 4, 9, 1300, 2, 2, 640, 11];
+            for (start, width) in [(0, 8), (33, 5), (1, 4), (1499, 3), (700, 1)] {
+                let len = n - start;
+                for par_work in [PAR_WORK, 0] {
+                    let mut got = vec![vec![0f32; len]; width];
+                    let mut outs: Vec<&mut [f32]> = got.iter_mut().map(|r| &mut r[..]).collect();
+                    rows.fill_rows_split(&points[..width], start, &mut outs, par_work);
+                    for (r, &p) in got.iter().zip(&points) {
+                        let mut alone = vec![0f32; len];
+                        rows.fill(p, start, &mut alone);
+                        assert_eq!(bits(r), bits(&alone), "{kernel:?}: row {p}, start {start}");
+                    }
+                }
+            }
+        }
+    }
+
     fn check_against_source(kernel: &Kernel, source: &dyn KernelSource, n: usize, d: usize) {
         let whole: Vec<usize> = (0..n).collect();
         let Some(mut rows) = source.reorderable(&whole) else {
@@ -288,6 +530,20 @@ mod tests {
             let mut split = vec![0f32; len];
             rows.fill_split(i, start, &mut split, 0);
             assert_eq!(got, split, "{kernel:?}: row {i} split over threads");
+            // The same row computed beside others, from other points (some with zeros
+            // elsewhere): bit for bit the row computed alone.
+            let others = [i, (i + 1) % n, (i * 31 + 7) % n, n / 2, 3];
+            for width in [1, 2, others.len()] {
+                let mut rows_out = vec![vec![0f32; len]; width];
+                let mut outs: Vec<&mut [f32]> = rows_out.iter_mut().map(|r| &mut r[..]).collect();
+                rows.fill_rows(&others[..width], start, &mut outs);
+                for (r, &p) in rows_out.iter().zip(&others) {
+                    let mut alone = vec![0f32; len];
+                    rows.fill(p, start, &mut alone);
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(r), bits(&alone), "{kernel:?}: row {p} of {width}");
+                }
+            }
             let mut want = vec![0f32; len];
             source.fill_row(index[i], &index[start..], &mut want);
             for (t, (g, w)) in got.iter().zip(&want).enumerate() {

@@ -24,6 +24,8 @@ pub(crate) struct RowCache {
     /// reserved (see [`RowCache::swap_index`]).
     swaps: Vec<(u32, u32)>,
     applied: Vec<usize>,
+    /// The budget in floats.
+    budget: usize,
 }
 
 impl RowCache {
@@ -41,6 +43,7 @@ impl RowCache {
             spare: Vec::new(),
             swaps: Vec::new(),
             applied: vec![0; n],
+            budget: floats.max(2 * n),
         }
     }
 
@@ -126,6 +129,29 @@ impl RowCache {
             source.fill_row(i, &cols[start..], &mut self.rows[i][start..len]);
         }
         &self.rows[i][..len]
+    }
+
+    /// Entries row `i` holds (it may hold fewer once the swaps logged for it are
+    /// replayed, never more).
+    #[inline]
+    pub(crate) fn held(&self, i: usize) -> usize {
+        self.rows[i].len()
+    }
+
+    /// Takes row `i` out to be written beside other rows; [`RowCache::put_back`] returns
+    /// it. Nothing else may touch the cache in between.
+    pub(crate) fn take_row(&mut self, i: usize) -> Vec<f32> {
+        std::mem::take(&mut self.rows[i])
+    }
+
+    /// Returns row `i` taken by [`RowCache::take_row`].
+    pub(crate) fn put_back(&mut self, i: usize, row: Vec<f32>) {
+        self.rows[i] = row;
+    }
+
+    /// Whether a budget holds `rows` rows of `len` entries.
+    pub(crate) fn holds(&self, rows: usize, len: usize) -> bool {
+        self.budget >= rows.saturating_mul(len)
     }
 
     /// Row `i` (as long as last reserved).

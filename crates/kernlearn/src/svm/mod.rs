@@ -8,6 +8,7 @@
 //!   ([`SvmModel::to_libsvm_model`], [`SvmModel::load_libsvm_model`]) and its prediction
 //!   arithmetic ([`SvmModel::predict_libsvm`]).
 
+mod batch;
 pub(crate) mod cache;
 mod estimator;
 mod libsvm_format;

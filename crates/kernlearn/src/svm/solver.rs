@@ -10,9 +10,11 @@
 //! Stopping rule: `m(α) − M(α) < ε` where `m`/`M` are the maximal/minimal `−y_t ∇f(α)_t`
 //! over the up/low index sets (LIBSVM's `eps`, default 1e-3).
 
+use super::batch::likely_rows;
 use super::qmatrix::QMatrix;
 use super::vector::{add_row, add_two_rows};
 use super::wss::{best_partner, max_violation_up, update_and_max_violation_up, Vars, TAU};
+use crate::kernel::MAX_ROWS;
 
 /// Which dual the solver handles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +79,18 @@ struct State {
     /// gradient update computed it ([`update_and_max_violation_up`]); cleared by
     /// anything else that changes the gradient, the statuses or the active set.
     next_up: Option<(Option<usize>, f64)>,
+    /// Variables whose rows are likely read soon, best last ([`State::fill_with_likely`]);
+    /// cleared when positions change.
+    likely: Vec<usize>,
+    /// Batches filled from `likely` since it was scanned.
+    likely_uses: usize,
 }
+
+/// Batches that one scan for likely rows serves at most.
+const LIKELY_REUSE: usize = 4;
+
+/// Most candidates one scan keeps.
+const LIKELY: usize = 32;
 
 impl State {
     #[inline]
@@ -117,6 +130,7 @@ impl State {
 
     fn swap_index(&mut self, q: &mut dyn QMatrix, i: usize, j: usize) {
         self.next_up = None;
+        self.likely.clear();
         q.swap_index(i, j);
         self.y.swap(i, j);
         self.grad.swap(i, j);
@@ -147,6 +161,7 @@ impl State {
                 .map(|j| (j, self.alpha[j]))
                 .collect();
             for i in active..l {
+                fill_ahead(q, i, i + 1..l, active);
                 let (q_i, _) = q.row(i, active);
                 let mut g = self.grad[i];
                 for &(j, a) in &free {
@@ -157,6 +172,8 @@ impl State {
         } else {
             for i in 0..active {
                 if self.is_free(i) {
+                    let free_after = (i + 1..active).filter(|&t| self.is_free(t));
+                    fill_ahead(q, i, free_after, l);
                     let (q_i, _) = q.row(i, l);
                     add_row(&mut self.grad[active..l], &q_i[active..l], self.alpha[i]);
                 }
@@ -187,6 +204,12 @@ impl State {
             None => max_violation_up(vars),
         };
         let i = i?;
+        self.fill_with_likely(q, i, active);
+        let vars = Vars {
+            y: &self.y[..active],
+            status: &self.status[..active],
+            grad: &self.grad[..active],
+        };
         let (q_i, qd) = q.row(i, active);
         let partner = best_partner(vars, q_i, qd, qd[i], self.y[i] as f64, gmax);
         let j = partner.j?;
@@ -194,6 +217,52 @@ impl State {
             return None;
         }
         Some((i, j))
+    }
+
+    /// When row `i` (columns `0..len`) is missing and `q` computes rows in batches:
+    /// computes it together with the missing rows likeliest to be read next
+    /// ([`likely_rows`]).
+    ///
+    /// The candidates come from one scan for several batches (the ranking changes little
+    /// in a few steps; a scan per batch cost a tenth of a fit on large sets).
+    fn fill_with_likely(&mut self, q: &mut dyn QMatrix, i: usize, len: usize) {
+        let width = q.batch_width(len);
+        if width < 2 || q.has_row(i, len) {
+            return;
+        }
+        let active = self.active_size;
+        let mut rows = [i; MAX_ROWS];
+        let mut count = 1;
+        for pass in 0..2 {
+            if pass == 1 || self.likely_uses >= LIKELY_REUSE {
+                // Stale or used up: scan again.
+                let vars = Vars {
+                    y: &self.y[..active],
+                    status: &self.status[..active],
+                    grad: &self.grad[..active],
+                };
+                let held: &dyn QMatrix = q;
+                let skip = |t: usize| t == i || held.has_row(t, 1);
+                let mut found = [0usize; LIKELY];
+                let wanted = (width - 1) * LIKELY_REUSE;
+                let k = likely_rows(vars, wanted / 2, skip, &mut found[..wanted.min(LIKELY)]);
+                self.likely.clear();
+                self.likely.extend(found[..k].iter().rev());
+                self.likely_uses = 0;
+            }
+            while count < width {
+                let Some(t) = self.likely.pop() else { break };
+                if t < active && t != i && !q.has_row(t, 1) && !rows[..count].contains(&t) {
+                    rows[count] = t;
+                    count += 1;
+                }
+            }
+            if count == width {
+                break;
+            }
+        }
+        self.likely_uses += 1;
+        q.fill_rows(&rows[..count], len);
     }
 
     fn select_nu(&self, q: &mut dyn QMatrix) -> Option<(usize, usize)> {
@@ -337,6 +406,7 @@ impl State {
         let active = self.active_size;
         let (ci, cj) = (self.upper[i], self.upper[j]);
         let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
+        self.fill_with_likely(q, j, active);
         let (q_i, q_j, qd) = q.two_rows(i, j, active);
         let qij = q_i[j] as f64;
         let (qdi, qdj) = (qd[i], qd[j]);
@@ -531,6 +601,8 @@ impl Solver {
             unshrink: false,
             variant,
             next_up: None,
+            likely: Vec::new(),
+            likely_uses: 0,
         };
         for i in 0..l {
             st.update_status(i);
@@ -709,6 +781,22 @@ fn common_ratio(old: &[f64], active_set: &[usize], new: &[f64]) -> Option<f64> {
         .zip(active_set)
         .all(|(&o, &orig)| o * r == new[orig]);
     exact.then_some(r)
+}
+
+/// When row `i` (columns `0..len`) is missing and `q` computes rows in batches: computes
+/// it together with the next missing rows of `rest` (rows a loop reads next).
+fn fill_ahead(q: &mut dyn QMatrix, i: usize, rest: impl Iterator<Item = usize>, len: usize) {
+    let width = q.batch_width(len);
+    if width < 2 || q.has_row(i, len) {
+        return;
+    }
+    let mut rows = [i; MAX_ROWS];
+    let mut count = 1;
+    for t in rest.filter(|&t| !q.has_row(t, 1)).take(width - 1) {
+        rows[count] = t;
+        count += 1;
+    }
+    q.fill_rows(&rows[..count], len);
 }
 
 /// `∇f = Qα + p` and `grad_bar = Σ_{α_t = C_t} C_t Q_t` from the starting point.
