@@ -44,6 +44,13 @@ const UNASKED_SPARSE_BYTES: u64 = 64 << 20;
 /// How many times its CSR storage the dense form must take for that.
 const UNASKED_SPARSE_RATIO: f64 = 8.0;
 
+/// Whether a LIBSVM file read as CSR is kept sparse unasked (by a caller that can take
+/// CSR): its dense form would take more than 64 MiB and more than 8 times its CSR form,
+/// as LIBSVM and scikit-learn's `load_svmlight_file` keep such files.
+pub fn too_wide_for_dense(data: &SparseDataset) -> bool {
+    data.dense_bytes() > UNASKED_SPARSE_BYTES && data.dense_to_sparse_ratio() > UNASKED_SPARSE_RATIO
+}
+
 impl DataArgs {
     /// The file's format: `--format`, else from its extension.
     pub fn format(&self) -> Result<Format> {
@@ -81,8 +88,7 @@ impl DataArgs {
     ) -> Result<Rows> {
         let sparse = read_libsvm_sparse(&self.data, n_features)?;
         let (bytes, ratio) = (sparse.dense_bytes(), sparse.dense_to_sparse_ratio());
-        let wide = bytes > UNASKED_SPARSE_BYTES && ratio > UNASKED_SPARSE_RATIO;
-        if wide && can_take(sparse.x.n_cols())? {
+        if too_wide_for_dense(&sparse) && can_take(sparse.x.n_cols())? {
             if !quiet {
                 eprintln!(
                     "{}: kept sparse ({} non-zeros; dense it would take {:.1} GB, {ratio:.0}× \

@@ -154,6 +154,12 @@ impl CRand {
     }
 }
 
+/// A command line's words (the tests' argv).
+#[cfg(test)]
+pub(crate) fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(String::from).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

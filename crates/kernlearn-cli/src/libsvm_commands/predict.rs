@@ -171,9 +171,7 @@ fn print_scores(y: &[f64], predicted: &[f64], regression: bool) {
 mod tests {
     use super::*;
 
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
-    }
+    use super::super::words as args;
 
     #[test]
     fn parses_options_and_three_files() {

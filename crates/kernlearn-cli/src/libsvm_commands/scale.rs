@@ -323,9 +323,7 @@ fn write_scaled(a: &ScaleArgs, r: &Ranges, rows: &[Row], max_index: usize) -> Re
 mod tests {
     use super::*;
 
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
-    }
+    use super::super::words as args;
 
     #[test]
     fn parses_negative_limits_and_y_pairs() {

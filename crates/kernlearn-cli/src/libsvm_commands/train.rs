@@ -248,10 +248,6 @@ fn gram_block(k: &Features, rows: &[usize], cols: &[usize]) -> kernlearn::Result
     Features::new(rows.len(), cols.len(), values)
 }
 
-/// Dense rows unless the dense form would take over 64 MiB and 8× its CSR form (the
-/// rule of `kernlearn fit`).
-const DENSE_LIMIT: u64 = 64 << 20;
-
 /// Reads the training file: labels and rows, and the largest feature index (LIBSVM's
 /// default γ is its inverse).
 fn read_rows(path: &Path, precomputed: bool) -> Result<(Vec<f64>, Rows, usize), Fail> {
@@ -273,7 +269,8 @@ fn read_rows(path: &Path, precomputed: bool) -> Result<(Vec<f64>, Rows, usize), 
     }
     let data = read_libsvm_sparse(path, None)?;
     let max_index = data.x.n_cols();
-    if data.dense_bytes() > DENSE_LIMIT && data.dense_to_sparse_ratio() > 8.0 {
+    // Dense rows unless too wide (the rule of `kernlearn fit`).
+    if crate::args::too_wide_for_dense(&data) {
         return Ok((data.y, Rows::Sparse(data.x), max_index));
     }
     let what = path.display().to_string();
@@ -711,9 +708,7 @@ fn print_cv(y: &[f64], target: &[f64], regression: bool) {
 mod tests {
     use super::*;
 
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
-    }
+    use super::super::words as args;
 
     #[test]
     fn parses_libsvm_options_and_weights() {
