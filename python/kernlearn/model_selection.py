@@ -146,7 +146,9 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         ending in one, unweighted), a grid of its C, γ or σ (and ε), and a score of the
         predictions the library computes (:data:`_LIBRARY_SCORING`)."""
         machine, prefix = _machine_and_prefix(base)
-        keys = {k[len(prefix):] if k.startswith(prefix) else k for k in (self.param_grid or {})}
+        # A key without the machine's prefix is another step's (or a mistake that
+        # GridSearchCV reports): not the fast path.
+        keys = {k[len(prefix):] if k.startswith(prefix) else None for k in (self.param_grid or {})}
         return (
             machine.kernel == "rbf"
             and keys <= {"C", "gamma", "sigma", "epsilon"}
@@ -320,11 +322,15 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
                 y_lib, test_folds=[list(map(int, test))], scoring=scoring)))
         selection = _pooled_selection(machine, grid, per_split, tests, scoring)
         self._record(selection, by_gamma, classifier, prefix)
-        self.n_features_in_ = getattr(base, "n_features_in_", _num_features_or_none(X))
+        for name in ("n_features_in_", "feature_names_in_"):  # the input's, not the machine's
+            self.__dict__.pop(name, None)
         if self.scoring is not None:
             self.scorer_ = check_scoring(base, scoring=self.scoring)
         if self.refit:
             self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
+            for name in ("n_features_in_", "feature_names_in_"):
+                if hasattr(self.best_estimator_, name):
+                    setattr(self, name, getattr(self.best_estimator_, name))
 
     def _fit_general(self, base, X, y, sample_weight):
         """``GridSearchCV`` around kernlearn's estimator (on the folds ``cv`` gives; an
@@ -453,11 +459,6 @@ def _machine_and_prefix(base):
         name, machine = base.steps[-1]
         return machine, f"{name}__"
     return base, ""
-
-
-def _num_features_or_none(X):
-    shape = getattr(X, "shape", None)
-    return shape[1] if shape is not None and len(shape) == 2 else None
 
 
 def _pooled_selection(machine, grid, per_split, tests, scoring):

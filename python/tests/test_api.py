@@ -242,6 +242,16 @@ def test_grid_search_of_a_pipeline_and_balanced_accuracy_run_the_library_search(
     ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y)
     assert_same_search(ours, ref)
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    # A grid over another step's parameters is GridSearchCV's; a key naming no step is
+    # its error, not a silently default grid.
+    from sklearn.decomposition import PCA
+
+    pca_grid = {"pca__n_components": [3, 5], "svc__C": [1.0, 4.0]}
+    ours = kernlearn.GridSearch(make_pipeline(StandardScaler(), PCA(), kernlearn.SVC()), pca_grid, cv=cv).fit(X, y)
+    assert not ours.fast_path_
+    assert_same_search(ours, GridSearchCV(make_pipeline(StandardScaler(), PCA(), svm.SVC()), pca_grid, cv=cv).fit(X, y))
+    with pytest.raises(ValueError, match="Invalid parameter 'C'"):
+        kernlearn.GridSearch(make_pipeline(StandardScaler(), kernlearn.SVC()), {"C": [1.0]}, cv=cv).fit(X, y)
     # An integer cv: the folds of the plain search with the same cv and random_state.
     plain = kernlearn.GridSearch(kernlearn.SVC(), grid, cv=4, random_state=2).fit(scaled(X), y)
     piped = kernlearn.GridSearch(make_pipeline(MinMaxScaler(), kernlearn.SVC()), pipe_grid, cv=4, random_state=2).fit(X, y)
