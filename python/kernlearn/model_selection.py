@@ -196,7 +196,8 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _grid(self, prefix=""):
         """The library's grid (σ, C, ε) of ``param_grid`` (keys after ``prefix``), and
-        whether it was given by γ."""
+        the values as given, by the library's (``{"gamma": {σ: γ}, "C": {C: C}, ...}``),
+        so that ``best_params_`` and ``cv_results_`` report them as given."""
         grid = {k[len(prefix):]: v for k, v in (self.param_grid or {}).items()}
         if "gamma" in grid:
             gammas = np.asarray(grid["gamma"], dtype=np.float64)
@@ -205,11 +206,17 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             sigmas = list(1.0 / np.sqrt(gammas))
         else:
             sigmas = [float(s) for s in grid.get("sigma", PAPER_POWERS)]
-        return {
+        library = {
             "sigmas": sigmas,
             "cs": [float(c) for c in grid.get("C", PAPER_POWERS)],
             "epsilons": [float(e) for e in grid.get("epsilon", [])],
-        }, "gamma" in grid
+        }
+        given = {
+            "gamma": dict(zip(sigmas, grid["gamma"])) if "gamma" in grid else {},
+            "C": dict(zip(library["cs"], grid.get("C", PAPER_POWERS))),
+            "epsilon": dict(zip(library["epsilons"], grid.get("epsilon", []))),
+        }
+        return library, given
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> "GridSearch":
         """Cross-validates every grid point and refits the best.
@@ -256,7 +263,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _fit_fast(self, base, search, X, y, sample_weight, distributed):
         """The library's search (one Gram matrix per width, warm starts along C)."""
-        grid, by_gamma = self._grid()
+        grid, given = self._grid()
         classifier = is_classifier(base)
         X, y_lib = check_fit_data(self, X, y, classifier=classifier)
         folds, tests = self._splits(X, y_lib, classifier)
@@ -283,7 +290,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         selection = json.loads(
             search(params, json.dumps(grid), folds, int(self.random_state), rows, y_lib, **extra)
         )
-        self._record(selection, by_gamma, classifier)
+        self._record(selection, given)
         if self.scoring is not None:
             self.scorer_ = check_scoring(base, scoring=self.scoring)
         if self.refit:
@@ -298,7 +305,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         search (the library's tie rule), as ``GridSearchCV`` scores the pipeline."""
         machine, prefix = _machine_and_prefix(base)
         preprocessing = base[:-1]
-        grid, by_gamma = self._grid(prefix)
+        grid, given = self._grid(prefix)
         classifier = is_classifier(machine)
         _, y_lib = check_fit_data(self, np.zeros((_num_samples(y), 1)), y, classifier=classifier)
         n = len(y_lib)
@@ -321,7 +328,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
                 machine._params_json(Xt), json.dumps(grid), 2, int(self.random_state), rows,
                 y_lib, test_folds=[list(map(int, test))], scoring=scoring)))
         selection = _pooled_selection(machine, grid, per_split, tests, scoring)
-        self._record(selection, by_gamma, classifier, prefix)
+        self._record(selection, given, prefix)
         for name in ("n_features_in_", "feature_names_in_"):  # the input's, not the machine's
             self.__dict__.pop(name, None)
         if self.scoring is not None:
@@ -363,7 +370,7 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
             self.best_estimator_ = inner.best_estimator_
         self.folds_ = [np.asarray(test, dtype=np.intp) for _, test in splits]
 
-    def _record(self, selection, by_gamma, classifier, prefix=""):
+    def _record(self, selection, given, prefix=""):
         points = selection["points"]
         # scikit-learn maximises: negative errors
         sign = 1.0 if selection["metric"] in ("accuracy", "balanced_accuracy") else -1.0
@@ -371,10 +378,10 @@ class GridSearch(AtomicFitMixin, MetaEstimatorMixin, BaseEstimator):
         folds = sign * np.asarray([p["fold_scores"] for p in points])
 
         def params_of(p):
-            out = {prefix + "C": p["c"]}
-            out[prefix + "gamma"] = 1.0 / p["sigma"] ** 2
+            out = {prefix + "C": given["C"].get(p["c"], p["c"])}
+            out[prefix + "gamma"] = given["gamma"].get(p["sigma"], 1.0 / p["sigma"] ** 2)
             if p.get("epsilon") is not None:
-                out[prefix + "epsilon"] = p["epsilon"]
+                out[prefix + "epsilon"] = given["epsilon"].get(p["epsilon"], p["epsilon"])
             return out
 
         params = [params_of(p) for p in points]

@@ -241,6 +241,7 @@ def test_grid_search_of_a_pipeline_and_balanced_accuracy_run_the_library_search(
     assert ours.fast_path_ and set(ours.best_params_) == {"svc__C", "svc__gamma"}
     ref = GridSearchCV(make_pipeline(StandardScaler(), svm.SVC()), pipe_grid, cv=cv).fit(X, y)
     assert_same_search(ours, ref)
+    assert ours.best_params_ == ref.best_params_  # the grid's values as given, not 1/σ²
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
     # A grid over another step's parameters is GridSearchCV's; a key naming no step is
     # its error, not a silently default grid.

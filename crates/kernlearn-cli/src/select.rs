@@ -226,7 +226,7 @@ pub fn run(
     } else {
         let b = &selection.best;
         outln!(
-            "selected σ = {} (γ = {}), C = {}{} with {}-fold CV {} {:.4} ({} grid points tied; {})",
+            "selected σ = {} (γ = {}), C = {}{} with {}-fold CV {} {:.4} ({}; {})",
             b.sigma,
             1.0 / (b.sigma * b.sigma),
             b.c,
@@ -234,7 +234,10 @@ pub fn run(
             sel.folds.unwrap_or(5),
             selection.metric,
             b.score,
-            selection.n_tied,
+            match selection.n_tied {
+                1 => "no tie".to_string(),
+                n => format!("{n} grid points tied"),
+            },
             selection.tie_rule
         );
         outln!(

@@ -602,7 +602,9 @@ fn precomputed_kernel_matches_libsvm() {
     for (name, data) in [("k.train", &train), ("k.test", &test)] {
         let mut s = String::new();
         for i in 0..data.len() {
-            s.push_str(&format!("{} 0:{}", data.y[i], i + 1));
+            // A test row's serial number can be any value (LIBSVM's README): 0 here.
+            let serial = if name == "k.test" { 0 } else { i + 1 };
+            s.push_str(&format!("{} 0:{serial}", data.y[i]));
             for j in 0..train.len() {
                 let k: f64 = data
                     .x
@@ -672,6 +674,22 @@ fn usage_and_errors() {
         text(&out.stderr)
     );
     assert!(dir.join("m").exists());
+    // An output file that is an input is refused, the input left as it was.
+    let test = fixture("tiny.train.libsvm");
+    let before = std::fs::read(&test).unwrap();
+    let out = run_in(
+        &dir,
+        "svm-predict",
+        &words(&format!("{test} m {test}")),
+        true,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("refusing to overwrite"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&test).unwrap(), before);
     let _ = std::fs::remove_dir_all(&dir);
     let help = Command::new(env!("CARGO_BIN_EXE_kernlearn"))
         .arg("--help")

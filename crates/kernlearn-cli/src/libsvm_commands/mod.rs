@@ -17,6 +17,7 @@ macro_rules! say {
 pub(crate) use say;
 
 use std::io::Write as _;
+use std::path::Path;
 
 /// The LIBSVM-compatible commands, listed at the end of `kernlearn --help`.
 pub const HELP: &str = "LIBSVM-compatible commands (LIBSVM 3.x options and files; run one \
@@ -31,6 +32,24 @@ pub(crate) enum Fail {
     Usage(Option<String>),
     /// Anything else: the message, printed on standard error.
     Error(String),
+}
+
+/// Refuses an output file that is one of the command's inputs: LIBSVM would truncate
+/// the data or model it is about to read (`svm-predict test model test`); other
+/// existing outputs are replaced, as LIBSVM replaces them.
+pub(crate) fn refuse_output_over_input(output: &Path, inputs: &[&Path]) -> Result<(), Fail> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    match inputs.iter().find(|i| same(output, i)) {
+        Some(input) => Err(Fail::Error(format!(
+            "the output file {} is the input file {}: refusing to overwrite it",
+            output.display(),
+            input.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 impl From<kernlearn::Error> for Fail {

@@ -64,7 +64,7 @@ pub(crate) fn parse(args: &[String]) -> Result<PredictArgs, Fail> {
 /// column is dropped (kernel values at indices 1..).
 fn read_test(path: &Path, model: &SvmModel) -> Result<(Vec<f64>, SparseFeatures), Fail> {
     if model.params.kernel.is_precomputed() {
-        let rows = super::train::read_precomputed(path)?;
+        let rows = super::train::read_precomputed(path, false)?;
         return Ok((rows.y, rows.x));
     }
     let data = read_libsvm_sparse(path, None)?;
@@ -74,6 +74,8 @@ fn read_test(path: &Path, model: &SvmModel) -> Result<(Vec<f64>, SparseFeatures)
 /// Runs svm-predict.
 pub(crate) fn run(args: &[String]) -> Result<(), Fail> {
     let a = parse(args)?;
+    let (test, model_path) = (Path::new(&a.test), Path::new(&a.model));
+    super::refuse_output_over_input(Path::new(&a.output), &[test, model_path])?;
     let model = SvmModel::load_libsvm_model(Path::new(&a.model))
         .map_err(|e| Fail::Error(format!("can't open model file {}: {e}", a.model)))?;
     let svm_type = model.params.svm_type;

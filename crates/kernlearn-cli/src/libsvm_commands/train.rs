@@ -252,7 +252,7 @@ fn gram_block(k: &Features, rows: &[usize], cols: &[usize]) -> kernlearn::Result
 /// default γ is its inverse).
 fn read_rows(path: &Path, precomputed: bool) -> Result<(Vec<f64>, Rows, usize), Fail> {
     if precomputed {
-        let KernelRows { y, x: k, serials } = read_precomputed(path)?;
+        let KernelRows { y, x: k, serials } = read_precomputed(path, true)?;
         let n = y.len();
         let Some(max) = serials.iter().copied().max() else {
             return Err(Fail::Error(format!("{}: no data rows", path.display())));
@@ -290,7 +290,7 @@ pub(crate) struct KernelRows {
 
 /// Reads a file of a precomputed kernel: each row's `0:serial` token is taken out, the
 /// rest (kernel values at indices 1..) read as LIBSVM rows. Errors as LIBSVM's.
-pub(crate) fn read_precomputed(path: &Path) -> Result<KernelRows, Fail> {
+pub(crate) fn read_precomputed(path: &Path, training: bool) -> Result<KernelRows, Fail> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Fail::Error(format!("can't open input file {name}: {e}")))?;
@@ -300,10 +300,18 @@ pub(crate) fn read_precomputed(path: &Path) -> Result<KernelRows, Fail> {
         let Some(label) = tokens.next() else {
             continue;
         };
+        // Test rows' serial numbers can be any value (LIBSVM's README: "?"); only
+        // training rows name their own row of the kernel.
         let serial = tokens
             .next()
             .and_then(|t| t.strip_prefix("0:"))
-            .and_then(|s| s.parse::<f64>().ok())
+            .and_then(|s| {
+                if training {
+                    s.parse::<f64>().ok()
+                } else {
+                    Some(1.0)
+                }
+            })
             .filter(|&s| s >= 1.0)
             .ok_or_else(|| {
                 Fail::Error(format!(
@@ -322,7 +330,7 @@ pub(crate) fn read_precomputed(path: &Path) -> Result<KernelRows, Fail> {
     }
     let data = parse_libsvm_sparse(&rest, &name, None)?;
     let max_index = data.x.n_cols();
-    if let Some(s) = serials.iter().find(|&&s| s > max_index) {
+    if let Some(s) = serials.iter().find(|&&s| training && s > max_index) {
         return Err(Fail::Error(format!(
             "{name}: Wrong input format: sample_serial_number {s} out of range (1..{max_index})"
         )));
@@ -557,6 +565,9 @@ fn svr_sigma(
 /// Runs svm-train.
 pub(crate) fn run(args: &[String]) -> Result<(), Fail> {
     let a = parse(args)?;
+    if a.folds.is_none() {
+        super::refuse_output_over_input(&a.model, &[a.input.as_path()])?;
+    }
     let precomputed = a.kernel_type == 4;
     let (mut y, rows, max_index) = read_rows(&a.input, precomputed).map_err(|e| match e {
         Fail::Error(m) if m.starts_with("ERROR: ") => Fail::Error(m[7..].to_string()),

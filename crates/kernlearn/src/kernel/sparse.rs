@@ -271,27 +271,29 @@ pub struct SparseFeatureKernel<'a> {
 /// rows of `x` against itself read the renumbered columns.
 fn compacted_columns(x: &SparseFeatures) -> Option<SparseFeatures> {
     let (indptr, indices, values) = x.parts();
-    let mut used = vec![0u64; x.n_cols().div_ceil(64)];
-    for &j in indices {
-        used[j as usize / 64] |= 1 << (j % 64);
+    if x.n_cols() <= 4096 || indices.len().saturating_mul(4) > x.n_cols() {
+        return None; // at most as many used columns as non-zeros
     }
-    let k: usize = used.iter().map(|w| w.count_ones() as usize).sum();
-    if x.n_cols() <= 4096 || k.saturating_mul(4) > x.n_cols() {
+    // The used columns, sorted: memory in proportion to the non-zeros, not the width
+    // (an index of 2³² must not cost a table per column).
+    let mut used = indices.to_vec();
+    used.sort_unstable();
+    used.dedup();
+    if used.len().saturating_mul(4) > x.n_cols() {
         return None;
     }
-    // Rank of column j: the used columns before its word, plus those below it in it.
-    let mut before = Vec::with_capacity(used.len());
-    let mut total = 0u32;
-    for w in &used {
-        before.push(total);
-        total += w.count_ones();
-    }
-    let rank = |j: u32| {
-        let (w, b) = (j as usize / 64, j % 64);
-        before[w] + (used[w] & ((1u64 << b) - 1)).count_ones()
-    };
-    let renumbered = indices.iter().map(|&j| rank(j)).collect();
-    SparseFeatures::new(x.n_rows(), k, indptr.to_vec(), renumbered, values.to_vec()).ok()
+    let renumbered = indices
+        .iter()
+        .map(|j| used.binary_search(j).map_or(0, |r| r as u32))
+        .collect();
+    SparseFeatures::new(
+        x.n_rows(),
+        used.len(),
+        indptr.to_vec(),
+        renumbered,
+        values.to_vec(),
+    )
+    .ok()
 }
 
 /// Columns per block in `fill_row` (a stack buffer of this many `f64`).

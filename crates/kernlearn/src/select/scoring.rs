@@ -69,8 +69,8 @@ impl Scoring {
             // NaN-safe: a NaN total is refused too.
             if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 return Err(Error::data(
-                    "a fold's test points all have zero weight (or there are none); use \
-                     fewer folds or other weights",
+                    "a fold's test points all have zero or negative weight (or there are \
+                     none); use fewer folds or other weights",
                 ));
             }
             Ok(sum / total)
@@ -100,8 +100,8 @@ impl Scoring {
                     .collect();
                 if recalls.is_empty() {
                     return Err(Error::data(
-                        "a fold's test points all have zero weight (or there are none); use \
-                         fewer folds or other weights",
+                        "a fold's test points all have zero or negative weight (or there \
+                         are none); use fewer folds or other weights",
                     ));
                 }
                 Ok(recalls.iter().sum::<f64>() / recalls.len() as f64)
