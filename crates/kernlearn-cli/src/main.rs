@@ -170,6 +170,8 @@ enum Command {
         select: select::SelectArgs,
         #[command(flatten)]
         save: SaveArgs,
+        #[command(flatten)]
+        weights: args::WeightArgs,
         /// Print one JSON object (with every grid point's score and the folds).
         #[arg(long)]
         json: bool,
@@ -305,8 +307,9 @@ fn main() -> ExitCode {
             model,
             select,
             save,
+            weights,
             json,
-        }) => select::run(&data, &model, &select, &save, json, quiet),
+        }) => select::run(&data, &model, &select, (&save, &weights), json, quiet),
         Some(Command::Evaluate {
             data,
             model,

@@ -1,6 +1,6 @@
 //! `kernlearn select`: grid search with k-fold cross-validation (SVM-CV / SVR-CV).
 
-use crate::args::{DataArgs, ModelArgs, Rows};
+use crate::args::{DataArgs, ModelArgs, Rows, WeightArgs};
 use crate::out::outln;
 use clap::Args;
 use kernlearn::learner::GridSettings;
@@ -186,25 +186,36 @@ pub fn run(
     data: &DataArgs,
     model: &ModelArgs,
     sel: &SelectArgs,
-    save: &crate::SaveArgs,
+    (save, weights): (&crate::SaveArgs, &WeightArgs),
     as_json: bool,
     quiet: bool,
 ) -> Result<()> {
-    save.plan(&[&data.data], model)?;
-    // A wide LIBSVM file is searched sparse, as `fit --select grid` searches it.
-    let can_take = |n_cols| Ok(crate::sparse::method(model, Some(sel), n_cols)?.takes_sparse());
+    let inputs: Vec<&std::path::Path> = std::iter::once(data.data.as_path())
+        .chain(weights.weight_file.as_deref())
+        .collect();
+    save.plan(&inputs, model)?;
+    // A wide LIBSVM file is searched sparse, as `fit --select grid` searches it (a weight
+    // column needs the dense table).
+    let can_take = |n_cols| {
+        let method = crate::sparse::method(model, Some(sel), n_cols)?;
+        Ok(method.takes_sparse() && weights.weight_column.is_none())
+    };
     let (fitted, n_train) = match data.read_training(quiet, can_take)? {
         Rows::Sparse(train) => {
-            let fitted = crate::sparse::fit_pipeline(&train, model, Some(sel), None, quiet)?;
+            let w = weights.file_weights(train.y.len(), &data.data)?;
+            let fitted =
+                crate::sparse::fit_pipeline(&train, model, Some(sel), w.as_deref(), quiet)?;
             (fitted, train.y.len())
         }
         Rows::Dense(train) if train.y.is_empty() => {
             return Err(Error::data("the data has no labels to select against"))
         }
-        Rows::Dense(train) => (
-            crate::fit_pipeline(&train, model, Some(sel), quiet)?,
-            train.len(),
-        ),
+        Rows::Dense(train) => {
+            let (train, w) = weights.apply(train, &data.data)?;
+            let fitted =
+                crate::fit_pipeline_weighted(&train, model, Some(sel), w.as_deref(), quiet)?;
+            (fitted, train.len())
+        }
     };
     let selection = fitted
         .selection

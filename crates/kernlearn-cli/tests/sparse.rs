@@ -299,5 +299,12 @@ fn sparse_grid_search_and_weights_equal_the_dense_ones() {
         assert_eq!((&a["sigma"], &a["c"]), (&b["sigma"], &b["c"]));
         let score = |v: &serde_json::Value| v["cv_score"].as_f64().unwrap();
         assert!((score(a) - score(b)).abs() < 1e-9, "{a} vs {b}");
+        // `select` takes the weight file too, and picks what `fit --select grid` picks.
+        let mut args = vec!["select", "-d", d, "--scale", "maxabs", "--json"];
+        if weighted {
+            args.extend(["--weight-file", weights.to_str().unwrap()]);
+        }
+        let sel = json_of(&run(&args));
+        assert_eq!(sel["selected"], dense["selected"], "weighted {weighted}");
     }
 }
