@@ -423,11 +423,7 @@ fn fit_pipeline_weighted(
     weights: Option<&[f64]>,
     quiet: bool,
 ) -> Result<FittedPipeline> {
-    let settings = grid.map(select::SelectArgs::settings).transpose()?;
-    let method = args.method(train, settings)?;
-    if let Some(grid) = grid {
-        grid.refuse_unread(&method)?;
-    }
+    let method = select::tuned_method(args, train, grid)?;
     fit_method_weighted(train, &method, args.scale, weights, args.seed, quiet)
 }
 
@@ -772,12 +768,21 @@ pub fn split(
     test_fraction: f64,
     seed: u64,
 ) -> Result<(Dataset, Dataset)> {
-    let (train, test) = if task_is_classification {
-        stratified_split(&data.y, test_fraction, seed)?
-    } else {
-        train_test_split(data.len(), test_fraction, seed)?
-    };
+    let (train, test) = split_rows(&data.y, task_is_classification, test_fraction, seed)?;
     Ok((data.subset(&train), data.subset(&test)))
+}
+
+/// The rows of a seeded split of labels `y`: stratified by class for classification.
+pub fn split_rows(
+    y: &[f64],
+    task_is_classification: bool,
+    test_fraction: f64,
+    seed: u64,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    match task_is_classification {
+        true => stratified_split(y, test_fraction, seed),
+        false => train_test_split(y.len(), test_fraction, seed),
+    }
 }
 
 /// Fits `method` on `train` (with its selection), scores on both parts: the fields of
@@ -803,31 +808,39 @@ pub fn evaluate_split(
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
     report::per_feature_fields(&fitted, &mut out);
-    score_split(&fitted.pipeline, train, test, &mut out)?;
+    let pipeline = &fitted.pipeline;
+    let (train_part, test_part) = ((&train.x, &train.y[..]), (&test.x, &test.y[..]));
+    score_parts(
+        pipeline,
+        train_part,
+        test_part,
+        |x| pipeline.predict(x),
+        &mut out,
+    )?;
     Ok((out, fitted.pipeline))
 }
 
 /// Model fields, sizes, train and test scores and the prediction time of a fitted
-/// pipeline.
-fn score_split(
+/// pipeline, on rows of any kind that `predict` reads (dense or sparse).
+pub fn score_parts<X>(
     pipeline: &Pipeline,
-    train: &Dataset,
-    test: &Dataset,
+    (train_x, train_y): (&X, &[f64]),
+    (test_x, test_y): (&X, &[f64]),
+    predict: impl Fn(&X) -> Result<Vec<f64>>,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
     let model = &*pipeline.model;
     report::model_fields(model, out);
-    out.insert("n_train".into(), json!(train.len()));
-    out.insert("n_test".into(), json!(test.len()));
-    let train_pred = pipeline.predict(&train.x)?;
-    report::add_scores(out, "train", model.task(), &train_pred, &train.y)?;
+    out.insert("n_train".into(), json!(train_y.len()));
+    out.insert("n_test".into(), json!(test_y.len()));
+    report::add_scores(out, "train", model.task(), &predict(train_x)?, train_y)?;
     let start = Instant::now();
-    let test_pred = pipeline.predict(&test.x)?;
+    let test_pred = predict(test_x)?;
     out.insert(
         "predict_seconds".into(),
         json!(start.elapsed().as_secs_f64()),
     );
-    report::add_scores(out, "test", model.task(), &test_pred, &test.y)
+    report::add_scores(out, "test", model.task(), &test_pred, test_y)
 }
 
 fn evaluate(
@@ -859,11 +872,7 @@ fn evaluate(
         }
         Rows::Dense(all) => all,
     };
-    let settings = grid.map(select::SelectArgs::settings).transpose()?;
-    let method = args.method(&all, settings)?;
-    if let Some(grid) = grid {
-        grid.refuse_unread(&method)?;
-    }
+    let method = select::tuned_method(args, &all, grid)?;
     let (train, test) = match test_path {
         Some(p) => {
             let test = read_test_like(p, data, &all)?;

@@ -3,6 +3,7 @@
 use crate::args::{DataArgs, ModelArgs, Rows, WeightArgs};
 use crate::out::outln;
 use clap::Args;
+use kernlearn::data::Dataset;
 use kernlearn::learner::GridSettings;
 use kernlearn::select::{Grid, Selection};
 use kernlearn::{Error, Method, Result};
@@ -151,6 +152,17 @@ impl SelectArgs {
             confirmation_folds: self.confirmation_folds,
         })
     }
+}
+
+/// The method of the command-line options for `data`, tuned by the grid search of
+/// `grid` when given (whose settings the method must read: [`SelectArgs::refuse_unread`]).
+pub fn tuned_method(args: &ModelArgs, data: &Dataset, grid: Option<&SelectArgs>) -> Result<Method> {
+    let settings = grid.map(SelectArgs::settings).transpose()?;
+    let method = args.method(data, settings)?;
+    if let Some(grid) = grid {
+        grid.refuse_unread(&method)?;
+    }
+    Ok(method)
 }
 
 /// The JSON fields describing a selection.

@@ -4,13 +4,10 @@
 
 use crate::args::{DataArgs, ModelArgs};
 use crate::{progress, report, select, FitOutputs};
-use kernlearn::data::{
-    read_libsvm_sparse, stratified_split, train_test_split, Dataset, SparseDataset,
-};
+use kernlearn::data::{read_libsvm_sparse, Dataset, SparseDataset, SparseFeatures};
 use kernlearn::{Error, FittedPipeline, Method, Pipeline, Result, Task};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::time::Instant;
 
 /// The first option given that a sparse fit cannot honour, if any.
 pub fn dense_only_option(data: &DataArgs, o: &FitOutputs) -> Option<&'static str> {
@@ -54,12 +51,7 @@ pub fn method(
         feature_names: Vec::new(),
         target_name: "label".to_string(),
     };
-    let settings = grid.map(select::SelectArgs::settings).transpose()?;
-    let method = args.method(&shape, settings)?;
-    if let Some(grid) = grid {
-        grid.refuse_unread(&method)?;
-    }
-    Ok(method)
+    select::tuned_method(args, &shape, grid)
 }
 
 /// `fit --sparse`, or a wide LIBSVM file kept sparse unasked: the rows as CSR, fitted by
@@ -131,10 +123,7 @@ pub fn evaluate(
         }
         (None, fraction) => {
             let classify = method(args, grid, all.x.n_cols())?.task() != Task::Regression;
-            let (train, test) = match classify {
-                true => stratified_split(&all.y, fraction, args.seed)?,
-                false => train_test_split(all.y.len(), fraction, args.seed)?,
-            };
+            let (train, test) = crate::split_rows(&all.y, classify, fraction, args.seed)?;
             (rows(&all, &train), rows(&all, &test))
         }
     };
@@ -145,25 +134,11 @@ pub fn evaluate(
         out.insert("select_seconds".into(), json!(fitted.select_seconds));
     }
     out.insert("fit_seconds".into(), json!(fitted.fit_seconds));
-    let (pipeline, task) = (&fitted.pipeline, fitted.pipeline.model.task());
-    report::model_fields(&*pipeline.model, &mut out);
-    out.insert("n_train".into(), json!(train.y.len()));
-    out.insert("n_test".into(), json!(test.y.len()));
     out.insert("n_features".into(), json!(train.x.n_cols()));
-    report::add_scores(
-        &mut out,
-        "train",
-        task,
-        &pipeline.predict_sparse(&train.x)?,
-        &train.y,
-    )?;
-    let start = Instant::now();
-    let test_pred = pipeline.predict_sparse(&test.x)?;
-    out.insert(
-        "predict_seconds".into(),
-        json!(start.elapsed().as_secs_f64()),
-    );
-    report::add_scores(&mut out, "test", task, &test_pred, &test.y)?;
+    let pipeline = &fitted.pipeline;
+    let (train_part, test_part) = ((&train.x, &train.y[..]), (&test.x, &test.y[..]));
+    let predict = |x: &SparseFeatures| pipeline.predict_sparse(x);
+    crate::score_parts(pipeline, train_part, test_part, predict, &mut out)?;
     Ok((out, fitted.pipeline))
 }
 

@@ -169,6 +169,16 @@ fn bad_grids_are_refused() {
     );
     let e = run(small_grid(), 1);
     assert!(e.contains("folds") || e.contains("k"), "{e}");
+    // A score of the other task is refused, naming it.
+    let data = fixture("heart.train.csv");
+    let mut search = GridSearch::new(SvmParams::default());
+    search.grid = small_grid();
+    search.scoring = Some(kernlearn::select::Scoring::Mse);
+    let e = search
+        .run(&data.x, &data.y, &|| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("scoring") && e.contains("mse"), "{e}");
 }
 
 /// Folds given by the caller (a scikit-learn splitter's test rows) are the ones scored:

@@ -130,7 +130,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), Fail> {
         }
         p
     };
-    std::fs::write(&a.output, out)
+    kernlearn::output::write_atomic(Path::new(&a.output), out.as_bytes())
         .map_err(|e| Fail::Error(format!("can't open output file {}: {e}", a.output)))?;
     if !a.quiet {
         print_scores(&y, &predicted, regression);

@@ -6,6 +6,7 @@ use super::{number, value, Fail};
 use kernlearn::svm::printf_g;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::Path;
 
 pub(crate) const USAGE: &str = "\
 Usage: svm-scale [options] data_filename
@@ -258,7 +259,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), Fail> {
         restore(&mut a, &mut r, &path)?;
     }
     if let Some(path) = &a.save {
-        std::fs::write(path, range_file(&a, &r))
+        super::refuse_output_over_input(Path::new(path), &[Path::new(&a.data)])?;
+        kernlearn::output::write_atomic(Path::new(path), range_file(&a, &r).as_bytes())
             .map_err(|e| Fail::Error(format!("can't open file {path}: {e}")))?;
     }
     write_scaled(&a, &r, &rows, max_index)

@@ -29,8 +29,8 @@ pub use reordered::ReorderedRows;
 pub(crate) use reordered::MAX_ROWS;
 pub(crate) use source::fill_row_chunked;
 pub use source::{FeatureKernel, PrecomputedKernel};
-pub(crate) use sparse::sparse_map_cross;
 pub use sparse::SparseFeatureKernel;
+pub(crate) use sparse::{merge_sum, sparse_map_cross};
 pub(crate) use subset::per_feature;
 pub use subset::KernelOnFeatures;
 

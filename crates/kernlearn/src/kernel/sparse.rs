@@ -101,9 +101,15 @@ fn merge_dot(xi: (&[u32], &[f64]), cols: &[u32], vals: &[f64]) -> f64 {
     })
 }
 
-/// `Σ_k g(a_k, b_k)` over the union of the two rows' columns (absent entries are 0).
+/// `Σ_k g(a_k, b_k)` over the union of the two rows' columns (absent entries are 0), in
+/// column order with one accumulator (each row's tail past the other's last column
+/// summed on its own, as LIBSVM's `k_function` sums it).
 #[inline]
-fn merge_sum(a: (&[u32], &[f64]), b: (&[u32], &[f64]), g: impl Fn(f64, f64) -> f64) -> f64 {
+pub(crate) fn merge_sum(
+    a: (&[u32], &[f64]),
+    b: (&[u32], &[f64]),
+    g: impl Fn(f64, f64) -> f64,
+) -> f64 {
     let (ac, av) = a;
     let (bc, bv) = b;
     let (mut p, mut q, mut s) = (0, 0, 0.0);
@@ -319,14 +325,28 @@ impl<'a> SparseFeatureKernel<'a> {
         kernel: &Kernel,
         x: SparseFeatures,
     ) -> Result<SparseFeatureKernel<'static>> {
-        let borrowed = SparseFeatureKernel::new(kernel, &x)?;
+        let SparseFeatureKernel {
+            prep:
+                Prepared {
+                    kind,
+                    x: rows,
+                    sq_norms,
+                },
+            diag,
+        } = SparseFeatureKernel::new(kernel, &x)?;
+        // Rows the kernel did not rewrite (scaled, renumbered) are `x` itself: moved in,
+        // not copied.
+        let rows = match rows {
+            Cow::Owned(rows) => rows,
+            Cow::Borrowed(_) => x,
+        };
         Ok(SparseFeatureKernel {
             prep: Prepared {
-                kind: borrowed.prep.kind,
-                x: Cow::Owned(borrowed.prep.x.into_owned()),
-                sq_norms: borrowed.prep.sq_norms,
+                kind,
+                x: Cow::Owned(rows),
+                sq_norms,
             },
-            diag: borrowed.diag,
+            diag,
         })
     }
 

@@ -15,9 +15,9 @@
 //!   is the SVM-CV model (`fall_back`) and [`super::FELL_BACK`] says so either way.
 
 use super::{GridSettings, Learner, Progress, ProgressFn};
-use crate::data::{Features, SparseFeatures};
+use crate::data::Features;
 use crate::predictor::Task;
-use crate::select::Selection;
+use crate::select::{SearchRows, Selection};
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
 use std::time::Instant;
@@ -61,14 +61,7 @@ pub(crate) fn svm_cv(
     seed: u64,
     progress: ProgressFn,
 ) -> Result<Selected<Selection>> {
-    svm_cv_on(search, base, Rows::Dense(x), y, None, seed, progress)
-}
-
-/// Training rows of an SVM fit or search: dense, or sparse (CSR).
-#[derive(Clone, Copy)]
-pub(crate) enum Rows<'a> {
-    Dense(&'a Features),
-    Sparse(&'a SparseFeatures),
+    svm_cv_on(search, base, SearchRows::Dense(x), y, None, seed, progress)
 }
 
 /// [`svm_cv`] on dense or sparse rows, with per-sample weights when given (they weight
@@ -76,7 +69,7 @@ pub(crate) enum Rows<'a> {
 pub(crate) fn svm_cv_on(
     search: &GridSettings,
     base: &SvmParams,
-    x: Rows,
+    x: SearchRows,
     y: &[f64],
     weights: Option<&[f64]>,
     seed: u64,
@@ -85,11 +78,7 @@ pub(crate) fn svm_cv_on(
     let start = Instant::now();
     let mut grid = search.search(base, seed);
     grid.sample_weights = weights.map(<[f64]>::to_vec);
-    let step = || progress(Progress::Step);
-    let selection = match x {
-        Rows::Dense(x) => grid.run(x, y, &step)?,
-        Rows::Sparse(x) => grid.run_sparse(x, y, &step)?,
-    };
+    let selection = grid.run_rows(x, y, &|| progress(Progress::Step))?;
     Ok(Selected {
         score: selection.best.score,
         fold_scores: selection.best.fold_scores.clone(),

@@ -2,10 +2,11 @@
 //! the papers' SVM-CV / SVR-CV grid search. It is the `fixed` family's learner and the
 //! baseline every learned-kernel selection compares with ([`super::selection`]).
 
-use super::selection::{svm_cv_on, Rows};
+use super::selection::svm_cv_on;
 use super::{timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, ProgressFn};
 use crate::data::{Features, SparseFeatures};
 use crate::predictor::Task;
+use crate::select::SearchRows;
 use crate::svm::{SvmModel, SvmParams, SvmType};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -67,7 +68,7 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        self.fit_with(Rows::Dense(x), y, None, seed, progress)
+        self.fit_with(SearchRows::Dense(x), y, None, seed, progress)
     }
 
     fn fit_weighted(
@@ -78,7 +79,7 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        self.fit_with(Rows::Dense(x), y, Some(weights), seed, progress)
+        self.fit_with(SearchRows::Dense(x), y, Some(weights), seed, progress)
     }
 
     /// Sparse features ([`SvmModel::fit_sparse_weighted`]), the grid search too
@@ -96,7 +97,7 @@ impl Learner for SvmLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
-        self.fit_with(Rows::Sparse(x), y, weights, seed, progress)
+        self.fit_with(SearchRows::Sparse(x), y, weights, seed, progress)
     }
 }
 
@@ -105,7 +106,7 @@ impl SvmLearner {
     /// search (training and scoring) and the final fit.
     fn fit_with(
         &self,
-        x: Rows,
+        x: SearchRows,
         y: &[f64],
         weights: Option<&[f64]>,
         seed: u64,
@@ -122,8 +123,8 @@ impl SvmLearner {
         let mut chosen = ChosenParams::of_svm(&params);
         chosen.cv_score = selected.as_ref().map(|s| s.score);
         let (model, secs) = timed(|| match x {
-            Rows::Dense(x) => SvmModel::fit_weighted(&params, x, y, weights),
-            Rows::Sparse(x) => SvmModel::fit_sparse_weighted(&params, x, y, weights),
+            SearchRows::Dense(x) => SvmModel::fit_weighted(&params, x, y, weights),
+            SearchRows::Sparse(x) => SvmModel::fit_sparse_weighted(&params, x, y, weights),
         })?;
         Ok(FittedMethod::new(AnyModel::new(model), chosen, secs).selected_by(selected))
     }

@@ -261,7 +261,8 @@ impl GridSearch {
         self.run_rows(SearchRows::Sparse(x), y, progress)
     }
 
-    fn run_rows(
+    /// [`GridSearch::run`] on dense or sparse rows.
+    pub(crate) fn run_rows(
         &self,
         x: SearchRows,
         y: &[f64],

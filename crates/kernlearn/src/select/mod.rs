@@ -7,4 +7,5 @@ mod rows;
 mod scoring;
 
 pub use grid::{powers_of_two, FoldScores, Grid, GridPlan, GridPoint, GridSearch, Selection};
+pub(crate) use rows::SearchRows;
 pub use scoring::Scoring;

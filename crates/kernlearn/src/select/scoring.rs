@@ -68,10 +68,7 @@ impl Scoring {
             }
             // NaN-safe: a NaN total is refused too.
             if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-                return Err(Error::data(
-                    "a fold's test points all have zero or negative weight (or there are \
-                     none); use fewer folds or other weights",
-                ));
+                return Err(no_weight());
             }
             Ok(sum / total)
         };
@@ -99,15 +96,20 @@ impl Scoring {
                     })
                     .collect();
                 if recalls.is_empty() {
-                    return Err(Error::data(
-                        "a fold's test points all have zero or negative weight (or there \
-                         are none); use fewer folds or other weights",
-                    ));
+                    return Err(no_weight());
                 }
                 Ok(recalls.iter().sum::<f64>() / recalls.len() as f64)
             }
         }
     }
+}
+
+/// A fold whose held-out rows weigh nothing: no score.
+fn no_weight() -> Error {
+    Error::data(
+        "a fold's test points all have zero or negative weight (or there are none); use \
+         fewer folds or other weights",
+    )
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 
 use super::model::{SvmModel, SvmParams, SvmType};
 use crate::data::{read_text_bounded, Features, SparseFeatures};
-use crate::kernel::{powi, Kernel};
+use crate::kernel::{merge_sum, powi, Kernel};
 use crate::multiclass::ClassOrder;
 use crate::{Error, Result};
 use std::fmt::Write as _;
@@ -188,10 +188,9 @@ impl SvmModel {
     }
 
     /// Writes [`SvmModel::to_libsvm_model`] to `path` (replacing the file, as LIBSVM's
-    /// `svm-train` does).
+    /// `svm-train` does), through a temporary file renamed into place.
     pub fn save_libsvm_model(&self, path: &Path) -> Result<()> {
-        let text = self.to_libsvm_model()?;
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        crate::output::write_atomic(path, self.to_libsvm_model()?.as_bytes())
     }
 
     /// Reads a model file written by LIBSVM's `svm-train` (or
@@ -481,30 +480,7 @@ fn k_function(kernel: &Kernel, x: (&[u32], &[f64]), y: (&[u32], &[f64])) -> f64 
             coef0,
             degree,
         } => powi(gamma * dot(x, y) + coef0, degree),
-        Kernel::Rbf { gamma } => {
-            let (mut i, mut j, mut sum) = (0, 0, 0.0);
-            while i < x.0.len() && j < y.0.len() {
-                match x.0[i].cmp(&y.0[j]) {
-                    std::cmp::Ordering::Equal => {
-                        let d = x.1[i] - y.1[j];
-                        sum += d * d;
-                        i += 1;
-                        j += 1;
-                    }
-                    std::cmp::Ordering::Greater => {
-                        sum += y.1[j] * y.1[j];
-                        j += 1;
-                    }
-                    std::cmp::Ordering::Less => {
-                        sum += x.1[i] * x.1[i];
-                        i += 1;
-                    }
-                }
-            }
-            sum += x.1[i..].iter().map(|v| v * v).fold(0.0, |a, b| a + b);
-            sum += y.1[j..].iter().map(|v| v * v).fold(0.0, |a, b| a + b);
-            (-gamma * sum).exp()
-        }
+        Kernel::Rbf { gamma } => (-gamma * merge_sum(x, y, |a, b| (a - b) * (a - b))).exp(),
         Kernel::Sigmoid { gamma, coef0 } => (gamma * dot(x, y) + coef0).tanh(),
         _ => dot(x, y),
     }
