@@ -167,26 +167,36 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
         the selection's CV scores and which model was kept, the fitted machine's size."""
         name = f"[{type(self).__name__}] {self._method_name()}"
         params = {k: v for k, v in self.chosen_.items() if not isinstance(v, dict)}
-        print(f"{name}: {', '.join(f'{k}={v:.6g}' if isinstance(v, float) else f'{k}={v}' for k, v in params.items())}")
-        other = self.chosen_.get("other", {})
-        if "learned_cv_score" in other:
-            metric = "MSE" if self._regression else "accuracy"
+        text = (f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+        print(f"{name}: {', '.join(text)}")
+        scores = self._cv_comparison()
+        if scores:
             kept = "SVM-CV (fell back)" if self.fell_back_ else "the learned kernel"
-            print(f"{name}: CV {metric}: learned kernel {other['learned_cv_score']:.4g}, "
-                  f"SVM-CV {self.chosen_.get('cv_score', float('nan')):.4g}; kept {kept}")
+            print(f"{name}: {scores}; kept {kept}")
         summary = self.summary_
         if summary.get("n_support") is not None:
             print(f"{name}: {summary['n_support']} support vectors, "
                   f"{summary.get('iterations', 0)} SMO iterations", flush=True)
 
+    def _cv_comparison(self):
+        """``"CV accuracy: learned kernel …, SVM-CV …"`` (MSE for regression) on the
+        selection's folds (the fallback's fold scores of both, or after a fallback the
+        two CV scores), or ``""`` when no selection compared them."""
+        evidence = self.chosen_.get("fallback_evidence") or {}
+        if evidence.get("learned") and evidence.get("svm"):
+            learned, svm = np.mean(evidence["learned"]), np.mean(evidence["svm"])
+        else:
+            learned = self.chosen_.get("other", {}).get("learned_cv_score")
+            svm = self.chosen_.get("cv_score")
+        if learned is None or svm is None:
+            return ""
+        metric = "MSE" if self._regression else "accuracy"
+        return f"CV {metric}: learned kernel {learned:.4g}, SVM-CV {svm:.4g}"
+
     def _fallback_message(self):
         """What the fallback warning says: the method, both CV scores and what was fitted."""
-        other = self.chosen_.get("other", {})
-        metric = "MSE" if self._regression else "accuracy"
-        learned, svm = other.get("learned_cv_score"), self.chosen_.get("cv_score")
-        scores = ""
-        if learned is not None and svm is not None:
-            scores = f" (CV {metric}: learned kernel {learned:.4g}, SVM-CV {svm:.4g})"
+        scores = self._cv_comparison()
+        scores = f" ({scores})" if scores else ""
         return (
             f"{type(self).__name__}: {self._method_name()}'s learned kernel did not beat "
             f"SVM-CV on the base kernel in cross-validation by more than one standard error "

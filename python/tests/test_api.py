@@ -530,3 +530,23 @@ def test_svms_take_every_parameter_of_scikit_learns_and_verbose_prints_libsvms_r
     assert lines[-1] == f"Total nSV = {len(fitted.support_)}", lines
     ours(verbose=False).fit(X, y)
     assert capsys.readouterr().out == ""
+
+
+def test_a_learned_estimator_with_verbose_reports_its_fit(capsys):
+    """verbose=True prints the parameters used, the paired CV scores and which model was
+    kept (a fallback says so), and the machine's size; verbose=False prints nothing."""
+    import warnings
+
+    X, y = dataset("heart")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kernlearn.FallbackWarning)
+        fitted = kernlearn.ARDClassifier(select="grid", grid={"sigma": [1.0, 2.0], "C": [1.0, 4.0]},
+                                         verbose=True).fit(scaled(X), y)
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].startswith("[ARDClassifier] ard: ") and "c=" in lines[0], lines
+        kept = "SVM-CV (fell back)" if fitted.fell_back_ else "the learned kernel"
+        assert "CV accuracy: learned kernel" in lines[1] and lines[1].endswith(f"kept {kept}"), lines
+        assert lines[2].endswith(f"{fitted.summary_['n_support']} support vectors, "
+                                 f"{fitted.summary_['iterations']} SMO iterations"), lines
+        kernlearn.ARDClassifier().fit(scaled(X), y)
+        assert capsys.readouterr().out == ""
