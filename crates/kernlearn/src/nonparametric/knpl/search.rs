@@ -127,6 +127,7 @@ impl KnplSearch {
             sample_weights: None,
             test_folds: None,
             scoring: None,
+            fold_seeding: true,
         }
     }
 
