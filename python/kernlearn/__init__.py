@@ -70,8 +70,10 @@ def methods() -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        One entry per method: ``name``, ``family``, ``tasks``, ``summary``, ``selection``
-        and the ``options`` it reads (command-line names).
+        One entry per method: ``name``, ``family``, ``tasks``, ``summary``, ``selection``,
+        the ``options`` it reads (command-line names), and what its fit takes:
+        ``sample_weights`` (``fit(X, y, sample_weight=...)`` is honoured; the others
+        raise ``ValueError``) and ``sparse`` (sparse input kept sparse).
 
     Examples
     --------
@@ -79,6 +81,8 @@ def methods() -> list[dict[str, Any]]:
     >>> catalogue = {m["name"]: m for m in methods()}
     >>> catalogue["easymkl"]["family"]
     'multiple kernel learning'
+    >>> catalogue["spg-gmkl"]["sample_weights"], catalogue["easymkl"]["sample_weights"]
+    (True, False)
     """
     return json.loads(_core.catalogue())["methods"]
 

@@ -9,13 +9,13 @@ so) are chosen by k-fold cross-validation on the training data (the papers' SVM-
 
 import json
 import warnings
-from typing import Any, TypeVar, Union
+from typing import Any, Optional, TypeVar, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _core
 from ._base import (
@@ -33,6 +33,12 @@ from ._base import (
 )
 from .exceptions import FallbackWarning
 from .kernels import family_spec, kernel_spec
+from .svm import _ALL_ZERO_WEIGHTS
+
+#: The catalogue's methods by name (``MethodKind::catalogue_json``), with what each
+#: method's fit takes (``sample_weights``, ``sparse``).
+_METHODS = {m["name"]: m for m in json.loads(_core.catalogue())["methods"]}
+
 
 
 def _option_table():
@@ -129,15 +135,37 @@ class _LearnedKernel(FittedModelMixin, BaseEstimator):
             }
         )
 
-    def _fit(self, X, y):
+    def _sample_weight(self, sample_weight, X):
+        """``sample_weight`` checked as scikit-learn checks it (``_check_sample_weight``:
+        a bad shape is its ``ValueError``); weights given to a method that cannot honour
+        them (its catalogue entry's ``sample_weights`` is false) are a ``ValueError``
+        naming the method, rather than ignored."""
+        if sample_weight is None:
+            return None
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, **_ALL_ZERO_WEIGHTS)
+        name = self._method_name()
+        if not _METHODS[name]["sample_weights"]:
+            if not np.any(w > 0):  # wrong whatever the method
+                raise ValueError("sample_weight: every weight is zero or negative, no sample is left to fit")
+            takes = ", ".join(n for n, m in _METHODS.items() if m["sample_weights"])
+            raise ValueError(
+                f"{type(self).__name__}: method {name!r} cannot honour sample_weight: its "
+                f"kernel learning has no weighted form (methods that take sample_weight: "
+                f"{takes}); fit it without sample_weight"
+            )
+        return np.ascontiguousarray(w)
+
+    def _fit(self, X, y, sample_weight=None):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: learning a kernel needs at least 2 training samples")
+        weights = self._sample_weight(sample_weight, X)
         names = getattr(self, "feature_names_in_", None)
         model, chosen, declined = _core.fit_method(
             self._method_name(), self._options(), self.scale, self._grid_json(),
-            seed_of(self.random_state, 0), X, y, self._regression,
+            seed_of(self.random_state, 0), X, y, self._regression, sample_weight=weights,
             feature_names=None if names is None else [str(n) for n in names],
         )
+        self._fit_weights = weights
         return self._adopt(model, chosen, declined)
 
     def _adopt(self, model, chosen, declined=None):
@@ -318,7 +346,7 @@ _R = TypeVar("_R", bound="_LearnedRegressor")
 
 
 class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
-    def fit(self: _C, X: ArrayLike, y: ArrayLike) -> _C:
+    def fit(self: _C, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> _C:
         """Learns the kernel and the classifier.
 
         Parameters
@@ -327,13 +355,21 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
             Training samples.
         y : array-like of shape (n_samples,)
             Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, for the methods whose kernel learning has a weighted
+            form (``kernlearn.methods()`` says which: UNIFORM, SPG-GMKL and LMKL among
+            the learned kernels): sample ``i``'s bound in every SVM dual is
+            ``C * sample_weight[i]``, so an integer weight counts as that many copies of
+            the sample and a zero weight as its absence, and with ``select="grid"``
+            every fold is trained and scored with the weights. The other methods raise
+            ``ValueError`` rather than ignore them.
 
         Returns
         -------
         self : object
         """
         X, y = check_fit_data(self, X, y, classifier=True)
-        self._classifier_fitted(self._fit(X, y))
+        self._classifier_fitted(self._fit(X, y, sample_weight))
         self._warn_below_majority(X, y)
         return self
 
@@ -345,8 +381,11 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
         # ``y`` holds the numbers trained on (``label_values``, sorted as ``classes_``).
         labels = self.classes_[np.searchsorted(self._values, y)]
         predicted = self._labels(X)
-        accuracy = float(np.mean(predicted == labels))
-        majority = float(np.max(np.unique(labels, return_counts=True)[1])) / len(labels)
+        # Weighted as the fit was: a row of weight 0 is not part of the training data.
+        w = self._fit_weights if self._fit_weights is not None else np.ones(len(labels))
+        w = np.clip(w, 0.0, None)
+        accuracy = float(np.sum(w * (predicted == labels)) / np.sum(w))
+        majority = max(float(np.sum(w[labels == c])) for c in np.unique(labels)) / float(np.sum(w))
         if accuracy + 1e-12 < majority:
             message = (
                 f"{type(self).__name__}: training accuracy {100 * accuracy:.1f} % is below "
@@ -409,7 +448,7 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
 class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
     _regression = True
 
-    def fit(self: _R, X: ArrayLike, y: ArrayLike) -> _R:
+    def fit(self: _R, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> _R:
         """Learns the kernel and the regressor.
 
         Parameters
@@ -417,13 +456,21 @@ class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, for the methods whose kernel learning has a weighted
+            form (``kernlearn.methods()`` says which: UNIFORM, SPG-GMKL and LMKL among
+            the learned kernels): sample ``i``'s bound in every SVM dual is
+            ``C * sample_weight[i]``, so an integer weight counts as that many copies of
+            the sample and a zero weight as its absence, and with ``select="grid"``
+            every fold is trained and scored with the weights. The other methods raise
+            ``ValueError`` rather than ignore them.
 
         Returns
         -------
         self : object
         """
         X, y = check_fit_data(self, X, y, classifier=False)
-        self._fit(X, y)
+        self._fit(X, y, sample_weight)
         return self
 
 

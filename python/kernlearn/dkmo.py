@@ -1,7 +1,7 @@
 """DKMO and M-DKMO: kernel machines optimised as neural networks over dense Nyström
 embeddings of one or several kernels."""
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -132,20 +132,24 @@ class DKMOClassifier(_MethodChoice, _LearnedClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "DKMOClassifier":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> "DKMOClassifier":
         """Builds the embeddings and trains the network.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Refused (``ValueError`` naming the method) unless ``kernlearn.methods()``
+            lists the method as taking ``sample_weights``: its kernel learning has no
+            weighted form.
 
         Returns
         -------
         self : object
         """
         X, y = check_fit_data(self, X, y, classifier=True)
-        info = self._fit(X, y)
+        info = self._fit(X, y, sample_weight)
         self._values = label_values(self.classes_)
         library = [float(c) for c in info["classes"]]
         self._order = [library.index(float(v)) for v in self._values]

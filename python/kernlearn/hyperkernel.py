@@ -1,7 +1,7 @@
 """Hyperkernels (Ong, Smola and Williamson, JMLR 2005): the kernel learned in a
 hyper-RKHS, for classification, ν-regression and novelty detection."""
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -91,13 +91,17 @@ class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
                                scale, random_state, verbose)
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "HyperkernelClassifier":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> "HyperkernelClassifier":
         """Learns the kernel and the classifier (two classes).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Refused (``ValueError`` naming the method) unless ``kernlearn.methods()``
+            lists the method as taking ``sample_weights``: its kernel learning has no
+            weighted form.
 
         Returns
         -------
@@ -106,7 +110,7 @@ class HyperkernelClassifier(_HyperkernelParams, _LearnedClassifier):
         if self.problem not in self._problems:
             raise ValueError(f"problem={self.problem!r} is not one of {', '.join(self._problems)}")
         _require_binary(y, "the hyperkernel programs are binary")
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -155,19 +159,23 @@ class HyperkernelNovelty(NoveltyMixin, _HyperkernelParams, OutlierMixin, _Learne
         self._init_hyperkernel(hyperkernel, lambda_h, lambda_q, width_factor, delta, rank,
                                scale, random_state, verbose)
 
-    def fit(self, X: ArrayLike, y: Any = None) -> "HyperkernelNovelty":
+    def fit(self, X: ArrayLike, y: Any = None, sample_weight: Optional[ArrayLike] = None) -> "HyperkernelNovelty":
         """Learns the kernel and the support of the training distribution.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Refused (``ValueError`` naming the method) unless ``kernlearn.methods()``
+            lists the method as taking ``sample_weights``: its kernel learning has no
+            weighted form.
 
         Returns
         -------
         self : object
         """
         data, _ = check_fit_data(self, X, None, classifier=False, supervised=False)
-        self._fit(data, np.zeros(data.shape[0]))
+        self._fit(data, np.zeros(data.shape[0]), sample_weight)
         self.offset_ = 0.0
         return self

@@ -2,7 +2,7 @@
 EasyMKL, SPG-GMKL, Nyström + linear SVM), global or localized (LMKL, LD-MKL, SWMKL,
 C-LMKL)."""
 
-from typing import TypeVar
+from typing import Optional, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -94,7 +94,7 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self: _M, X: ArrayLike, y: ArrayLike) -> _M:
+    def fit(self: _M, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> _M:
         """Learns the kernel weights and the classifier (after a fallback, the classifier
         is the SVM-CV model and ``weights_`` are the declined learned kernel's).
 
@@ -102,6 +102,13 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, for ``uniform`` and ``spg-gmkl``, whose kernel learning has a
+            weighted form (``kernlearn.methods()`` says which methods do): sample ``i``'s bound in every SVM dual is
+            ``C * sample_weight[i]``, so an integer weight counts as that many copies of
+            the sample and a zero weight as its absence, and with ``select="grid"``
+            every fold is trained and scored with the weights. ``mwumkl``, ``easymkl`` and
+            ``nystrom-linear`` raise ``ValueError`` rather than ignore them.
 
         Returns
         -------
@@ -109,7 +116,7 @@ class MKLClassifier(_MethodChoice, _LearnedClassifier):
         """
         for stale in ("weights_", "weights_near_uniform_"):  # a refit without weights keeps none
             self.__dict__.pop(stale, None)
-        super().fit(X, y)
+        super().fit(X, y, sample_weight=sample_weight)
         learned = self.learned_kernel()
         if learned.get("weights") is not None:
             self.weights_ = np.asarray(learned["weights"], dtype=np.float64)

@@ -2,7 +2,7 @@
 and regression, and scalable DANK (one DANK machine per k-means cluster)."""
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -214,7 +214,7 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
 
     _method = "dank-scalable"
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "ScalableDANKClassifier":
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> "ScalableDANKClassifier":
         """Clusters the data and learns one DANK machine per cluster.
 
         Parameters
@@ -222,13 +222,17 @@ class ScalableDANKClassifier(_LearnedMatrixMixin, _LearnedClassifier):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Refused (``ValueError`` naming the method) unless ``kernlearn.methods()``
+            lists the method as taking ``sample_weights``: its kernel learning has no
+            weighted form.
 
         Returns
         -------
         self : object
         """
         _require_binary(y, "scalable DANK routes each point to one binary machine")
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

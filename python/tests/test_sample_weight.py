@@ -132,3 +132,93 @@ def test_weighted_grid_search_equals_grid_search_cv():
         sk.SVC(**ours.best_params_).fit(X, y, sample_weight=w).decision_function(X),
         atol=1e-6,
     )
+
+
+# The learned kernels whose kernel learning has a weighted form (the catalogue's
+# ``sample_weights``): UNIFORM, SPG-GMKL and LMKL, whose objectives are the C-SVM dual
+# with the box C * w_i. At a tight solver tolerance the duals' optima are compared.
+_LEARNED = [
+    ("uniform", {"tol": 1e-10}),
+    ("spg-gmkl", {"tol": 1e-10}),
+]
+_KERNELS = "linear@all;rbf(gamma=1)@all"
+
+
+@pytest.mark.parametrize("method, params", _LEARNED, ids=[m for m, _ in _LEARNED])
+def test_learned_integer_weights_equal_repeated_samples(method, params):
+    """Integer weights (zeros among them) give the decision function of the data with
+    each sample repeated as often as its weight, to 1e-6 relative, on wine (three
+    classes); all-one weights give the unweighted fit."""
+    X, y = dataset("wine")
+    X = scaled(X)
+    w = np.arange(len(y)) * 7 % 4
+    est = lambda: kl.MKLClassifier(method, kernels=_KERNELS, C=2.0, **params)  # noqa: E731
+    weighted = est().fit(X, y, sample_weight=w)
+    repeated = est().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    a, b = weighted.decision_function(X), repeated.decision_function(X)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 * np.abs(b).max())
+    np.testing.assert_allclose(weighted.weights_, repeated.weights_, atol=1e-6)
+    ones = est().fit(X, y, sample_weight=np.ones(len(y)))
+    plain = est().fit(X, y)
+    np.testing.assert_allclose(ones.decision_function(X), plain.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::kernlearn.FallbackWarning")
+def test_learned_zero_weights_are_removed_samples():
+    """A zero weight is an absent sample; a grid search with weights runs them through
+    every fold (scored by weighted accuracy) and the fallback's SVM."""
+    X, y = dataset("heart")
+    X = scaled(X)
+    w = np.where(np.arange(len(y)) % 5 == 0, 0.0, 1.0)
+    est = lambda: kl.MKLClassifier("uniform", kernels=_KERNELS, tol=1e-10)  # noqa: E731
+    weighted = est().fit(X, y, sample_weight=w)
+    removed = est().fit(X[w > 0], y[w > 0])
+    np.testing.assert_allclose(weighted.decision_function(X), removed.decision_function(X), atol=1e-9)
+    searched = kl.MKLClassifier("uniform", kernels=_KERNELS, select="grid", cv=3,
+                                grid={"sigma": [1.0], "C": [1.0, 4.0]})
+    searched.fit(X, y, sample_weight=np.where(w > 0, 1.0 + np.arange(len(y)) % 3, 0.0))
+    assert "cv_score" in searched.chosen_
+
+
+def test_lmkl_zero_weights_are_removed_samples():
+    """LMKL takes weights (its gate descends the weighted C-SVM's dual value): a zero
+    weight is an absent sample, other weights change the fit."""
+    X, y = dataset("wine")
+    X = scaled(X)
+    w = np.where(np.arange(len(y)) % 4 == 0, 0.0, 1.0)
+    est = lambda: kl.LocalizedMKLClassifier("lmkl", kernels=_KERNELS)  # noqa: E731
+    weighted = est().fit(X, y, sample_weight=w)
+    removed = est().fit(X[w > 0], y[w > 0])
+    a, b = weighted.decision_function(X), removed.decision_function(X)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 * np.abs(b).max())
+    other = est().fit(X, y, sample_weight=1.0 + np.arange(len(y)) % 3)
+    assert not np.allclose(other.decision_function(X), est().fit(X, y).decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        kl.MKLClassifier("mwumkl"),
+        kl.MKLClassifier("easymkl"),
+        kl.MKLClassifier("nystrom-linear"),
+        kl.LocalizedMKLClassifier("ldmkl"),
+        kl.DANKClassifier(),
+        kl.ARDRegressor(),
+    ],
+    ids=lambda e: e._method_name(),
+)
+def test_learned_methods_without_a_weighted_form_refuse_weights(estimator):
+    """A method whose kernel learning has no weighted form refuses weights with a
+    ValueError naming it, never fitting as if every weight were 1; weights of the wrong
+    shape or all zero are scikit-learn's errors first."""
+    X, y = dataset("heart")
+    if estimator._regression:
+        X, y = dataset("housing")
+    X, y = scaled(X)[:60], y[:60]
+    with pytest.raises(ValueError, match=f"method '{estimator._method_name()}' cannot honour sample_weight"):
+        estimator.fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="zero"):
+        estimator.fit(X, y, sample_weight=np.zeros(len(y)))
+    with pytest.raises(ValueError):
+        estimator.fit(X, y, sample_weight=np.ones(3))
+    assert {m["name"]: m for m in kl.methods()}[estimator._method_name()]["sample_weights"] is False

@@ -320,17 +320,20 @@ pub fn methods(method: Option<kernlearn::MethodKind>, markdown: bool, as_json: b
                 i.name.to_string(),
                 k.family().name.to_string(),
                 tasks.join(", "),
+                i.takes.describe().to_string(),
                 i.summary.to_string(),
             ]
         })
         .collect();
     out!(
         "{}",
-        table(&["method", "family", "tasks", "what it is"], &rows)
+        table(&["method", "family", "tasks", "takes", "what it is"], &rows)
     );
     outln!(
-        "\nOptions one method reads: `kernlearn methods METHOD` (all: `kernlearn methods \
-         --json`); others are refused."
+        "\ntakes: per-sample weights (fit --weight-file / --weight-column, Python's \
+         sample_weight) and sparse rows kept sparse, where the method honours them; the \
+         others refuse them.\nOptions one method reads: `kernlearn methods METHOD` (all: \
+         `kernlearn methods --json`); others are refused."
     );
 }
 
@@ -345,6 +348,19 @@ fn method_options(kind: kernlearn::MethodKind) {
         tasks.join(", ")
     );
     outln!("--select grid chooses: {}", info.selection);
+    outln!(
+        "per-sample weights (--weight-file, --weight-column): {}; sparse rows: {}",
+        if info.takes.sample_weights {
+            "yes"
+        } else {
+            "refused"
+        },
+        if info.takes.sparse {
+            "kept sparse"
+        } else {
+            "read densely"
+        }
+    );
     outln!("\nOptions it reads (any other method option is refused):");
     for spec in info.options() {
         let short = spec.short.map(|c| format!("-{c}, ")).unwrap_or_default();

@@ -119,6 +119,16 @@ impl<M: BinaryMachine> OneVsOne<M> {
         y: &[f64],
         mut fit_pair: impl FnMut(&Features, &[f64]) -> Result<M>,
     ) -> Result<Self> {
+        Self::fit_indexed(x, y, |xp, yp, _| fit_pair(xp, yp))
+    }
+
+    /// [`OneVsOne::fit`] with each pair's rows of `x` (in the order of its points) given
+    /// to `fit_pair` too, so that it can pick per-row values (e.g. sample weights).
+    pub(crate) fn fit_indexed(
+        x: &Features,
+        y: &[f64],
+        mut fit_pair: impl FnMut(&Features, &[f64], &[usize]) -> Result<M>,
+    ) -> Result<Self> {
         let (classes, members) = class_groups(y);
         if classes.len() < 2 {
             return Err(Error::data(format!(
@@ -135,7 +145,7 @@ impl<M: BinaryMachine> OneVsOne<M> {
                     .map(|_| 1.0)
                     .chain(members[j].iter().map(|_| -1.0))
                     .collect();
-                machines.push(fit_pair(&x.select_rows(&idx), &yp)?);
+                machines.push(fit_pair(&x.select_rows(&idx), &yp, &idx)?);
             }
         }
         Ok(Self { classes, machines })

@@ -7,7 +7,7 @@ use super::learner::ArdLearner;
 use super::ArdModel;
 use crate::data::Dataset;
 use crate::learner::options::{C, CLASS_WEIGHT, EPSILON, NO_FALLBACK, SMO};
-use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, GridSettings, Method, MethodInfo, Model, ModelKind, Takes};
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::predictor::Task;
 use crate::svm::SvmType;
@@ -41,6 +41,7 @@ pub(crate) static FAMILY: Family = Family {
         options: &[&[&C, &CLASS_WEIGHT], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &ARD_OBJECTIVE, &NO_FALLBACK]],
         in_demo: true,
         representations: &[],
+        takes: Takes::DENSE,
         build,
     }, MethodInfo {
         name: "ard-svr",
@@ -50,6 +51,7 @@ pub(crate) static FAMILY: Family = Family {
         options: &[&[&C, &EPSILON], SMO, &[&ARD_ITERATIONS, &ARD_SAMPLE, &ARD_SCALE, &ARD_GROUPS, &NO_FALLBACK]],
         in_demo: false,
         representations: &[],
+        takes: Takes::DENSE,
         build,
     }],
     models: &[ModelKind::of::<ArdModel>()],

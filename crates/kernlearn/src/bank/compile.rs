@@ -328,15 +328,25 @@ impl BaseKernels {
 
     /// Trace-normalisation factor of every base kernel on the points `x`
     /// ([`crate::kernel::trace_factor`]: `n / Σ_t k_i(x_t, x_t)`), computed from the
-    /// diagonal only, in parallel over kernels.
-    pub(crate) fn trace_factors(&self, x: &Features) -> Result<Vec<f64>> {
+    /// diagonal only, in parallel over kernels. With per-sample weights `w` (positive),
+    /// the weighted mean diagonal is made 1: `Σ_t w_t / Σ_t w_t k_i(x_t, x_t)`, so that a
+    /// point of weight `k` counts as `k` copies of it.
+    pub(crate) fn trace_factors(&self, x: &Features, w: Option<&[f64]>) -> Result<Vec<f64>> {
         let n = x.n_rows();
+        let total: f64 = w.map_or(0.0, |w| w.iter().sum());
         (0..self.len())
             .into_par_iter()
             .with_min_len(64)
             .map(|i| {
-                let trace: f64 = x.rows().map(|r| self.self_value(i, r)).sum();
-                trace_factor(trace, n).map_err(|_| {
+                let value = |(t, r): (usize, &[f64])| {
+                    w.map_or(1.0, |w| w[t]) * self.self_value(i, r)
+                };
+                let trace: f64 = x.rows().enumerate().map(value).sum();
+                let factor = match w {
+                    None => trace_factor(trace, n),
+                    Some(_) => trace_factor(trace, 1).map(|f| f * total),
+                };
+                factor.map_err(|_| {
                     Error::data(format!(
                         "base kernel {} ({}) has trace {trace} on the training data and cannot be trace-normalised (a kernel that vanishes on a constant column? use coef0 > 0)",
                         i + 1,

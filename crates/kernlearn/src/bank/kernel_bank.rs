@@ -42,6 +42,18 @@ impl KernelBank {
         x: &Features,
         table: Option<&Arc<GramTable>>,
     ) -> Result<Self> {
+        Self::new_weighted(family, x, table, None)
+    }
+
+    /// [`KernelBank::new_with`] normalised by the weighted mean diagonal when per-sample
+    /// weights `w` (one positive weight per row of `x`) are given
+    /// ([`BaseKernels::trace_factors`]): a point of weight `k` weighs as `k` copies.
+    pub(crate) fn new_weighted(
+        family: &KernelFamily,
+        x: &Features,
+        table: Option<&Arc<GramTable>>,
+        w: Option<&[f64]>,
+    ) -> Result<Self> {
         let base = BaseKernels::compile(family, x.n_cols())?;
         if let Some(c) = base
             .kernels
@@ -50,7 +62,7 @@ impl KernelBank {
         {
             c.kernel.check_data(x, "training")?;
         }
-        let factors = base.trace_factors(x)?;
+        let factors = base.trace_factors(x, w)?;
         Ok(Self::from_parts(base, x.clone(), factors).tabled_by(family, table))
     }
 

@@ -10,7 +10,7 @@ use super::KernelFamily;
 use super::{GramTable, KernelBank};
 use crate::data::Features;
 use crate::multiclass::BinaryMachine;
-use crate::svm::{solve_c_svc, SolverSettings};
+use crate::svm::{solve_c_svc_weighted, SolverSettings};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -74,18 +74,19 @@ impl MklMachine {
 
     /// The C-SVM on the fixed combination `Σ_i μ_i K̄_i` of `bank`'s kernels (`y ∈ {±1}`;
     /// UNIFORM with `μ_i = 1/m`, Moeller 2017 section 3.4.1); `objective` is the dual
-    /// objective.
+    /// objective. With per-sample weights `sample_weights` (positive, one per point),
+    /// point `t`'s box is `0 ≤ α_t ≤ C·w_t` (LIBSVM's weighted C-SVC).
     pub(crate) fn fit_weighted(
         family: &KernelFamily,
         bank: &KernelBank,
         y: &[f64],
         weights: Vec<f64>,
         c: f64,
-        solver: &SolverSettings,
+        (solver, sample_weights): (&SolverSettings, Option<&[f64]>),
     ) -> Result<Self> {
         check_binary(y, bank.n_points())?;
         let source = bank.combined(&weights)?;
-        let sol = solve_c_svc(&source, y, c, c, solver, None)?;
+        let sol = solve_c_svc_weighted(&source, y, sample_weights, c, c, solver, None)?;
         let info = MachineInfo {
             iterations: sol.iterations,
             objective: sol.objective,

@@ -4,7 +4,7 @@
 
 use super::features::FEATURE_MAP_NAMES;
 use super::CklModel;
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::nn::options::TRAINING;
 use crate::options::{choice, OptionSpec, OptionValue};
 use crate::predictor::Task;
@@ -71,6 +71,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[FEATURES, TRAINING, &[&CONFIGS, &CKL_SEARCH, &NORM_CAP]],
             in_demo: false,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -81,6 +82,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[FEATURES, TRAINING, &[&CONFIGS, &CKL_SEARCH]],
             in_demo: false,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
     ],

@@ -246,7 +246,8 @@ impl Learner for CklLearner {
                             search: None,
                         })
                         .collect();
-                    let best = best_candidate(learners, &search.cv, x, y, seed, progress, None)?;
+                    let best =
+                        best_candidate(learners, &search.cv, (x, y, None), seed, progress, None)?;
                     (best.chosen.params, best.score)
                 }
             };

@@ -6,7 +6,7 @@ use super::net::FUSION_NAMES;
 use super::DkmoModel;
 use crate::bank::{KERNELS, LANDMARKS};
 use crate::learner::options::{COEF0, DEGREE, GAMMA, KERNEL, SIGMA};
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::nn::options::TRAINING;
 use crate::options::{OptionSpec, OptionValue};
 use crate::predictor::Task;
@@ -71,6 +71,7 @@ pub(crate) static FAMILY: Family = Family {
             options: DKMO_OPTIONS,
             in_demo: false,
             representations: &["fused"],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -81,6 +82,7 @@ pub(crate) static FAMILY: Family = Family {
             options: DKMO_OPTIONS,
             in_demo: false,
             representations: &["fused"],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
     ],

@@ -5,7 +5,7 @@
 mod learner;
 
 use crate::learner::options::{C, CLASS_WEIGHT, EPSILON, KERNEL_MACHINE, NU, PROBABILITY};
-use crate::learner::{Family, MethodInfo, ModelKind};
+use crate::learner::{Family, MethodInfo, ModelKind, Takes};
 use crate::predictor::Task;
 use crate::svm::SvmModel;
 
@@ -25,6 +25,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&C, &EPSILON, &PROBABILITY, &CLASS_WEIGHT]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
         MethodInfo {
@@ -35,6 +36,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&C, &PROBABILITY, &CLASS_WEIGHT]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
         MethodInfo {
@@ -45,6 +47,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&NU, &PROBABILITY]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
         MethodInfo {
@@ -55,6 +58,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&NU]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
         MethodInfo {
@@ -65,6 +69,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&C, &EPSILON]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
         MethodInfo {
@@ -75,6 +80,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&C, &NU]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS_AND_SPARSE,
             build: learner::build,
         },
     ],

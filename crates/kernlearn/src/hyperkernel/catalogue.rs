@@ -5,7 +5,7 @@ use super::kernels::KIND_NAMES;
 use super::program::PROBLEM_NAMES;
 use super::HyperkernelModel;
 use crate::learner::options::{C, NU};
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::options::{OptionSpec, OptionValue};
 use crate::predictor::Task;
 
@@ -58,6 +58,7 @@ pub(crate) static FAMILY: Family = Family {
         ]],
         in_demo: false,
         representations: &[],
+        takes: Takes::DENSE,
         build: super::learner::build,
     }],
     models: &[ModelKind::of::<HyperkernelModel>()],

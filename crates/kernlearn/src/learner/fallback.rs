@@ -4,7 +4,7 @@
 //! second partition; otherwise the fit is the SVM-CV model, with the declined learned
 //! kernel beside it, and [`FELL_BACK`] says which happened.
 
-use super::selection::{beats, fold_scores, Folds, Selected};
+use super::selection::{beats, fold_scores, CvRows, Folds, Selected};
 use super::{timed, AnyModel, ChosenParams, FallbackEvidence, FittedMethod, GridSettings};
 use super::{Learner, FELL_BACK};
 use crate::data::Features;
@@ -31,6 +31,9 @@ use std::time::Instant;
 /// decide, nor mark, a fallback but through here.
 pub(crate) struct Fallback {
     svm: Option<Selected<Selection>>,
+    /// Per-sample weights of the rows, when the fit is weighted: the confirmation folds
+    /// and both final fits use them, as SVM-CV and the candidates did.
+    weights: Option<Vec<f64>>,
     /// Folds of the confirmation partition.
     folds: usize,
     confirm_always: bool,
@@ -68,6 +71,7 @@ impl Fallback {
     ) -> Self {
         Self {
             svm,
+            weights: None,
             folds: search.confirmation_folds.unwrap_or(search.folds),
             confirm_always: search.confirm_always,
             seed,
@@ -79,6 +83,15 @@ impl Fallback {
     /// unmarked.
     pub(crate) fn off() -> Self {
         Self::new(None, &GridSettings::default(), 0, Instant::now())
+    }
+
+    /// The protocol for a fit with per-sample weights `weights` (`None`: unweighted), to
+    /// which SVM-CV and the candidates' CV were given the same weights: the confirmation
+    /// partition scores both sides with them, and the fallback's SVM and the declined
+    /// learned kernel are fitted with them.
+    pub(crate) fn weighted(mut self, weights: Option<&[f64]>) -> Self {
+        self.weights = weights.map(<[f64]>::to_vec);
+        self
     }
 
     /// SVM-CV's selection, when the fallback runs.
@@ -110,7 +123,8 @@ impl Fallback {
             }));
         };
         let confirm = (self.folds, self.seed, self.confirm_always);
-        let (keep, evidence) = keeps_learned(&best, &svm, x, y, confirm)?;
+        let w = self.weights.as_deref();
+        let (keep, evidence) = keeps_learned(&best, &svm, (x, y, w), confirm)?;
         if keep {
             let evidence = Some(evidence);
             let svm = Some(svm);
@@ -121,7 +135,7 @@ impl Fallback {
             }));
         }
         let seconds = self.start.elapsed().as_secs_f64();
-        fall_back(svm, &best, x, y, (self.seed, seconds), evidence).map(Decision::FellBack)
+        fall_back(svm, &best, (x, y, w), (self.seed, seconds), evidence).map(Decision::FellBack)
     }
 }
 
@@ -161,8 +175,7 @@ const CONFIRMATION_SEED: u64 = 0x5eed_c0f1_2a11_0b0c;
 fn keeps_learned<L: Learner>(
     learned: &Selected<L>,
     svm: &Selected<Selection>,
-    x: &Features,
-    y: &[f64],
+    rows: CvRows,
     confirm: (usize, u64, bool),
 ) -> Result<(bool, FallbackEvidence)> {
     let mut evidence = FallbackEvidence {
@@ -173,8 +186,7 @@ fn keeps_learned<L: Learner>(
     let keep = wins_twice(
         &learned.chosen,
         &svm.chosen.params,
-        x,
-        y,
+        rows,
         confirm,
         &mut evidence,
     )?;
@@ -195,12 +207,12 @@ fn keeps_learned<L: Learner>(
 /// that passed (1) lost on the test half more often than it won (docs/RESULTS.md,
 /// "Paired comparisons"). The second partition re-estimates both *chosen* models
 /// without that selection, at the cost of `2k` fits, and only when (1) passed (or
-/// `always`, to measure fallback rules).
+/// `always`, to measure fallback rules). With weights in `rows`, both are refitted and
+/// scored with them.
 fn wins_twice(
     learned: &dyn Learner,
     base: &SvmParams,
-    x: &Features,
-    y: &[f64],
+    (x, y, weights): CvRows,
     (folds, seed, always): (usize, u64, bool),
     evidence: &mut FallbackEvidence,
 ) -> Result<bool> {
@@ -213,7 +225,7 @@ fn wins_twice(
         params: base.clone(),
         search: None,
     };
-    let confirmation = Folds::new(folds, seed ^ CONFIRMATION_SEED, None);
+    let confirmation = Folds::new(folds, seed ^ CONFIRMATION_SEED, None).weighted(weights);
     let [l, b]: [Vec<f64>; 2] = fold_scores(&[learned, &base], x, y, confirmation, &|_| {})?
         .try_into()
         .expect("two learners, two score lists");
@@ -233,12 +245,12 @@ fn wins_twice(
 /// fit's model is the SVM, but what the learned kernel chose stays visible. Every
 /// learned-kernel family falls back through here, so they all carry it.
 /// `select_seconds`: the whole selection (SVM-CV and the learned kernel's candidates),
-/// to which the declined fit's seconds are added.
+/// to which the declined fit's seconds are added. With weights in `rows`, both fits
+/// use them.
 fn fall_back<L: Learner>(
     svm: Selected<Selection>,
     learned: &Selected<L>,
-    x: &Features,
-    y: &[f64],
+    (x, y, weights): CvRows,
     (seed, select_seconds): (u64, f64),
     evidence: FallbackEvidence,
 ) -> Result<FittedMethod> {
@@ -252,8 +264,11 @@ fn fall_back<L: Learner>(
         .insert("learned_cv_score".into(), learned.score);
     let folds = learned.fold_scores.len() as f64;
     chosen.other.insert("learned_cv_folds".into(), folds);
-    let (declined, declined_secs) = timed(|| learned.chosen.fit(x, y, seed, &|_| {}))?;
-    let (model, secs) = timed(|| SvmModel::fit(&params, x, y))?;
+    let (declined, declined_secs) = timed(|| match weights {
+        Some(w) => learned.chosen.fit_weighted(x, y, w, seed, &|_| {}),
+        None => learned.chosen.fit(x, y, seed, &|_| {}),
+    })?;
+    let (model, secs) = timed(|| SvmModel::fit_weighted(&params, x, y, weights))?;
     let mut fitted = FittedMethod::new(AnyModel::new(model), chosen, secs)
         .selected(select_seconds + declined_secs, Some(svm.chosen));
     fitted.declined = Some(declined.model);
@@ -418,7 +433,13 @@ mod tests {
                 svm: b.to_vec(),
                 confirmation: None,
             };
-            let keep = wins_twice(&good, &svm(base), x, y, (5, 1, always), &mut evidence);
+            let keep = wins_twice(
+                &good,
+                &svm(base),
+                (x, y, None),
+                (5, 1, always),
+                &mut evidence,
+            );
             (keep.unwrap(), evidence.confirmation)
         };
         let (keep, confirmation) = check(0.7, win, false);

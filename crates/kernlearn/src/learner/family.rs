@@ -38,7 +38,51 @@ pub struct MethodInfo {
     /// (`crate::predictor::ArtefactValue::PerRow`; a test fits each method and checks
     /// its model lists the same).
     pub representations: &'static [&'static str],
+    /// What its fit takes beyond dense, unweighted rows (a test builds each method and
+    /// checks that its learner honours what is declared and refuses the rest).
+    pub takes: Takes,
     pub(crate) build: Builder,
+}
+
+/// The inputs a method's fit takes beyond dense, unweighted rows: per-sample weights
+/// ([`super::Learner::fit_weighted`]) and sparse rows ([`super::Learner::takes_sparse`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Takes {
+    /// Per-sample weights `w_t`: the method's objective has a weighted form (each
+    /// point's loss, or its bound `C·w_t` in the SVM dual, scaled by its weight; a point
+    /// of integer weight `k` counts as `k` copies, a point of weight 0 as absent), which
+    /// every fit and every fold of its selection uses.
+    pub sample_weights: bool,
+    /// Sparse (CSR) rows, kept sparse (with a feature kernel; not a precomputed one).
+    pub sparse: bool,
+}
+
+impl Takes {
+    /// Dense, unweighted rows only.
+    pub const DENSE: Takes = Takes {
+        sample_weights: false,
+        sparse: false,
+    };
+    /// Per-sample weights on dense rows.
+    pub const WEIGHTS: Takes = Takes {
+        sample_weights: true,
+        sparse: false,
+    };
+    /// Per-sample weights, on dense or sparse rows.
+    pub const WEIGHTS_AND_SPARSE: Takes = Takes {
+        sample_weights: true,
+        sparse: true,
+    };
+
+    /// What the tables and messages say of it: `weights, sparse`, `weights`, or `-`.
+    pub fn describe(self) -> &'static str {
+        match (self.sample_weights, self.sparse) {
+            (true, true) => "weights, sparse",
+            (true, false) => "weights",
+            (false, true) => "sparse",
+            (false, false) => "-",
+        }
+    }
 }
 
 impl MethodInfo {

@@ -17,8 +17,9 @@ pub mod options;
 pub(crate) mod scale_out;
 pub(crate) mod selection;
 mod svm;
+pub(crate) mod weights;
 
-pub use family::{Family, MethodInfo, ModelKind};
+pub use family::{Family, MethodInfo, ModelKind, Takes};
 pub use grid::GridSettings;
 pub use model::{AnyModel, Model};
 pub use scale_out::{
@@ -268,8 +269,9 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
             "sample weights",
             format!(
                 "{} cannot honour per-sample weights (its kernel learning has no weighted \
-                 form); fit it without weights, or use a kernel machine (svm, svr, \
-                 one-class, ...), whose solver takes them",
+                 form); fit it without weights, or use a method that takes them (the \
+                 kernel machines svm, svr, one-class, ...; the method catalogue says \
+                 which)",
                 self.name()
             ),
         ))

@@ -17,7 +17,7 @@
 use super::{GridSettings, Learner, Progress, ProgressFn};
 use crate::data::Features;
 use crate::predictor::Task;
-use crate::select::{SearchRows, Selection};
+use crate::select::{Scoring, SearchRows, Selection};
 use crate::svm::{SvmParams, SvmType};
 use crate::Result;
 use std::time::Instant;
@@ -142,12 +142,16 @@ pub(crate) fn could_beat(learned: &[f64], base: &[f64], regression: bool) -> boo
 }
 
 /// SVM-CV (C-SVC, Gaussian kernel, `search`'s grid, solver `base`'s) on the folds the
-/// candidate CV of [`best_candidate`] uses, for the fallback of the kernel-family methods.
+/// candidate CV of [`best_candidate`] uses, for the fallback of the kernel-family methods;
+/// with per-sample weights when given (each fold trained and scored with them, as
+/// [`svm_cv_on`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn base_svm_cv(
     search: &GridSettings,
     solver: crate::svm::SolverSettings,
     x: &Features,
     y: &[f64],
+    weights: Option<&[f64]>,
     seed: u64,
     progress: ProgressFn,
 ) -> Result<Selected<Selection>> {
@@ -156,43 +160,54 @@ pub(crate) fn base_svm_cv(
         solver,
         ..SvmParams::default()
     };
-    svm_cv(search, &base, x, y, seed, progress)
+    svm_cv_on(
+        search,
+        &base,
+        SearchRows::Dense(x),
+        y,
+        weights,
+        seed,
+        progress,
+    )
 }
 
-/// The learner `make(v)` for the best of `values` by k-fold CV (the "C over the grid"
-/// shape: MKL's C or λ, LIBLINEAR+'s C, the localized methods' C); `race` as in
-/// [`best_candidate`].
-#[allow(clippy::too_many_arguments)]
+/// The learner `make(v)` for the best of `values` by k-fold CV on `rows` (the "C over
+/// the grid" shape: MKL's C or λ, LIBLINEAR+'s C, the localized methods' C); `race` as
+/// in [`best_candidate`].
 pub(crate) fn best_value<L: Learner + Clone>(
     values: &[f64],
     make: impl Fn(f64) -> L,
     search: &GridSettings,
-    x: &Features,
-    y: &[f64],
+    rows: CvRows,
     seed: u64,
     progress: ProgressFn,
     race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let candidates = values.iter().map(|&v| make(v)).collect();
-    best_candidate(candidates, search, x, y, seed, progress, race)
+    best_candidate(candidates, search, rows, seed, progress, race)
 }
 
-/// The best of `candidates` by k-fold CV (folds of `search`), fitted candidates
-/// reporting progress; ties go to the earlier candidate. With `race` (the base SVM's
-/// scores on the same folds, for the fallback of `keeps_learned`), the CV stops as
-/// soon as no candidate [`could_beat`] them: the fallback is then certain, and the
-/// returned fold scores are those of the folds scored until then.
+/// The rows a candidate CV runs on: features, labels and, when given, per-sample
+/// weights (each fold's candidates fitted with their training rows' weights,
+/// [`Learner::fit_weighted`], and scored by the weighted accuracy or MSE of the
+/// held-out rows).
+pub(crate) type CvRows<'a> = (&'a Features, &'a [f64], Option<&'a [f64]>);
+
+/// The best of `candidates` by k-fold CV (folds of `search`) on `(x, y, weights)`,
+/// fitted candidates reporting progress; ties go to the earlier candidate. With `race`
+/// (the base SVM's scores on the same folds, for the fallback of `keeps_learned`), the
+/// CV stops as soon as no candidate [`could_beat`] them: the fallback is then certain,
+/// and the returned fold scores are those of the folds scored until then.
 pub(crate) fn best_candidate<L: Learner + Clone>(
     candidates: Vec<L>,
     search: &GridSettings,
-    x: &Features,
-    y: &[f64],
+    (x, y, weights): CvRows,
     seed: u64,
     progress: ProgressFn,
     race: Option<&[f64]>,
 ) -> Result<Selected<L>> {
     let start = Instant::now();
-    let folds = Folds::new(search.folds, seed, race);
+    let folds = Folds::new(search.folds, seed, race).weighted(weights);
     let pick = cv_candidates(&candidates, x, y, folds, progress)?;
     Ok(Selected::of(&candidates, pick, start))
 }
@@ -261,7 +276,9 @@ pub(crate) fn best_on_path<L: Clone>(
     let start = Instant::now();
     let folds = Folds::new(search.folds, seed, race);
     let jobs = (candidates.len(), 1);
-    let (scores, run) = fold_scores_with(jobs, regression, x, y, folds, fit_path)?;
+    // Unweighted folds: the weights argument is always `None` here.
+    let fit_fold: &WeightedFoldFit = &|xt, yt, _, held| fit_path(xt, yt, held);
+    let (scores, run) = fold_scores_with(jobs, regression, x, y, folds, fit_fold)?;
     report_skipped(candidates.len() * (search.folds - run), progress);
     Ok(Selected::of(
         &candidates,
@@ -275,19 +292,37 @@ pub(crate) fn best_on_path<L: Clone>(
 pub(crate) type FoldFit<'a> =
     dyn Fn(&Features, &[f64], &Features) -> Result<Vec<Vec<f64>>> + Sync + 'a;
 
-/// The k-fold split of a candidate CV (`k` folds seeded by `seed`) and, for a
-/// learned kernel with the fallback, the base SVM's scores on the same folds that its
-/// candidates race against ([`could_beat`]).
+/// [`FoldFit`] given the training part's per-sample weights too (`None` unweighted).
+type WeightedFoldFit<'a> =
+    dyn Fn(&Features, &[f64], Option<&[f64]>, &Features) -> Result<Vec<Vec<f64>>> + Sync + 'a;
+
+/// The k-fold split of a candidate CV (`k` folds seeded by `seed`), the per-sample
+/// weights of the rows when given and, for a learned kernel with the fallback, the base
+/// SVM's scores on the same folds that its candidates race against ([`could_beat`]).
 #[derive(Clone, Copy)]
 pub(super) struct Folds<'a> {
     k: usize,
     seed: u64,
     race: Option<&'a [f64]>,
+    weights: Option<&'a [f64]>,
 }
 
 impl<'a> Folds<'a> {
     pub(super) fn new(k: usize, seed: u64, race: Option<&'a [f64]>) -> Self {
-        Self { k, seed, race }
+        Self {
+            k,
+            seed,
+            race,
+            weights: None,
+        }
+    }
+
+    /// These folds with per-sample weights `weights` (one per row; `None` unweighted):
+    /// the fold assignment is the same (weights do not move rows between folds); each
+    /// fold's training rows are fitted with their weights and its held-out rows scored
+    /// by theirs.
+    pub(super) fn weighted(self, weights: Option<&'a [f64]>) -> Self {
+        Self { weights, ..self }
     }
 }
 
@@ -303,10 +338,13 @@ pub(super) fn fold_scores(
 ) -> Result<Vec<Vec<f64>>> {
     use rayon::prelude::*;
     let regression = candidates.first().map(|c| c.task()) == Some(Task::Regression);
-    let fit_each: &FoldFit = &|xt, yt, held| {
+    let fit_each: &WeightedFoldFit = &|xt, yt, wt, held| {
         (candidates.par_iter())
             .map(|c| {
-                let fitted = c.fit(xt, yt, folds.seed, &|_| {})?;
+                let fitted = match wt {
+                    Some(w) => c.fit_weighted(xt, yt, w, folds.seed, &|_| {})?,
+                    None => c.fit(xt, yt, folds.seed, &|_| {})?,
+                };
                 progress(Progress::Step);
                 c.predict_held_out(&fitted, held)
             })
@@ -324,7 +362,9 @@ fn report_skipped(skipped: usize, progress: ProgressFn) {
     (0..skipped).for_each(|_| progress(Progress::Step));
 }
 
-/// [`fold_scores`] with the fits of each fold made by `fit_fold` (folds in parallel).
+/// [`fold_scores`] with the fits of each fold made by `fit_fold` (folds in parallel),
+/// given the training part's weights when `folds` has weights (each fold is then scored
+/// by the weighted accuracy or MSE of its held-out rows, `crate::select::Scoring`).
 ///
 /// `(candidates, jobs)`: the number of candidates, and of parallel jobs `fit_fold` runs
 /// for a fold (one per candidate, or one for a path). With a race, the folds are scored
@@ -339,7 +379,7 @@ fn fold_scores_with(
     x: &Features,
     y: &[f64],
     folds: Folds,
-    fit_fold: &FoldFit,
+    fit_fold: &WeightedFoldFit,
 ) -> Result<(Vec<Vec<f64>>, usize)> {
     use crate::data::{complement, kfold, stratified_kfold};
     use rayon::prelude::*;
@@ -358,7 +398,14 @@ fn fold_scores_with(
         let train = complement(y.len(), test);
         let pick = |rows: &[usize]| rows.iter().map(|&i| y[i]).collect::<Vec<f64>>();
         let truth = pick(test);
-        let predictions = fit_fold(&x.select_rows(&train), &pick(&train), &x.select_rows(test))?;
+        let weights_of = |rows: &[usize]| {
+            folds
+                .weights
+                .map(|w| rows.iter().map(|&i| w[i]).collect::<Vec<f64>>())
+        };
+        let (train_w, test_w) = (weights_of(&train), weights_of(test));
+        let (xt, held) = (x.select_rows(&train), x.select_rows(test));
+        let predictions = fit_fold(&xt, &pick(&train), train_w.as_deref(), &held)?;
         if predictions.len() != candidates {
             return Err(crate::Error::numerical(format!(
                 "a fold's fits gave {} predictions for {candidates} candidates",
@@ -366,12 +413,10 @@ fn fold_scores_with(
             )));
         }
         (predictions.iter())
-            .map(|p| {
-                if regression {
-                    crate::metrics::mse(p, &truth)
-                } else {
-                    crate::metrics::accuracy(p, &truth)
-                }
+            .map(|p| match &test_w {
+                Some(w) => Scoring::default_for(regression).score(p, &truth, Some(w)),
+                None if regression => crate::metrics::mse(p, &truth),
+                None => crate::metrics::accuracy(p, &truth),
             })
             .collect()
     };
@@ -730,11 +775,11 @@ mod tests {
             search: None,
         };
         let search = GridSettings { folds: 5, ..search };
-        let good = best_candidate(vec![svm(0.7)], &search, x, y, 2, &|_| {}, None).unwrap();
+        let good = best_candidate(vec![svm(0.7)], &search, (x, y, None), 2, &|_| {}, None).unwrap();
         let useless = || vec![svm(700.0), svm(1000.0)];
-        let full = best_candidate(useless(), &search, x, y, 2, &|_| {}, None).unwrap();
+        let full = best_candidate(useless(), &search, (x, y, None), 2, &|_| {}, None).unwrap();
         let race = Some(&good.fold_scores[..]);
-        let raced = best_candidate(useless(), &search, x, y, 2, &|_| {}, race).unwrap();
+        let raced = best_candidate(useless(), &search, (x, y, None), 2, &|_| {}, race).unwrap();
         assert!(raced.fold_scores.len() < 5, "{:?}", raced.fold_scores);
         assert!(full.fold_scores.starts_with(&raced.fold_scores));
         assert!(!beats(&full.fold_scores, &good.fold_scores, false));

@@ -4,7 +4,7 @@
 use super::LocalizedModel;
 use crate::bank::KERNELS;
 use crate::learner::options::{C, CLUSTERS, NO_FALLBACK, SMO};
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::options::{OptionSpec, OptionValue};
 use crate::predictor::Task;
 
@@ -35,6 +35,7 @@ pub(crate) static FAMILY: Family = Family {
             options: LOCALIZED_OPTIONS,
             in_demo: true,
             representations: &["gates"],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -45,6 +46,7 @@ pub(crate) static FAMILY: Family = Family {
             options: LOCALIZED_OPTIONS,
             in_demo: false,
             representations: &["gates"],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -55,6 +57,7 @@ pub(crate) static FAMILY: Family = Family {
             options: LOCALIZED_OPTIONS,
             in_demo: false,
             representations: &["gates"],
+            takes: Takes::WEIGHTS,
             build: super::learner::build,
         },
         MethodInfo {
@@ -69,6 +72,7 @@ pub(crate) static FAMILY: Family = Family {
             ],
             in_demo: false,
             representations: &["gates"],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
     ],

@@ -280,7 +280,7 @@ pub(crate) mod tests {
             y,
             vec![1.0],
             1.0,
-            &SolverSettings::default(),
+            (&SolverSettings::default(), None),
         )
         .unwrap();
         let predicted: Vec<f64> = (m.decision(xt).unwrap().iter())

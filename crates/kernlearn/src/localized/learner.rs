@@ -11,7 +11,7 @@ use crate::bank::family_of;
 use crate::data::{Dataset, Features};
 use crate::learner::fallback::{finish, Decision, Fallback};
 use crate::learner::options::{CLUSTERS, NO_FALLBACK};
-use crate::learner::selection::{base_svm_cv, best_value};
+use crate::learner::selection::{base_svm_cv, best_value, CvRows};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
 };
@@ -125,6 +125,46 @@ impl Learner for LocalizedLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        self.fit_rows((x, y, None), seed, progress)
+    }
+
+    /// LMKL (SMO solver): the weighted C-SVC in every solve
+    /// ([`LocalizedModel::fit_weighted`]) and weighted folds in every selection, SVM-CV's
+    /// and the fallback's included; the other methods, and LMKL on the mwu solver,
+    /// refuse, saying why.
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        if let Some(why) = self.params.method.weights_refusal() {
+            return Err(crate::Error::param(
+                "sample weights",
+                format!("{} cannot honour per-sample weights: {why}", self.name()),
+            ));
+        }
+        if let SvmSolver::Mwu { .. } = self.params.solver {
+            return Err(crate::Error::param(
+                "solver",
+                format!(
+                    "{} with the mwu solver (kernelised Gilbert, a 2-norm soft margin) has \
+                     no per-point bound for a sample weight to scale; use «solver=smo» \
+                     with weights",
+                    self.name()
+                ),
+            ));
+        }
+        self.fit_rows((x, y, Some(weights)), seed, progress)
+    }
+}
+
+impl LocalizedLearner {
+    /// The fit, with per-sample weights when given (every fit and fold of the selection).
+    fn fit_rows(&self, rows: CvRows, seed: u64, progress: ProgressFn) -> Result<FittedMethod> {
+        let (x, y, weights) = rows;
         // With the fallback, SVM-CV first and its C for the method (the base kernels are
         // trace-normalised to mean diagonal 1, as SVM-CV's Gaussian kernel is); without,
         // C over the grid.
@@ -133,9 +173,9 @@ impl Learner for LocalizedLearner {
             None => None,
             Some(s) => {
                 let svm = (self.fallback)
-                    .then(|| base_svm_cv(s, self.params.smo, x, y, seed, progress))
+                    .then(|| base_svm_cv(s, self.params.smo, x, y, weights, seed, progress))
                     .transpose()?;
-                let fallback = Fallback::new(svm, s, seed, start);
+                let fallback = Fallback::new(svm, s, seed, start).weighted(weights);
                 let make = |c| LocalizedLearner {
                     params: LocalizedParams {
                         c,
@@ -148,7 +188,7 @@ impl Learner for LocalizedLearner {
                     Some(svm) => vec![svm.chosen.params.c],
                     None => s.grid.cs.clone(),
                 };
-                let best = best_value(&cs, make, s, x, y, seed, progress, fallback.race())?;
+                let best = best_value(&cs, make, s, rows, seed, progress, fallback.race())?;
                 match fallback.decide(best, x, y)? {
                     Decision::FellBack(fitted) => return Ok(fitted),
                     Decision::Kept(kept) => Some(kept),
@@ -159,7 +199,7 @@ impl Learner for LocalizedLearner {
         let params = kept
             .as_ref()
             .map_or(&self.params, |k| &k.best.chosen.params);
-        let (model, secs) = timed(|| LocalizedModel::fit(params, x, y))?;
+        let (model, secs) = timed(|| LocalizedModel::fit_weighted(params, x, y, weights))?;
         let mut chosen = ChosenParams {
             c: Some(params.c),
             cv_score: kept.as_ref().map(|k| k.best.score),

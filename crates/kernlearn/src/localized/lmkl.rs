@@ -24,7 +24,7 @@
 //! `tol · J`, when the step falls below `1e-6`, or after `iterations` SVM solves.
 
 use super::gate::{products_on, softmax_rows, GateKind, GateMatrix, GatedKernel, GatedMachine};
-use super::per_kernel::localized_bank;
+use super::per_kernel::localized_bank_weighted;
 use super::LocalizedParams;
 use crate::bank::KernelBank;
 use crate::check::{non_negative_finite, positive_finite};
@@ -210,34 +210,41 @@ pub struct LmklMachine {
     pub iterations: usize,
 }
 
-/// One SVM solve on the gate's kernel; returns the solution, the gates and `J`.
+/// One SVM solve on the gate's kernel (with per-sample weights when given: point `t`'s
+/// box `C·w_t`); returns the solution, the gates and `J`.
 fn solve_at(
     params: &LocalizedParams,
     bank: &KernelBank,
     gate: &SoftmaxGate,
-    y: &[f64],
+    yw: (&[f64], Option<&[f64]>),
     warm: Option<&[f64]>,
 ) -> Result<(DualSolution, GateMatrix, f64)> {
     let eta = gate.gates(bank.points())?;
     let source = GatedKernel::new(bank, &eta, GateKind::Separable)?;
-    let sol = params
-        .solver
-        .solve(&source, y, params.c, &params.smo, warm)?;
+    let sol = (params.solver).solve_weighted(&source, yw, params.c, &params.smo, warm)?;
     let j = -sol.objective;
     Ok((sol, eta, j))
 }
 
 impl LmklMachine {
-    /// Algorithm 1 on training points `x` with labels `y ∈ {±1}`.
+    /// Algorithm 1 on training points `x` with labels `y ∈ {±1}`, with per-sample
+    /// weights `w` (positive, one per point) when given.
+    ///
+    /// Weighted, `J(V)` is the optimal value of the weighted C-SVC's dual (point `t`'s
+    /// box `0 ≤ α_t ≤ C·w_t`), and the gradient of the module docs holds unchanged
+    /// (Danskin: the box moves `α*`, not the formula), so a point of integer weight `k`
+    /// counts as `k` copies of it; the base kernels are normalised on the weighted
+    /// rows (weighted mean diagonal 1).
     pub(crate) fn fit(
         params: &LocalizedParams,
         settings: &LmklSettings,
         x: &Features,
-        y: &[f64],
+        (y, w): (&[f64], Option<&[f64]>),
     ) -> Result<Self> {
-        let bank = localized_bank(params, x, "LMKL")?.with_own_table(&params.family)?;
+        let bank = localized_bank_weighted(params, (x, w), "LMKL")?;
+        let bank = bank.with_own_table(&params.family)?;
         let mut gate = SoftmaxGate::uniform(x.n_cols(), bank.n_kernels());
-        let (mut sol, mut eta, mut j) = solve_at(params, &bank, &gate, y, None)?;
+        let (mut sol, mut eta, mut j) = solve_at(params, &bank, &gate, (y, w), None)?;
         let mut iterations = sol.iterations;
         let mut objectives = vec![j];
         let mut step = settings.step;
@@ -248,7 +255,7 @@ impl LmklMachine {
                 break;
             }
             let trial = gate.stepped(&gv, &gv0, step / norm);
-            let (s2, e2, j2) = solve_at(params, &bank, &trial, y, Some(&sol.coef))?;
+            let (s2, e2, j2) = solve_at(params, &bank, &trial, (y, w), Some(&sol.coef))?;
             iterations += s2.iterations;
             if j2 >= j {
                 step *= 0.5;
@@ -344,8 +351,15 @@ mod tests {
             .map(|&v| if v == first { 1.0 } else { -1.0 })
             .collect();
         let settings = SolverSettings::default();
-        let u = MklMachine::fit_weighted(&family, &bank, &pair, vec![0.5, 0.5], 1.0, &settings)
-            .unwrap();
+        let u = MklMachine::fit_weighted(
+            &family,
+            &bank,
+            &pair,
+            vec![0.5, 0.5],
+            1.0,
+            (&settings, None),
+        )
+        .unwrap();
         let (a, b) = (
             model.decision_function(&xt).unwrap(),
             u.decision(&xt).unwrap(),

@@ -26,6 +26,8 @@ mod model;
 mod per_kernel;
 mod solver;
 mod swmkl;
+#[cfg(test)]
+mod weighted_tests;
 
 pub(crate) use catalogue::FAMILY;
 pub use clmkl::{ClmklMachine, ClmklSettings, SoftClusters};
@@ -78,6 +80,25 @@ impl LocalizedMethod {
             LocalizedMethod::Swmkl(_) => "SWMKL",
             LocalizedMethod::Lmkl(_) => "LMKL",
             LocalizedMethod::Clmkl(_) => "C-LMKL",
+        }
+    }
+
+    /// Why the method cannot honour per-sample weights, or `None` when it can: LMKL,
+    /// whose gate descends the optimal value of one C-SVM dual (Gönen and Alpaydın
+    /// 2008), which has the weighted C-SVC's box `C·w_t` (with the SMO solver).
+    pub(crate) fn weights_refusal(&self) -> Option<&'static str> {
+        match self {
+            LocalizedMethod::Lmkl(_) => None,
+            LocalizedMethod::Ldmkl(_) | LocalizedMethod::Swmkl(_) => Some(
+                "its gates are ε-SVRs fitted to each base kernel's correctness at the \
+                 training points, stages outside one objective, for which no weighted \
+                 form is derived",
+            ),
+            LocalizedMethod::Clmkl(_) => Some(
+                "its regions come from kernel k-means on a seeded sample of the rows, whose \
+                 draw and cluster widths count rows, so a weight could not act as copies \
+                 of a row",
+            ),
         }
     }
 

@@ -7,6 +7,7 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
+use crate::learner::weights::positive_rows;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::predictor::one_vs_one_predictor_methods;
 use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Representation};
@@ -29,12 +30,27 @@ pub enum LocalizedMachine {
 }
 
 impl LocalizedMachine {
-    fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
-        match &params.method {
-            LocalizedMethod::Ldmkl(g) => Ok(Self::Ldmkl(LdmklMachine::fit(params, g, x, y)?)),
-            LocalizedMethod::Swmkl(g) => Ok(Self::Swmkl(SwmklMachine::fit(params, g, x, y)?)),
-            LocalizedMethod::Lmkl(s) => Ok(Self::Lmkl(LmklMachine::fit(params, s, x, y)?)),
-            LocalizedMethod::Clmkl(s) => Ok(Self::Clmkl(ClmklMachine::fit(params, s, x, y)?)),
+    /// The binary machine of one class pair, with its per-sample weights when given
+    /// (only LMKL takes them; [`LocalizedModel::fit_weighted`] refuses the others first).
+    fn fit(
+        params: &LocalizedParams,
+        x: &Features,
+        (y, w): (&[f64], Option<&[f64]>),
+    ) -> Result<Self> {
+        match (&params.method, w) {
+            (LocalizedMethod::Lmkl(s), _) => {
+                Ok(Self::Lmkl(LmklMachine::fit(params, s, x, (y, w))?))
+            }
+            (method, Some(_)) => Err(refusal(method)),
+            (LocalizedMethod::Ldmkl(g), None) => {
+                Ok(Self::Ldmkl(LdmklMachine::fit(params, g, x, y)?))
+            }
+            (LocalizedMethod::Swmkl(g), None) => {
+                Ok(Self::Swmkl(SwmklMachine::fit(params, g, x, y)?))
+            }
+            (LocalizedMethod::Clmkl(s), None) => {
+                Ok(Self::Clmkl(ClmklMachine::fit(params, s, x, y)?))
+            }
         }
     }
 
@@ -149,6 +165,20 @@ impl BinaryMachine for LocalizedMachine {
     }
 }
 
+/// The error of a method that cannot honour per-sample weights, naming it and why.
+fn refusal(method: &LocalizedMethod) -> Error {
+    Error::param(
+        "sample weights",
+        format!(
+            "{} cannot honour per-sample weights: {}",
+            method.display_name(),
+            method
+                .weights_refusal()
+                .unwrap_or("not with these settings")
+        ),
+    )
+}
+
 /// A fitted localized multiple-kernel classifier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LocalizedModel {
@@ -165,11 +195,39 @@ pub struct LocalizedModel {
 impl LocalizedModel {
     /// Fits `params` on features `x` (scaled; the thesis scales to `[0, 1]`) and class
     /// labels `y` (any number of classes, one-vs-one).
+    #[cfg(test)]
     pub(crate) fn fit(params: &LocalizedParams, x: &Features, y: &[f64]) -> Result<Self> {
+        Self::fit_weighted(params, x, y, None)
+    }
+
+    /// Fits `params` on features `x` (scaled; the thesis scales to `[0, 1]`) and class
+    /// labels `y` (any number of classes, one-vs-one), with per-sample weights `weights`
+    /// when given (one finite weight per row of `x`; LMKL with the SMO solver only): point `t`'s box in every SVM solve is
+    /// `C·w_t` and the base kernels are normalised on the weighted rows, so that a point
+    /// of integer weight `k` counts as `k` copies of it ([`LmklMachine::fit`]). Rows of
+    /// zero or negative weight are left out, as absent rows. The other methods refuse
+    /// weights ([`LocalizedMethod::weights_refusal`]).
+    pub(crate) fn fit_weighted(
+        params: &LocalizedParams,
+        x: &Features,
+        y: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
         params.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
-        let machines = OneVsOne::fit(x, y, |xp, yp| LocalizedMachine::fit(params, xp, yp))?;
+        if weights.is_some() && params.method.weights_refusal().is_some() {
+            return Err(refusal(&params.method));
+        }
+        let kept = weights.map(|w| positive_rows(x, y, w)).transpose()?;
+        let (x, y, w) = match &kept {
+            Some(k) => (&k.x, &k.y[..], Some(&k.w[..])),
+            None => (x, y, None),
+        };
+        let machines = OneVsOne::fit_indexed(x, y, |xp, yp, rows| {
+            let wp: Option<Vec<f64>> = w.map(|w| rows.iter().map(|&t| w[t]).collect());
+            LocalizedMachine::fit(params, xp, (yp, wp.as_deref()))
+        })?;
         Ok(Self {
             params: params.clone(),
             n_features: x.n_cols(),

@@ -149,7 +149,17 @@ pub(crate) fn localized_bank(
     x: &Features,
     method: &str,
 ) -> Result<KernelBank> {
-    let bank = KernelBank::new(&params.family, x)?;
+    localized_bank_weighted(params, (x, None), method)
+}
+
+/// [`localized_bank`] normalised on the weighted rows when per-sample weights `w` are
+/// given (each kernel's weighted mean diagonal 1, [`KernelBank::new_weighted`]).
+pub(crate) fn localized_bank_weighted(
+    params: &LocalizedParams,
+    (x, w): (&Features, Option<&[f64]>),
+    method: &str,
+) -> Result<KernelBank> {
+    let bank = KernelBank::new_weighted(&params.family, x, None, w)?;
     if bank.n_kernels() < 2 {
         return Err(Error::param(
             "kernels",

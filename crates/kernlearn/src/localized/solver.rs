@@ -5,7 +5,7 @@
 use crate::bank::{solve_gilbert, GilbertSettings};
 use crate::check::positive_finite;
 use crate::kernel::KernelSource;
-use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
+use crate::svm::{solve_c_svc_weighted, DualSolution, SolverSettings};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -53,11 +53,30 @@ impl SvmSolver {
         smo: &SolverSettings,
         warm: Option<&[f64]>,
     ) -> Result<DualSolution> {
+        self.solve_weighted(source, (y, None), c, smo, warm)
+    }
+
+    /// [`SvmSolver::solve`] with per-sample weights `w` (positive, one per point): SMO's
+    /// weighted C-SVC, point `t`'s box `C·w_t` (LIBSVM's weighted variant). Gilbert
+    /// refuses them: its 2-norm soft margin has no box for a weight to scale.
+    pub(crate) fn solve_weighted(
+        &self,
+        source: &dyn KernelSource,
+        (y, w): (&[f64], Option<&[f64]>),
+        c: f64,
+        smo: &SolverSettings,
+        warm: Option<&[f64]>,
+    ) -> Result<DualSolution> {
         match *self {
             SvmSolver::Smo => {
                 let alpha: Option<Vec<f64>> = warm.map(|w| w.iter().map(|v| v.abs()).collect());
-                solve_c_svc(source, y, c, c, smo, alpha.as_deref())
+                solve_c_svc_weighted(source, y, w, c, c, smo, alpha.as_deref())
             }
+            SvmSolver::Mwu { .. } if w.is_some() => Err(crate::Error::param(
+                "solver",
+                "the mwu solver (kernelised Gilbert, a 2-norm soft margin) has no per-point \
+                 bound for a sample weight to scale; use «solver=smo» with weights",
+            )),
             SvmSolver::Mwu { epsilon } => {
                 let settings = GilbertSettings {
                     epsilon,

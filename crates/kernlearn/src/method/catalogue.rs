@@ -178,6 +178,8 @@ impl MethodKind {
                     "summary": i.summary,
                     "selection": i.selection,
                     "options": i.options().map(|o| o.name).collect::<Vec<_>>(),
+                    "sample_weights": i.takes.sample_weights,
+                    "sparse": i.takes.sparse,
                 })
             })
             .collect();
@@ -206,18 +208,19 @@ impl MethodKind {
     /// The method table of the docs (markdown), generated from the catalogue.
     pub fn markdown_table() -> String {
         let mut s = String::from(
-            "| method | family | tasks | what it is | `--select grid` chooses |\n|---|---|---|---|---|\n",
+            "| method | family | tasks | what it is | `--select grid` chooses | takes |\n|---|---|---|---|---|---|\n",
         );
         for k in Self::all() {
             let i = k.info;
             let tasks: Vec<&str> = i.tasks.iter().map(|t| t.name()).collect();
             s += &format!(
-                "| `{}` | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} |\n",
                 i.name,
                 k.family.name,
                 tasks.join(", "),
                 i.summary,
-                i.selection
+                i.selection,
+                i.takes.describe()
             );
         }
         s
@@ -347,6 +350,56 @@ mod tests {
         assert_eq!(MethodKind::offering("gates"), "ldmkl, swmkl, lmkl, clmkl");
         assert_eq!(MethodKind::offering("fused"), "dkmo, m-dkmo");
         assert_eq!(MethodKind::base().name(), "svm");
+    }
+
+    /// What each method declares it takes is what its learner does: built with its
+    /// defaults, a method declared to take weights fits with them (on 60 rows) and the
+    /// others refuse them, naming the method; sparse input as `Learner::takes_sparse`.
+    #[test]
+    fn declared_inputs_are_what_the_learners_take() {
+        use crate::data::{read_csv, Dataset, ScaleMode, Scaler};
+        use crate::learner::Method;
+        let read = |name: &str| -> Dataset {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../data")
+                .join(name);
+            let d = read_csv(&path, None)
+                .unwrap()
+                .subset(&(0..60).collect::<Vec<_>>());
+            let x = Scaler::fit(ScaleMode::ZeroOne, &d.x)
+                .transform(&d.x)
+                .unwrap();
+            Dataset { x, ..d }
+        };
+        let (classes, values) = (read("heart.csv"), read("housing.csv"));
+        let mut weighted = Vec::new();
+        for kind in MethodKind::all() {
+            let data = if kind.supports(Task::Regression) && !kind.supports(Task::Classification) {
+                &values
+            } else {
+                &classes
+            };
+            let m = Method::defaults(kind, data, None, 1).unwrap();
+            let takes = kind.info().takes;
+            assert_eq!(m.takes_sparse(), takes.sparse, "{kind}");
+            let w: Vec<f64> = (0..data.len()).map(|t| 1.0 + (t % 3) as f64).collect();
+            let fit = m.fit_weighted(&data.x, &data.y, &w, 1, &|_| {});
+            match fit {
+                Ok(_) => weighted.push(kind.name()),
+                Err(e) => {
+                    let message = e.to_string();
+                    assert!(!takes.sample_weights, "{kind}: {message}");
+                    assert!(message.contains("per-sample weights"), "{kind}: {message}");
+                    assert!(message.contains(&m.name()), "{kind}: {message}");
+                }
+            }
+        }
+        let declared: Vec<&str> = (MethodKind::all())
+            .filter(|k| k.info().takes.sample_weights)
+            .map(MethodKind::name)
+            .collect();
+        assert_eq!(weighted, declared);
+        assert!(declared.contains(&"spg-gmkl") && declared.contains(&"svm"));
     }
 
     #[test]

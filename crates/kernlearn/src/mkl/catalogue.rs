@@ -5,7 +5,7 @@ use super::spggmkl::REGULARISER_NAMES;
 use super::{MklModel, NystromLinearModel};
 use crate::bank::{KERNELS, LANDMARKS};
 use crate::learner::options::{C, NO_FALLBACK, SMO, TOL};
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::options::{OptionSpec, OptionValue};
 use crate::predictor::Task;
 
@@ -59,6 +59,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[&[&KERNELS, &C], SMO, &[&NO_FALLBACK]],
             in_demo: true,
             representations: &[],
+            takes: Takes::WEIGHTS,
             build: super::learner::build,
         },
         MethodInfo {
@@ -69,6 +70,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[&[&KERNELS, &C, &MWU_EPSILON, &MWU_DENSE, &NO_FALLBACK]],
             in_demo: true,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -79,6 +81,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[&[&KERNELS, &LAMBDA, &NO_FALLBACK]],
             in_demo: false,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -89,6 +92,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[&[&KERNELS, &C, &TOL, &GMKL_REG, &GMKL_P, &GMKL_LAMBDA, &NO_FALLBACK]],
             in_demo: false,
             representations: &[],
+            takes: Takes::WEIGHTS,
             build: super::learner::build,
         },
         MethodInfo {
@@ -99,6 +103,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[&[&KERNELS, &C, &LANDMARKS]],
             in_demo: false,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
     ],

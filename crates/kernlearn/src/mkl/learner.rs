@@ -10,7 +10,7 @@ use crate::bank::{family_of, GramTable, KernelFamily, LANDMARKS};
 use crate::data::{Dataset, Features};
 use crate::learner::fallback::{finish, Decision, Fallback, Kept};
 use crate::learner::options::{NO_FALLBACK, TOL};
-use crate::learner::selection::{base_svm_cv, best_candidate, best_value};
+use crate::learner::selection::{base_svm_cv, best_candidate, best_value, CvRows};
 use crate::learner::{
     timed, AnyModel, ChosenParams, FittedMethod, GridSettings, Learner, Method, ProgressFn,
 };
@@ -234,13 +234,18 @@ impl Learner for TabledCandidate {
     }
 
     fn fit(&self, x: &Features, y: &[f64], _: u64, _: ProgressFn) -> Result<FittedMethod> {
-        let table = self.table.as_ref();
-        let ((model, _), secs) = timed(|| MklModel::fit_with_table(&self.params, x, y, table))?;
-        Ok(FittedMethod::new(
-            AnyModel::new(model),
-            ChosenParams::default(),
-            secs,
-        ))
+        self.fit_rows(x, y, None)
+    }
+
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        _: u64,
+        _: ProgressFn,
+    ) -> Result<FittedMethod> {
+        self.fit_rows(x, y, Some(weights))
     }
 
     fn predict_held_out(&self, fitted: &FittedMethod, x: &Features) -> Result<Vec<f64>> {
@@ -248,6 +253,18 @@ impl Learner for TabledCandidate {
             Some(model) => model.predict_with_table(x, self.table.as_ref()),
             None => fitted.model.predict(x),
         }
+    }
+}
+
+impl TabledCandidate {
+    fn fit_rows(&self, x: &Features, y: &[f64], w: Option<&[f64]>) -> Result<FittedMethod> {
+        let table = self.table.as_ref();
+        let ((model, _), secs) = timed(|| MklModel::fit_with_table(&self.params, x, y, w, table))?;
+        Ok(FittedMethod::new(
+            AnyModel::new(model),
+            ChosenParams::default(),
+            secs,
+        ))
     }
 }
 
@@ -319,11 +336,41 @@ impl Learner for MklLearner {
         seed: u64,
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
+        self.fit_rows((x, y, None), seed, progress)
+    }
+
+    /// UNIFORM and SPG-GMKL: the weighted C-SVM (point `t`'s box `C·w_t`) in every fit,
+    /// and weighted scores in every fold of the selection, SVM-CV's and the fallback's
+    /// included ([`MklModel::fit_weighted`]); MWUMKL and EasyMKL refuse, saying why.
+    fn fit_weighted(
+        &self,
+        x: &Features,
+        y: &[f64],
+        weights: &[f64],
+        seed: u64,
+        progress: ProgressFn,
+    ) -> Result<FittedMethod> {
+        if let Some(why) = self.params.method.weights_refusal() {
+            return Err(Error::param(
+                "sample weights",
+                format!("{} cannot honour per-sample weights: {why}", self.name()),
+            ));
+        }
+        self.fit_rows((x, y, Some(weights)), seed, progress)
+    }
+}
+
+impl MklLearner {
+    /// The fit, with per-sample weights when given: SVM-CV first (with the fallback),
+    /// then the candidates by CV on the same folds, then the chosen one on all rows.
+    fn fit_rows(&self, rows: CvRows, seed: u64, progress: ProgressFn) -> Result<FittedMethod> {
+        let (x, y, weights) = rows;
         let start = std::time::Instant::now();
         // With the fallback, SVM-CV first: its C is every candidate's C.
+        let solver = solver_of(&self.params);
         let svm = (self.search.as_ref())
             .filter(|_| self.fallback)
-            .map(|s| base_svm_cv(s, solver_of(&self.params), x, y, seed, progress))
+            .map(|s| base_svm_cv(s, solver, x, y, weights, seed, progress))
             .transpose()?;
         // Every candidate, fold and the final fit are on rows of `x`: one table of
         // kernel values serves them all, when it fits the Gram budget.
@@ -334,7 +381,7 @@ impl Learner for MklLearner {
         let kept = match &self.search {
             None => None,
             Some(s) => {
-                let fallback = Fallback::new(svm, s, seed, start);
+                let fallback = Fallback::new(svm, s, seed, start).weighted(weights);
                 let c_svm = fallback.svm().map(|svm| svm.chosen.params.c);
                 let candidates = (self.candidates(s, c_svm).into_iter())
                     .map(|params| TabledCandidate {
@@ -342,7 +389,7 @@ impl Learner for MklLearner {
                         table: table.clone(),
                     })
                     .collect();
-                let best = best_candidate(candidates, s, x, y, seed, progress, fallback.race())?;
+                let best = best_candidate(candidates, s, rows, seed, progress, fallback.race())?;
                 match fallback.decide(best, x, y)? {
                     Decision::FellBack(fitted) => return Ok(fitted),
                     Decision::Kept(kept) => Some(kept),
@@ -374,7 +421,7 @@ impl Learner for MklLearner {
             MklMethod::SpgGmkl(p) => chosen.c = Some(p.c),
         }
         let ((model, trace), secs) =
-            timed(|| MklModel::fit_with_table(params, x, y, table.as_ref()))?;
+            timed(|| MklModel::fit_with_table(params, x, y, weights, table.as_ref()))?;
         let select_seconds = match kept {
             Some(_) => start.elapsed().as_secs_f64() - secs,
             None => 0.0,
@@ -389,6 +436,27 @@ impl Learner for MklLearner {
 impl Learner for NystromLinearLearner {
     fn name(&self) -> String {
         "LIBLINEAR+".into()
+    }
+
+    /// Refused: the Nyström landmarks are drawn uniformly from the rows, so a weight
+    /// could not act as copies of a row (the linear SVM alone would have a weighted
+    /// form).
+    fn fit_weighted(
+        &self,
+        _: &Features,
+        _: &[f64],
+        _: &[f64],
+        _: u64,
+        _: ProgressFn,
+    ) -> Result<FittedMethod> {
+        Err(Error::param(
+            "sample weights",
+            format!(
+                "{} cannot honour per-sample weights: its Nyström landmarks are drawn \
+                 uniformly from the rows, so a weight could not act as copies of a row",
+                self.name()
+            ),
+        ))
     }
 
     fn task(&self) -> Task {
@@ -418,7 +486,7 @@ impl Learner for NystromLinearLearner {
                         search: None,
                     }
                 };
-                best_value(&s.grid.cs, make, s, x, y, seed, progress, None)
+                best_value(&s.grid.cs, make, s, (x, y, None), seed, progress, None)
             })
             .transpose()?;
         if let Some(b) = &best {

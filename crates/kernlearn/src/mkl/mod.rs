@@ -42,3 +42,5 @@ pub use uniform::UniformParams;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod weighted_tests;

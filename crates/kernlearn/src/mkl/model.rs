@@ -11,6 +11,7 @@ use crate::bank::KernelFamily;
 use crate::bank::MklMachine;
 use crate::bank::{GramTable, KernelBank};
 use crate::data::Features;
+use crate::learner::weights::positive_rows;
 use crate::multiclass::OneVsOne;
 use crate::predictor::one_vs_one_predictor_methods;
 use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, FEATURE_RELEVANCE};
@@ -58,22 +59,50 @@ impl MklMethod {
         }
     }
 
+    /// Why the method cannot honour per-sample weights, or `None` when it can (UNIFORM
+    /// and SPG-GMKL, whose objectives are the C-SVM dual, with the per-point box
+    /// `C·w_t` of the weighted C-SVC).
+    pub(crate) fn weights_refusal(&self) -> Option<&'static str> {
+        match self {
+            MklMethod::Uniform(_) | MklMethod::SpgGmkl(_) => None,
+            MklMethod::Mwumkl(_) => Some(
+                "its game is played on the two classes' convex hulls (each class's α sums \
+                 to one) with a 2-norm soft margin, where no bound C·w_t exists, and its \
+                 approximate rounds depend on the number of rows, so a weight could not \
+                 act as copies of a row",
+            ),
+            MklMethod::EasyMkl(_) => Some(
+                "its objective is the distance of the classes' convex hulls with the \
+                 regulariser λ‖γ‖², which has no per-point loss or bound for a weight to \
+                 scale",
+            ),
+        }
+    }
+
     /// The binary machine of class pair `pair` (kernel values from `table` when it has
-    /// them); SPG-GMKL adds its iterations to `trace`.
+    /// them), with the pair's per-sample weights `w` when given (positive; only the
+    /// methods without a [`MklMethod::weights_refusal`]); SPG-GMKL adds its iterations
+    /// to `trace`.
     fn fit_binary(
         &self,
         family: &KernelFamily,
-        (x, y): (&Features, &[f64]),
+        (x, y, w): (&Features, &[f64], Option<&[f64]>),
         table: Option<&Arc<GramTable>>,
         pair: usize,
         trace: &mut Trace,
     ) -> Result<MklMachine> {
-        let bank = &KernelBank::new_with(family, x, table)?;
+        if let Some(why) = w.and(self.weights_refusal()) {
+            return Err(crate::Error::param(
+                "sample weights",
+                format!("{} cannot honour per-sample weights: {why}", self.name()),
+            ));
+        }
+        let bank = &KernelBank::new_weighted(family, x, table, w)?;
         match self {
-            MklMethod::Uniform(p) => uniform::fit_binary(family, bank, y, p),
+            MklMethod::Uniform(p) => uniform::fit_binary(family, bank, (y, w), p),
             MklMethod::Mwumkl(p) => mwumkl::fit_binary(family, bank, y, p),
             MklMethod::EasyMkl(p) => easymkl::fit_binary(family, bank, y, p),
-            MklMethod::SpgGmkl(p) => spggmkl::fit_binary(family, bank, y, p, pair, trace),
+            MklMethod::SpgGmkl(p) => spggmkl::fit_binary(family, bank, (y, w), p, pair, trace),
         }
     }
 }
@@ -141,6 +170,21 @@ impl MklModel {
         Self::fit_traced(params, x, y).map(|(model, _)| model)
     }
 
+    /// [`MklModel::fit`] with per-sample weights `weights` (one finite weight per row of
+    /// `x`), for UNIFORM and SPG-GMKL: in each class pair's C-SVM point `t`'s box is
+    /// `0 ≤ α_t ≤ C·w_t` (LIBSVM's weighted C-SVC), and each base kernel is
+    /// trace-normalised to weighted mean diagonal 1, so that a point of integer weight
+    /// `k` counts as `k` copies of it. Rows of zero or negative weight are left out, as
+    /// absent rows (LIBSVM's `remove_zero_weight`). MWUMKL and EasyMKL refuse weights.
+    pub fn fit_weighted(
+        params: &MklParams,
+        x: &Features,
+        y: &[f64],
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
+        Self::fit_with_table(params, x, y, weights, None).map(|(model, _)| model)
+    }
+
     /// [`MklModel::fit`], with SPG-GMKL's per-iteration trace (columns
     /// `pair, iter, objective, step, pg_norm, svm_solves`; `None` for the other methods).
     pub(crate) fn fit_traced(
@@ -148,25 +192,44 @@ impl MklModel {
         x: &Features,
         y: &[f64],
     ) -> Result<(Self, Option<Trace>)> {
-        Self::fit_with_table(params, x, y, None)
+        Self::fit_with_table(params, x, y, None, None)
     }
 
     /// [`MklModel::fit_traced`] reading kernel values from `table` (a selection's
-    /// [`GramTable`] on a superset of `x`'s rows): the same model, computed faster.
+    /// [`GramTable`] on a superset of `x`'s rows): the same model, computed faster; with
+    /// per-sample weights as [`MklModel::fit_weighted`].
     pub(crate) fn fit_with_table(
         params: &MklParams,
         x: &Features,
         y: &[f64],
+        weights: Option<&[f64]>,
         table: Option<&Arc<GramTable>>,
     ) -> Result<(Self, Option<Trace>)> {
         params.method.validate()?;
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
+        if let (Some(_), Some(why)) = (weights, params.method.weights_refusal()) {
+            return Err(crate::Error::param(
+                "sample weights",
+                format!(
+                    "{} cannot honour per-sample weights: {why}",
+                    params.method.name()
+                ),
+            ));
+        }
+        // Rows of weight ≤ 0 are absent rows: fitted as if the data never had them.
+        let kept = weights.map(|w| positive_rows(x, y, w)).transpose()?;
+        let (x, y, w) = match &kept {
+            Some(k) => (&k.x, &k.y[..], Some(&k.w[..])),
+            None => (x, y, None),
+        };
         let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
         let mut pair = 0;
-        let machines = OneVsOne::fit(x, y, |xp, yp| {
+        let machines = OneVsOne::fit_indexed(x, y, |xp, yp, rows| {
             pair += 1;
-            (params.method).fit_binary(&params.family, (xp, yp), table, pair - 1, &mut trace)
+            let wp: Option<Vec<f64>> = w.map(|w| rows.iter().map(|&t| w[t]).collect());
+            let data = (xp, yp, wp.as_deref());
+            (params.method).fit_binary(&params.family, data, table, pair - 1, &mut trace)
         })?;
         let model = Self {
             params: params.clone(),

@@ -44,7 +44,7 @@ use crate::bank::KernelFamily;
 use crate::bank::{check_binary, MachineInfo, MklMachine};
 use crate::check::positive_finite;
 use crate::kernel::{fill_row_chunked, KernelSource};
-use crate::svm::{solve_c_svc, DualSolution, SolverSettings};
+use crate::svm::{solve_c_svc_weighted, DualSolution, SolverSettings};
 use crate::trace::Trace;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -343,6 +343,8 @@ pub(crate) struct SpgSolution {
 struct Spg<'a> {
     kernels: Kernels<'a>,
     y: &'a [f64],
+    /// Per-sample weights (positive), when given: point `t`'s box is `C·w_t`.
+    w: Option<&'a [f64]>,
     params: &'a SpgGmklParams,
     solves: usize,
 }
@@ -356,11 +358,11 @@ impl Spg<'_> {
         let svm = match &self.kernels {
             Kernels::Stored(s) => {
                 let source = WeightedGrams::new(s, &d);
-                solve_c_svc(&source, self.y, c, c, settings, alpha.as_deref())?
+                solve_c_svc_weighted(&source, self.y, self.w, c, c, settings, alpha.as_deref())?
             }
             Kernels::OnDemand(bank) => {
                 let source = bank.combined(&d)?;
-                solve_c_svc(&source, self.y, c, c, settings, alpha.as_deref())?
+                solve_c_svc_weighted(&source, self.y, self.w, c, c, settings, alpha.as_deref())?
             }
         };
         self.solves += 1;
@@ -418,9 +420,16 @@ fn stationary(params: &SpgGmklParams, pg: f64, g: &[f64]) -> bool {
 
 /// SPG-GMKL on the normalised kernels of `bank` with labels `y ∈ {±1}`; one row per
 /// iteration goes to `trace` (pair number `pair`).
+///
+/// With per-sample weights `w` (positive, one per point), the inner SVM is the weighted
+/// C-SVC (point `t`'s box `C·w_t`, LIBSVM's weighted variant): `T(d) = r(d) + max_α
+/// (1ᵀα − ½ αᵀY K(d) Y α)` over that box, and its gradient `∂T/∂d_k = r'(d)_k −
+/// ½ α*ᵀY K̄_k Y α*` (Danskin; Jain et al. 2012, section 3) holds unchanged, the box
+/// only changing which `α*` is optimal. A point of integer weight `k` then counts as `k`
+/// copies of it (two variables of box `C` are one of box `2C`).
 pub(crate) fn solve(
     bank: &KernelBank,
-    y: &[f64],
+    (y, w): (&[f64], Option<&[f64]>),
     params: &SpgGmklParams,
     pair: usize,
     trace: &mut Trace,
@@ -438,6 +447,7 @@ pub(crate) fn solve(
     let mut spg = Spg {
         kernels,
         y,
+        w,
         params,
         solves: 0,
     };
@@ -558,13 +568,13 @@ fn line_search(
 pub(super) fn fit_binary(
     family: &KernelFamily,
     bank: &KernelBank,
-    y: &[f64],
+    yw: (&[f64], Option<&[f64]>),
     params: &SpgGmklParams,
     pair: usize,
     trace: &mut Trace,
 ) -> Result<MklMachine> {
     params.validate()?;
-    let sol = solve(bank, y, params, pair, trace)?;
+    let sol = solve(bank, yw, params, pair, trace)?;
     let total: f64 = sol.weights.iter().sum();
     if !(total > 0.0 && total.is_finite()) {
         return Err(Error::numerical(format!(

@@ -424,7 +424,7 @@ fn spg_gmkl_l1_weights_satisfy_the_kkt_conditions() {
     let bank = KernelBank::new(&family, &x).unwrap();
     let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
     let params = spg(GmklRegulariser::L1, 4.0);
-    let sol = spggmkl::solve(&bank, &y, &params, 0, &mut trace).unwrap();
+    let sol = spggmkl::solve(&bank, (&y, None), &params, 0, &mut trace).unwrap();
     assert!(!sol.hit_max_iter, "{} iterations", sol.iterations);
     assert!((sol.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     assert!(sol.weights.iter().all(|&w| w >= 0.0));
@@ -465,7 +465,7 @@ fn spg_gmkl_pnorm_weights_satisfy_the_kkt_conditions() {
     let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
     let (p, lambda) = (2.0, 50.0);
     let params = spg(GmklRegulariser::PNorm { p, lambda }, 1.0);
-    let sol = spggmkl::solve(&bank, &y, &params, 0, &mut trace).unwrap();
+    let sol = spggmkl::solve(&bank, (&y, None), &params, 0, &mut trace).unwrap();
     assert!(!sol.hit_max_iter);
     let g: Vec<f64> = explicit_svm_gradient(&family, &x, &sol.svm.coef)
         .iter()
@@ -504,7 +504,14 @@ fn spg_gmkl_objective_matches_a_grid_over_the_simplex() {
     let bank = KernelBank::new(&family, &x).unwrap();
     let c = 2.0;
     let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
-    let sol = spggmkl::solve(&bank, &y, &spg(GmklRegulariser::L1, c), 0, &mut trace).unwrap();
+    let sol = spggmkl::solve(
+        &bank,
+        (&y, None),
+        &spg(GmklRegulariser::L1, c),
+        0,
+        &mut trace,
+    )
+    .unwrap();
     let settings = SolverSettings {
         tol: 1e-6,
         ..SolverSettings::default()
@@ -757,7 +764,7 @@ fn a_gram_table_gives_the_same_fit_bit_for_bit() {
     let other: KernelFamily = "rbf(sigma=1)".parse().unwrap();
     let params = MklParams::new(MklMethod::Uniform(UniformParams::default()), other.clone());
     let plain = MklModel::fit(&params, &xt, &yt).unwrap();
-    let tabled = MklModel::fit_with_table(&params, &xt, &yt, Some(&table))
+    let tabled = MklModel::fit_with_table(&params, &xt, &yt, None, Some(&table))
         .unwrap()
         .0;
     assert_eq!(plain, tabled);
@@ -799,7 +806,7 @@ fn same_fits_with_and_without(
     for method in methods {
         let params = MklParams::new(method, family.clone());
         let plain = MklModel::fit(&params, xt, yt).unwrap();
-        let tabled = MklModel::fit_with_table(&params, xt, yt, Some(table))
+        let tabled = MklModel::fit_with_table(&params, xt, yt, None, Some(table))
             .unwrap()
             .0;
         assert_eq!(

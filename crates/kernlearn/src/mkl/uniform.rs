@@ -36,11 +36,14 @@ impl UniformParams {
     }
 }
 
-/// UNIFORM on one class pair (`y ∈ {±1}`). `objective` is the SVM dual objective.
+/// UNIFORM on one class pair (`y ∈ {±1}`). `objective` is the SVM dual objective. With
+/// per-sample weights `w` (positive, one per point) it is the weighted C-SVM: point `t`'s
+/// box is `C·w_t` (LIBSVM's weighted variant), on a bank normalised by the weighted mean
+/// diagonal.
 pub(super) fn fit_binary(
     family: &KernelFamily,
     bank: &KernelBank,
-    y: &[f64],
+    (y, w): (&[f64], Option<&[f64]>),
     params: &UniformParams,
 ) -> Result<MklMachine> {
     params.validate()?;
@@ -51,6 +54,6 @@ pub(super) fn fit_binary(
         y,
         vec![1.0 / m as f64; m],
         params.c,
-        &params.solver,
+        (&params.solver, w),
     )
 }

@@ -4,7 +4,7 @@
 use super::dank::{Scheme, StepRule};
 use super::{DankModel, KnplModel, ScalableDankModel};
 use crate::learner::options::{C, EPSILON, KERNEL_MACHINE, NO_FALLBACK};
-use crate::learner::{Family, MethodInfo, Model, ModelKind};
+use crate::learner::{Family, MethodInfo, Model, ModelKind, Takes};
 use crate::options::{choice, OptionSpec, OptionValue};
 use crate::predictor::Task;
 use crate::{Error, Result};
@@ -92,6 +92,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, &[&C, &KNPL_GAMMA, &NO_FALLBACK, &KNPL_ALTERNATE]],
             in_demo: true,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -102,6 +103,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, DANK_OPTIONS],
             in_demo: true,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -112,6 +114,7 @@ pub(crate) static FAMILY: Family = Family {
             options: &[KERNEL_MACHINE, DANK_OPTIONS, &[&EPSILON]],
             in_demo: true,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
         MethodInfo {
@@ -125,6 +128,7 @@ pub(crate) static FAMILY: Family = Family {
             ],
             in_demo: false,
             representations: &[],
+            takes: Takes::DENSE,
             build: super::learner::build,
         },
     ],

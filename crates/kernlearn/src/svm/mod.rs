@@ -33,7 +33,7 @@ pub use problem::{
     solve_c_svc, solve_epsilon_svr, solve_nu_svc, solve_nu_svr, solve_one_class, CSvcPath,
     DualSolution, SolverSettings,
 };
-pub(crate) use problem::{solve_signed_qp, DualShape};
+pub(crate) use problem::{solve_c_svc_weighted, solve_signed_qp, DualShape};
 pub(crate) use qmatrix::release_dense_storage;
 pub(crate) use subset::SubsetSource;
 pub(crate) use warm::WarmStart;

@@ -10,7 +10,7 @@ use crate::kernel::Kernel;
 use crate::learner::options::KERNEL_MACHINE;
 use crate::learner::{
     timed, AnyModel, ChosenParams, Family, FittedMethod, GridSettings, Learner, Method, MethodInfo,
-    Model, ModelKind, ProgressFn,
+    Model, ModelKind, ProgressFn, Takes,
 };
 use crate::options::{MethodOptions, OptionSpec, OptionValue};
 use crate::predictor::{FitSummary, Predictor, Task};
@@ -35,6 +35,7 @@ pub(crate) static FAMILY: Family = Family {
         options: &[KERNEL_MACHINE, &[&NO_OFFSET]],
         in_demo: false,
         representations: &[],
+        takes: Takes::DENSE,
         build,
     }],
     models: &[ModelKind::of::<KernelMeanModel>()],
