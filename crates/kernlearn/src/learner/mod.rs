@@ -233,6 +233,14 @@ pub(crate) fn fit_record(
 }
 
 /// `f`'s result and the seconds it took.
+/// The error of a learner that cannot honour per-sample weights, saying why.
+pub(crate) fn weights_refused(method: &str, why: &str) -> crate::Error {
+    crate::Error::param(
+        "sample weights",
+        format!("{method} cannot honour per-sample weights: {why}"),
+    )
+}
+
 pub(crate) fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
     let start = std::time::Instant::now();
     let value = f()?;
@@ -265,15 +273,11 @@ pub trait Learner: AsAny + fmt::Debug + Send + Sync {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         let _ = (x, y, weights, seed, progress);
-        Err(crate::Error::param(
-            "sample weights",
-            format!(
-                "{} cannot honour per-sample weights (its kernel learning has no weighted \
-                 form); fit it without weights, or use a method that takes them (the \
-                 kernel machines svm, svr, one-class, ...; the method catalogue says \
-                 which)",
-                self.name()
-            ),
+        Err(weights_refused(
+            &self.name(),
+            "its kernel learning has no weighted form; fit it without weights, or use a \
+             method that takes them (the kernel machines svm, svr, one-class, ...; the \
+             method catalogue says which)",
         ))
     }
     /// Predictions of `fitted` (a fit of this learner) on rows held out of the data it

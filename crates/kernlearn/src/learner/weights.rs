@@ -3,7 +3,7 @@
 //! `remove_zero_weight`), for the learned-kernel methods that honour weights.
 
 use crate::data::Features;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The rows of positive weight (features, labels, weights): what a weighted fit sees.
 pub(crate) struct PositiveRows {
@@ -18,25 +18,11 @@ pub(crate) struct PositiveRows {
 /// The rows of `(x, y)` whose weight in `weights` is positive, after checking one finite
 /// weight per row; no row left is an error.
 pub(crate) fn positive_rows(x: &Features, y: &[f64], weights: &[f64]) -> Result<PositiveRows> {
-    let n = y.len();
-    if weights.len() != n {
-        return Err(Error::param(
-            "sample weights",
-            format!("{} weights for {n} training rows", weights.len()),
-        ));
-    }
-    if let Some((t, v)) = weights.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(Error::param(
-            "sample weights",
-            format!("weight {t} is {v}; weights must be finite"),
-        ));
-    }
-    let rows: Vec<usize> = (0..n).filter(|&t| weights[t] > 0.0).collect();
-    if rows.is_empty() {
-        return Err(Error::data(
-            "every sample weight is zero or negative: no row is left to fit",
-        ));
-    }
+    let rows = crate::svm::positive_weights(
+        weights,
+        y.len(),
+        "every sample weight is zero or negative: no row is left to fit",
+    )?;
     Ok(PositiveRows {
         x: x.select_rows(&rows),
         y: rows.iter().map(|&t| y[t]).collect(),

@@ -141,10 +141,7 @@ impl Learner for LocalizedLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         if let Some(why) = self.params.method.weights_refusal() {
-            return Err(crate::Error::param(
-                "sample weights",
-                format!("{} cannot honour per-sample weights: {why}", self.name()),
-            ));
+            return Err(crate::learner::weights_refused(&self.name(), why));
         }
         if let SvmSolver::Mwu { .. } = self.params.solver {
             return Err(crate::Error::param(

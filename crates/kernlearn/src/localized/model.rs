@@ -167,15 +167,10 @@ impl BinaryMachine for LocalizedMachine {
 
 /// The error of a method that cannot honour per-sample weights, naming it and why.
 fn refusal(method: &LocalizedMethod) -> Error {
-    Error::param(
-        "sample weights",
-        format!(
-            "{} cannot honour per-sample weights: {}",
-            method.display_name(),
-            method
-                .weights_refusal()
-                .unwrap_or("not with these settings")
-        ),
+    let why = method.weights_refusal();
+    crate::learner::weights_refused(
+        method.display_name(),
+        why.unwrap_or("not with these settings"),
     )
 }
 

@@ -351,10 +351,7 @@ impl Learner for MklLearner {
         progress: ProgressFn,
     ) -> Result<FittedMethod> {
         if let Some(why) = self.params.method.weights_refusal() {
-            return Err(Error::param(
-                "sample weights",
-                format!("{} cannot honour per-sample weights: {why}", self.name()),
-            ));
+            return Err(crate::learner::weights_refused(&self.name(), why));
         }
         self.fit_rows((x, y, Some(weights)), seed, progress)
     }

@@ -37,3 +37,4 @@ pub(crate) use problem::{solve_c_svc_weighted, solve_signed_qp, DualShape};
 pub(crate) use qmatrix::release_dense_storage;
 pub(crate) use subset::SubsetSource;
 pub(crate) use warm::WarmStart;
+pub(crate) use weights::positive_weights;
