@@ -14,6 +14,7 @@ use super::rows::SearchRows;
 use super::scoring::Scoring;
 use crate::data::{complement, kfold, stratified_kfold, Features, SparseFeatures};
 use crate::kernel::{Kernel, KernelSource};
+use crate::multiclass::ordered_class_groups;
 use crate::svm::{
     decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
     SvmPaths, SvmType, WarmStart,
@@ -400,7 +401,7 @@ impl GridSearch {
                 .collect()]
         };
         let mut scores: Vec<Option<FoldScores>> = vec![None; sigmas.len() * folds.len()];
-        let mut seeds: Vec<Option<FoldSeeds>> = vec![None; sigmas.len()];
+        let mut seeds: Vec<Option<FoldSeeds>> = sigmas.iter().map(|_| None).collect();
         for (phase, jobs) in phases.iter().enumerate() {
             // Narrow kernels take the longest (most support vectors, most iterations):
             // they start first, so that the cheap wide ones fill the gaps at the end.
@@ -585,9 +586,15 @@ fn pick_best(points: &[GridPoint], lower_is_better: bool) -> (usize, usize) {
 }
 
 /// One fold's C-SVC solutions at the smallest C, as starts for the other folds of the
-/// same σ (whose paths start cold there), indexed `[ε][class pair]`: unsigned duals as
-/// (row of the whole data, α).
-type FoldSeeds = Vec<Vec<Vec<(usize, f64)>>>;
+/// same σ (whose paths start cold there), indexed `[ε]`, one [`PairSeed`] per class pair.
+type FoldSeeds = Vec<Vec<PairSeed>>;
+
+/// A class pair's duals: the pair's two labels (folds may order the classes differently)
+/// and its unsigned duals as (row of the whole data, α).
+struct PairSeed {
+    labels: (f64, f64),
+    alpha: Vec<(usize, f64)>,
+}
 
 /// The work of one fold for one σ: every ε and every C (ascending, warm-started).
 struct FoldJob<'a> {
@@ -642,7 +649,7 @@ impl FoldJob<'_> {
                 }
                 let model = if along_path {
                     if let (Some(seeds), Some(local), 0) = (self.seeds, &local, k) {
-                        paths.offer_starts(self.starts(&seeds[e], local));
+                        paths.offer_starts(self.starts(&seeds[e], local, &train_y));
                     }
                     SvmModel::fit_source_path_weighted(
                         &params, source, &train_y, train_w, &mut paths,
@@ -698,20 +705,24 @@ impl FoldJob<'_> {
     }
 
     /// Another fold's duals and guesses ([`FoldJob::seeds_of`]) on this fold's training
-    /// rows, per class pair (the path clips and balances them into a feasible start).
-    fn starts(&self, seeds: &[Vec<(usize, f64)>], local: &[usize]) -> Vec<Vec<f64>> {
-        seeds
-            .iter()
-            .map(|pair| {
+    /// rows, per class pair in this fold's pair order (the path clips and balances them
+    /// into a feasible start).
+    fn starts(&self, seeds: &[PairSeed], local: &[usize], train_y: &[f64]) -> Vec<Vec<f64>> {
+        let (classes, _) = ordered_class_groups(train_y, self.search.base.class_order);
+        let mut starts = Vec::new();
+        for (i, &a) in classes.iter().enumerate() {
+            for &b in &classes[i + 1..] {
                 let mut alpha = vec![0.0; self.train.len()];
-                for &(row, a) in pair {
+                let same = |s: &&PairSeed| s.labels == (a, b) || s.labels == (b, a);
+                for &(row, value) in seeds.iter().find(same).map_or(&[][..], |s| &s.alpha) {
                     if let Some(slot) = alpha.get_mut(local[row]) {
-                        *slot = a;
+                        *slot = value;
                     }
                 }
-                alpha
-            })
-            .collect()
+                starts.push(alpha);
+            }
+        }
+        starts
     }
 
     /// `model`'s duals per class pair on the rows of the whole data, and a guess for this
@@ -719,12 +730,7 @@ impl FoldJob<'_> {
     /// `decisions` (theirs under `model`) by the optimality conditions, at the bound
     /// (`∞`, clipped to it) where `y f(x) < 1` (inside the margin or wrong), zero
     /// beyond it.
-    fn seeds_of(
-        &self,
-        model: &SvmModel,
-        train_y: &[f64],
-        decisions: &[Vec<f64>],
-    ) -> Vec<Vec<(usize, f64)>> {
+    fn seeds_of(&self, model: &SvmModel, train_y: &[f64], decisions: &[Vec<f64>]) -> Vec<PairSeed> {
         let classes = &model.classes;
         let mut pairs = model.pair_row_alpha(train_y).into_iter();
         let mut seeds = Vec::new();
@@ -748,7 +754,10 @@ impl FoldJob<'_> {
                         seed.push((row, f64::INFINITY));
                     }
                 }
-                seeds.push(seed);
+                seeds.push(PairSeed {
+                    labels: (classes[i], classes[j]),
+                    alpha: seed,
+                });
             }
         }
         seeds
