@@ -129,7 +129,7 @@ impl Learner for LocalizedLearner {
     }
 
     /// LMKL (SMO solver): the weighted C-SVC in every solve
-    /// ([`LocalizedModel::fit_weighted`]) and weighted folds in every selection, SVM-CV's
+    /// (`LocalizedModel::fit_weighted`) and weighted folds in every selection, SVM-CV's
     /// and the fallback's included; the other methods, and LMKL on the mwu solver,
     /// refuse, saying why.
     fn fit_weighted(
