@@ -14,7 +14,6 @@ use super::rows::SearchRows;
 use super::scoring::Scoring;
 use crate::data::{complement, kfold, stratified_kfold, Features, SparseFeatures};
 use crate::kernel::{Kernel, KernelSource};
-use crate::multiclass::ordered_class_groups;
 use crate::svm::{
     decisions_from_train_kernel, release_dense_storage, SubsetSource, SvmModel, SvmParams,
     SvmPaths, SvmType, WarmStart,
@@ -218,10 +217,6 @@ pub struct GridSearch {
     pub test_folds: Option<Vec<Vec<usize>>>,
     /// What each fold is scored by; `None`: accuracy, or MSE for regression.
     pub scoring: Option<Scoring>,
-    /// C-SVC: start each σ's other folds from its first fold's solutions at the same C
-    /// (alpha seeding across folds, Wen et al., AAAI 2017) when closer to the optimum
-    /// than the path's own start. The scores are those of solves to the same tolerance.
-    pub fold_seeding: bool,
 }
 
 impl GridSearch {
@@ -236,7 +231,6 @@ impl GridSearch {
             sample_weights: None,
             test_folds: None,
             scoring: None,
-            fold_seeding: true,
         }
     }
 
@@ -385,57 +379,30 @@ impl GridSearch {
             .iter()
             .map(|k| plan.used_gram.then(|| x.gram(k)).transpose())
             .collect::<Result<Vec<_>>>()?;
-        // Alpha seeding across folds: each σ's first fold is solved first and its
-        // solutions start the others (every two folds' training rows share all but two
-        // of the k parts), so the first folds of all σ run together, then the rest.
-        let seeding = self.fold_seeding && self.base.svm_type == SvmType::CSvc && folds.len() > 1;
-        let phases: Vec<Vec<(usize, usize)>> = if seeding {
-            let firsts = (0..sigmas.len()).map(|s| (s, 0)).collect();
-            let rest = (0..sigmas.len())
-                .flat_map(|s| (1..folds.len()).map(move |f| (s, f)))
-                .collect();
-            vec![firsts, rest]
-        } else {
-            vec![(0..sigmas.len())
-                .flat_map(|s| (0..folds.len()).map(move |f| (s, f)))
-                .collect()]
-        };
-        let mut scores: Vec<Option<FoldScores>> = vec![None; sigmas.len() * folds.len()];
-        let mut seeds: Vec<Option<FoldSeeds>> = sigmas.iter().map(|_| None).collect();
-        for (phase, jobs) in phases.iter().enumerate() {
-            // Narrow kernels take the longest (most support vectors, most iterations):
-            // they start first, so that the cheap wide ones fill the gaps at the end.
-            let mut order: Vec<usize> = (0..jobs.len()).collect();
-            order.sort_by(|&a, &b| sigmas[jobs[a].0].total_cmp(&sigmas[jobs[b].0]));
-            let done = in_order(&order, |k| {
-                let (s, f) = jobs[k];
-                let job = FoldJob {
-                    search: self,
-                    kernel: &kernels[s],
-                    gram: grams[s].as_ref(),
-                    rows: x,
-                    y,
-                    train: self.fold_train(complement(n, &folds[f])),
-                    test: &folds[f],
-                    seeds: seeds[s].as_ref(),
-                    keep_seeds: seeding && phase == 0,
-                };
-                let r = job.scores(&plan.epsilons, &c_order);
-                progress();
-                r
-            });
-            for (&(s, f), r) in jobs.iter().zip(done) {
-                let (fold_scores, fold_seeds) = r?;
-                scores[s * folds.len() + f] = Some(fold_scores);
-                if fold_seeds.is_some() {
-                    seeds[s] = fold_seeds;
-                }
-            }
-        }
-        let scores: Vec<FoldScores> = scores
-            .into_iter()
-            .map(|s| s.expect("every (σ, fold) was scored"))
+        let pairs: Vec<(usize, &Vec<usize>)> = (0..sigmas.len())
+            .flat_map(|s| folds.iter().map(move |f| (s, f)))
             .collect();
+        // Narrow kernels take the longest (most support vectors, most iterations):
+        // they start first, so that the cheap wide ones fill the gaps at the end.
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by(|&a, &b| sigmas[pairs[a].0].total_cmp(&sigmas[pairs[b].0]));
+        let scores = in_order(&order, |k| {
+            let (s, test) = pairs[k];
+            let job = FoldJob {
+                search: self,
+                kernel: &kernels[s],
+                gram: grams[s].as_ref(),
+                rows: x,
+                y,
+                train: self.fold_train(complement(n, test)),
+                test,
+            };
+            let r = job.scores(&plan.epsilons, &c_order);
+            progress();
+            r
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
         Ok(scores
             .chunks(folds.len().max(1))
             .map(<[FoldScores]>::to_vec)
@@ -585,17 +552,6 @@ fn pick_best(points: &[GridPoint], lower_is_better: bool) -> (usize, usize) {
     (best, n_tied)
 }
 
-/// One fold's C-SVC solutions at the smallest C, as starts for the other folds of the
-/// same σ (whose paths start cold there), indexed `[ε]`, one [`PairSeed`] per class pair.
-type FoldSeeds = Vec<Vec<PairSeed>>;
-
-/// A class pair's duals: the pair's two labels (folds may order the classes differently)
-/// and its unsigned duals as (row of the whole data, α).
-struct PairSeed {
-    labels: (f64, f64),
-    alpha: Vec<(usize, f64)>,
-}
-
 /// The work of one fold for one σ: every ε and every C (ascending, warm-started).
 struct FoldJob<'a> {
     search: &'a GridSearch,
@@ -605,19 +561,11 @@ struct FoldJob<'a> {
     y: &'a [f64],
     train: Vec<usize>,
     test: &'a [usize],
-    /// Another fold's solutions, offered as starts (alpha seeding across folds).
-    seeds: Option<&'a FoldSeeds>,
-    /// Whether to return this fold's solutions as seeds for the others.
-    keep_seeds: bool,
 }
 
 impl FoldJob<'_> {
-    /// Scores indexed `[ε][C]` in the grid's C order, and this fold's seeds when asked.
-    fn scores(
-        &self,
-        epsilons: &[Option<f64>],
-        c_order: &[usize],
-    ) -> Result<(FoldScores, Option<FoldSeeds>)> {
+    /// Scores indexed `[ε][C]` in the grid's C order.
+    fn scores(&self, epsilons: &[Option<f64>], c_order: &[usize]) -> Result<Vec<Vec<f64>>> {
         let train_y: Vec<f64> = self.train.iter().map(|&i| self.y[i]).collect();
         let weights = self.search.sample_weights.as_ref();
         let train_w: Option<Vec<f64>> = weights.map(|w| self.train.iter().map(|&i| w[i]).collect());
@@ -634,12 +582,10 @@ impl FoldJob<'_> {
         let cs = &self.search.grid.cs;
         let along_path = self.search.base.svm_type == SvmType::CSvc;
         let mut out = Vec::with_capacity(epsilons.len());
-        let mut kept = Vec::with_capacity(epsilons.len());
-        let local = self.seeds.map(|_| self.local_rows());
-        for (e, &eps) in epsilons.iter().enumerate() {
+        for &eps in epsilons {
             let mut models: Vec<SvmModel> = Vec::with_capacity(c_order.len());
             let mut paths = SvmPaths::default();
-            for (k, &ci) in c_order.iter().enumerate() {
+            for &ci in c_order {
                 let mut params = self.search.base.clone();
                 params.kernel = self.kernel.clone();
                 params.c = cs[ci];
@@ -648,9 +594,6 @@ impl FoldJob<'_> {
                     params.epsilon = e;
                 }
                 let model = if along_path {
-                    if let (Some(seeds), Some(local), 0) = (self.seeds, &local, k) {
-                        paths.offer_starts(self.starts(&seeds[e], local, &train_y));
-                    }
                     SvmModel::fit_source_path_weighted(
                         &params, source, &train_y, train_w, &mut paths,
                     )?
@@ -666,100 +609,43 @@ impl FoldJob<'_> {
                 };
                 models.push(model);
             }
-            // Every C's decision values in one pass over the test kernel block.
-            let decisions: Vec<Vec<Vec<f64>>> = match &test_kernel {
+            // Every C's predictions in one pass over the test kernel block.
+            let predictions: Vec<Vec<f64>> = match &test_kernel {
                 Some(k) => {
                     let refs: Vec<&SvmModel> = models.iter().collect();
                     decisions_from_train_kernel(&refs, k, self.train.len())
+                        .iter()
+                        .zip(&models)
+                        .map(|(decisions, m)| {
+                            decisions
+                                .iter()
+                                .map(|d| m.predict_from_decision(d))
+                                .collect()
+                        })
+                        .collect()
                 }
                 None => models
                     .iter()
-                    .map(|m| (self.rows).decisions(self.kernel, m, &self.train, self.test))
+                    .map(|m| self.predict(m))
                     .collect::<Result<_>>()?,
             };
-            if let (true, Some(m), Some(d)) = (self.keep_seeds, models.first(), decisions.first()) {
-                kept.push(self.seeds_of(m, &train_y, d));
-            }
-            let predictions = models.iter().zip(&decisions).map(|(m, rows)| {
-                let labels = rows.iter().map(|d| m.predict_from_decision(d));
-                labels.collect::<Vec<f64>>()
-            });
             let scoring = self.search.scoring();
             let mut row = vec![0.0; cs.len()];
-            for (&ci, pred) in c_order.iter().zip(predictions) {
-                row[ci] = scoring.score(&pred, &test_y, test_w.as_deref())?;
+            for (&ci, pred) in c_order.iter().zip(&predictions) {
+                row[ci] = scoring.score(pred, &test_y, test_w.as_deref())?;
             }
             out.push(row);
         }
-        Ok((out, self.keep_seeds.then_some(kept)))
+        Ok(out)
     }
 
-    /// The position of each row of the whole data among this fold's training rows
-    /// (`usize::MAX` for the others).
-    fn local_rows(&self) -> Vec<usize> {
-        let mut local = vec![usize::MAX; self.y.len()];
-        for (t, &i) in self.train.iter().enumerate() {
-            local[i] = t;
-        }
-        local
-    }
-
-    /// Another fold's duals and guesses ([`FoldJob::seeds_of`]) on this fold's training
-    /// rows, per class pair in this fold's pair order (the path clips and balances them
-    /// into a feasible start).
-    fn starts(&self, seeds: &[PairSeed], local: &[usize], train_y: &[f64]) -> Vec<Vec<f64>> {
-        let (classes, _) = ordered_class_groups(train_y, self.search.base.class_order);
-        let mut starts = Vec::new();
-        for (i, &a) in classes.iter().enumerate() {
-            for &b in &classes[i + 1..] {
-                let mut alpha = vec![0.0; self.train.len()];
-                let same = |s: &&PairSeed| s.labels == (a, b) || s.labels == (b, a);
-                for &(row, value) in seeds.iter().find(same).map_or(&[][..], |s| &s.alpha) {
-                    if let Some(slot) = alpha.get_mut(local[row]) {
-                        *slot = value;
-                    }
-                }
-                starts.push(alpha);
-            }
-        }
-        starts
-    }
-
-    /// `model`'s duals per class pair on the rows of the whole data, and a guess for this
-    /// fold's test rows of the pair's classes, which the other folds train on: from
-    /// `decisions` (theirs under `model`) by the optimality conditions, at the bound
-    /// (`∞`, clipped to it) where `y f(x) < 1` (inside the margin or wrong), zero
-    /// beyond it.
-    fn seeds_of(&self, model: &SvmModel, train_y: &[f64], decisions: &[Vec<f64>]) -> Vec<PairSeed> {
-        let classes = &model.classes;
-        let mut pairs = model.pair_row_alpha(train_y).into_iter();
-        let mut seeds = Vec::new();
-        for i in 0..classes.len() {
-            for j in i + 1..classes.len() {
-                let alpha = pairs.next().unwrap_or_default();
-                let on_support = alpha.iter().enumerate().filter(|(_, &a)| a > 0.0);
-                let mut seed: Vec<(usize, f64)> =
-                    on_support.map(|(t, &a)| (self.train[t], a)).collect();
-                let pair = seeds.len();
-                for (&row, d) in self.test.iter().zip(decisions) {
-                    let label = self.y[row];
-                    let sign = if label == classes[i] {
-                        1.0
-                    } else if label == classes[j] {
-                        -1.0
-                    } else {
-                        continue;
-                    };
-                    if sign * d[pair] < 1.0 {
-                        seed.push((row, f64::INFINITY));
-                    }
-                }
-                seeds.push(PairSeed {
-                    labels: (classes[i], classes[j]),
-                    alpha: seed,
-                });
-            }
-        }
-        seeds
+    /// Predictions for the fold's test points from kernel values against the SVs,
+    /// computed from the features (without a Gram matrix).
+    fn predict(&self, model: &SvmModel) -> Result<Vec<f64>> {
+        let decisions = (self.rows).decisions(self.kernel, model, &self.train, self.test)?;
+        Ok(decisions
+            .iter()
+            .map(|d| model.predict_from_decision(d))
+            .collect())
     }
 }

@@ -256,18 +256,6 @@ impl PartialEq for SvmModel {
 #[derive(Default)]
 pub struct SvmPaths<'a> {
     pairs: Vec<CSvcPath<'a>>,
-    /// Per class pair, unsigned duals of the source's rows from a related problem (zero
-    /// off the pair) that the next solve also weighs as its start
-    /// ([`CSvcPath::solve_from`]); empty for none.
-    starts: Vec<Vec<f64>>,
-}
-
-impl SvmPaths<'_> {
-    /// Starts for the next fit along these paths: one vector per class pair, in
-    /// [`SvmModel::pair_row_alpha`]'s layout (cleared by that fit).
-    pub(crate) fn offer_starts(&mut self, starts: Vec<Vec<f64>>) {
-        self.starts = starts;
-    }
 }
 
 /// How `fit_classifier` solves each class pair.
@@ -540,16 +528,12 @@ impl SvmModel {
                         self.solve_binary(&sub, &sub_y, sub_w, (cp, cn), settings, warm)?
                     }
                     PairSolver::Path(paths) => {
-                        let start: Option<Vec<f64>> = paths
-                            .starts
-                            .get(pair)
-                            .map(|a| idx.iter().map(|&t| a[t]).collect());
                         if paths.pairs.len() == pair {
                             let owned = SubsetSource::new(source, idx);
                             let path = CSvcPath::new_weighted(owned, &sub_y, sub_w, settings)?;
                             paths.pairs.push(path);
                         }
-                        paths.pairs[pair].solve_from(cp, cn, start.as_deref())?
+                        paths.pairs[pair].solve(cp, cn)?
                     }
                 };
                 self.record(&sol);
@@ -566,9 +550,6 @@ impl SvmModel {
                 }
                 pair_coef.push(sol.coef);
             }
-        }
-        if let PairSolver::Path(paths) = pair_solver {
-            paths.starts.clear();
         }
         self.layout_support_vectors(&classes, &members, &nonzero, &pair_coef);
         self.classes = classes;

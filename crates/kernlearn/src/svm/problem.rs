@@ -311,22 +311,6 @@ impl<'a> CSvcPath<'a> {
     /// Solves with bounds `c_pos` / `c_neg` for the positive / negative class; each must
     /// be at least the previous solve's (the previous solution stays feasible).
     pub fn solve(&mut self, c_pos: f64, c_neg: f64) -> Result<DualSolution> {
-        self.solve_from(c_pos, c_neg, None)
-    }
-
-    /// [`CSvcPath::solve`] that, for the path's first solve, also weighs `start`: unsigned
-    /// duals of these points from a related problem, e.g. the same C on another fold's
-    /// training rows, which share most of these ("alpha seeding" across the folds of a
-    /// cross-validation; Wen, Li, Kotagiri, Chen, Chen and Zhang, AAAI 2017). It is
-    /// clipped to the box and balanced ([`balanced_start`]), and the solver starts from it
-    /// when its dual objective is below the cold start's. The answer is the same optimum
-    /// to the same tolerance either way; only the iterations differ.
-    pub(crate) fn solve_from(
-        &mut self,
-        c_pos: f64,
-        c_neg: f64,
-        start: Option<&[f64]>,
-    ) -> Result<DualSolution> {
         check_c_svc(c_pos, c_neg, &self.settings)?;
         if let Some(PathPoint {
             bounds: (old_pos, old_neg),
@@ -346,23 +330,11 @@ impl<'a> CSvcPath<'a> {
         let weights = self.weights.as_deref();
         let upper = c_svc_upper(&self.signs, weights, c_pos, c_neg);
         let q = self.q.as_mut();
-        // Only a cold start is replaced: along C the path's own start is closer (at large
-        // C another fold's free duals are far off; magic's sample: 6 % more iterations
-        // when the other fold's start was also weighed there).
-        let start = start.filter(|_| self.last.is_none());
         let mut solver = match self.last.take() {
             None => {
                 let (p, alpha) = (vec![-1.0; self.y.len()], vec![0.0; self.y.len()]);
                 let eps = self.settings.tol;
-                Solver::new(
-                    q,
-                    &p,
-                    &self.signs,
-                    alpha,
-                    upper.clone(),
-                    Variant::Standard,
-                    eps,
-                )
+                Solver::new(q, &p, &self.signs, alpha, upper, Variant::Standard, eps)
             }
             Some(last) => {
                 let (old, new) = (last.bounds, (c_pos, c_neg));
@@ -378,15 +350,6 @@ impl<'a> CSvcPath<'a> {
                 }
             }
         };
-        if let Some(start) = start {
-            // `restart` keeps the order the last run's shrinking left `Q` in.
-            let alpha = balanced_start(start, &self.signs, &upper);
-            let mut seeded = solver.clone();
-            seeded.restart(q, &alpha, &upper);
-            if seeded.objective() < solver.objective() {
-                solver = seeded;
-            }
-        }
         let sol = solver.run(q, self.settings.options(self.y.len()));
         let out = c_svc_solution(sol, &self.signs, (c_pos, c_neg), weights);
         self.last = Some(PathPoint {
@@ -447,35 +410,6 @@ pub(crate) fn seed_alpha(
             };
             *a += step;
             balance += if pos { step } else { -step };
-        }
-    }
-    alpha
-}
-
-/// `start` made a feasible C-SVC point for bounds `upper`: clipped to `[0, upper]`,
-/// then `yᵀα = 0` restored by lowering the duals of the class with the larger sum, free
-/// ones first (a bounded dual is most likely bounded at the optimum too). Lowering one
-/// side always suffices, since its sum can fall to the other's.
-pub(crate) fn balanced_start(start: &[f64], s: &[i8], upper: &[f64]) -> Vec<f64> {
-    let mut alpha: Vec<f64> = start
-        .iter()
-        .zip(upper)
-        .map(|(a, &u)| a.clamp(0.0, u))
-        .collect();
-    let mut excess: f64 = alpha.iter().zip(s).map(|(a, &v)| a * f64::from(v)).sum();
-    for free_first in [true, false] {
-        for t in 0..alpha.len() {
-            if excess == 0.0 {
-                return alpha;
-            }
-            let a = alpha[t];
-            let on_excess_side = (s[t] > 0) == (excess > 0.0);
-            if !on_excess_side || a <= 0.0 || (free_first && a >= upper[t]) {
-                continue;
-            }
-            let step = a.min(excess.abs());
-            alpha[t] = a - step;
-            excess -= f64::from(s[t]) * step;
         }
     }
     alpha

@@ -4,7 +4,6 @@
 
 use super::model::{SvmModel, SvmParams, SvmType};
 use crate::data::Features;
-use crate::multiclass::ordered_class_groups;
 use crate::{Error, Result};
 
 /// Where a fit's dual variables start (cold: all zero).
@@ -58,28 +57,6 @@ impl SvmModel {
             ));
         }
         Self::fit_features(params, x, y, None, Some(WarmStart::RowAlpha(alpha)))
-    }
-
-    /// Per class pair of a C-SVC fitted on labels `y` (one-vs-one, in
-    /// [`SvmModel::fit`]'s pair order), the unsigned dual of every training row: zero for
-    /// rows outside the pair and off the support. What [`super::SvmPaths`] offers as
-    /// starts to a fit on other rows: the caller moves them to those rows.
-    pub(crate) fn pair_row_alpha(&self, y: &[f64]) -> Vec<Vec<f64>> {
-        let (_, members) = ordered_class_groups(y, self.params.class_order);
-        let mut pairs = Vec::with_capacity(self.subproblem_coef.len());
-        for i in 0..members.len() {
-            for j in i + 1..members.len() {
-                let Some(coef) = self.subproblem_coef.get(pairs.len()) else {
-                    return pairs;
-                };
-                let mut alpha = vec![0.0; y.len()];
-                for (&t, c) in members[i].iter().chain(&members[j]).zip(coef) {
-                    alpha[t] = c.abs();
-                }
-                pairs.push(alpha);
-            }
-        }
-        pairs
     }
 
     /// The unsigned dual variable `α_t` of every training row (`n_rows` of them; zero off

@@ -127,7 +127,6 @@ impl KnplSearch {
             sample_weights: None,
             test_folds: None,
             scoring: None,
-            fold_seeding: true,
         }
     }
 

@@ -1,4 +1,4 @@
-use super::{balanced_start, seed_alpha, CSvcPath, SolverSettings};
+use super::seed_alpha;
 
 /// Seeds stay feasible for the larger box whatever the old solution looked like.
 #[test]
@@ -248,82 +248,4 @@ fn scaled_start_has_the_exact_gradient() {
         a.obj,
         b.obj
     );
-}
-
-/// A start from another problem becomes a feasible point of this one: inside the box and
-/// balanced, with only the larger class's duals lowered.
-#[test]
-fn balanced_start_is_feasible() {
-    let s: Vec<i8> = vec![1, 1, 1, -1, -1, 1];
-    let upper = vec![1.0, 1.0, 2.0, 1.0, 1.0, 1.0];
-    // Out of the box (∞, −1) and positives summing to more than the negatives.
-    let start = [f64::INFINITY, 0.5, 1.5, 0.25, 1.0, -1.0];
-    let alpha = balanced_start(&start, &s, &upper);
-    assert!(alpha
-        .iter()
-        .zip(&upper)
-        .all(|(&a, &u)| (0.0..=u).contains(&a)));
-    let balance: f64 = alpha.iter().zip(&s).map(|(a, &v)| a * f64::from(v)).sum();
-    assert!(balance.abs() < 1e-12, "yᵀα = {balance}");
-    assert_eq!(&alpha[3..5], &[0.25, 1.0], "the smaller side is kept");
-    // Free duals give way first: the bounded first positive keeps its bound.
-    assert_eq!(alpha[0], 1.0);
-}
-
-/// A path's first solve from another problem's duals (here the solution on the even rows,
-/// as another fold's would be) reaches the cold solve's optimum.
-#[test]
-fn a_path_started_from_other_rows_reaches_the_cold_optimum() {
-    use crate::kernel::PrecomputedKernel;
-    let n = 120;
-    let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 3.0).collect();
-    let k: Vec<f64> = (0..n * n)
-        .map(|ij| (-(x[ij / n] - x[ij % n]).powi(2)).exp())
-        .collect();
-    let source = PrecomputedKernel::from_row_major(n, n, k).unwrap();
-    let y: Vec<f64> = (0..n)
-        .map(|i| {
-            if (x[i] * 2.0 + (i % 7) as f64 * 0.3).cos() > 0.0 {
-                1.0
-            } else {
-                -1.0
-            }
-        })
-        .collect();
-    let settings = SolverSettings {
-        tol: 1e-6,
-        ..SolverSettings::default()
-    };
-    let cold = CSvcPath::new(&source, &y, &settings)
-        .unwrap()
-        .solve(4.0, 4.0)
-        .unwrap();
-    // The solution on the rows 0, 2, 4, … ; the odd rows start at zero.
-    let even: Vec<usize> = (0..n).step_by(2).collect();
-    let sub = crate::svm::SubsetSource::new(&source, even.clone());
-    let sub_y: Vec<f64> = even.iter().map(|&i| y[i]).collect();
-    let half = CSvcPath::new(sub, &sub_y, &settings)
-        .unwrap()
-        .solve(4.0, 4.0)
-        .unwrap();
-    let mut start = vec![0.0; n];
-    for (&i, c) in even.iter().zip(&half.coef) {
-        start[i] = c.abs();
-    }
-    let mut path = CSvcPath::new(&source, &y, &settings).unwrap();
-    let warm = path.solve_from(4.0, 4.0, Some(&start)).unwrap();
-    let (a, b) = (cold.objective, warm.objective);
-    assert!((a - b).abs() <= 1e-6 * a.abs(), "objective {a} vs {b}");
-    // The start is the one used: from the cold solution itself nothing is left to do.
-    let exact: Vec<f64> = cold.coef.iter().map(|c| c.abs()).collect();
-    let mut from_exact = CSvcPath::new(&source, &y, &settings).unwrap();
-    let done = from_exact.solve_from(4.0, 4.0, Some(&exact)).unwrap();
-    assert!(done.iterations <= 2, "{} iterations", done.iterations);
-    // Later solves along C take the path's own start: a start offered then is ignored.
-    let next = path.solve_from(8.0, 8.0, Some(&vec![0.0; n])).unwrap();
-    let again = CSvcPath::new(&source, &y, &settings)
-        .unwrap()
-        .solve(8.0, 8.0)
-        .unwrap();
-    assert!((next.objective - again.objective).abs() <= 1e-6 * again.objective.abs());
 }
