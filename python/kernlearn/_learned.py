@@ -357,8 +357,8 @@ class _LearnedClassifier(ClassifierMixin, _LearnedKernel):
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights, for the methods whose kernel learning has a weighted
-            form (``kernlearn.methods()`` says which: UNIFORM, SPG-GMKL and LMKL among
-            the learned kernels): sample ``i``'s bound in every SVM dual is
+            form (``kernlearn.methods()`` says which, by each method's
+            ``sample_weights`` flag): sample ``i``'s bound in every SVM dual is
             ``C * sample_weight[i]``, so an integer weight counts as that many copies of
             the sample and a zero weight as its absence, and with ``select="grid"``
             every fold is trained and scored with the weights. The other methods raise
@@ -458,8 +458,8 @@ class _LearnedRegressor(RegressorPredictMixin, RegressorMixin, _LearnedKernel):
             Real targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights, for the methods whose kernel learning has a weighted
-            form (``kernlearn.methods()`` says which: UNIFORM, SPG-GMKL and LMKL among
-            the learned kernels): sample ``i``'s bound in every SVM dual is
+            form (``kernlearn.methods()`` says which, by each method's
+            ``sample_weights`` flag): sample ``i``'s bound in every SVM dual is
             ``C * sample_weight[i]``, so an integer weight counts as that many copies of
             the sample and a zero weight as its absence, and with ``select="grid"``
             every fold is trained and scored with the weights. The other methods raise

@@ -3,29 +3,35 @@
 //! `remove_zero_weight`), for the learned-kernel methods that honour weights.
 
 use crate::data::Features;
+use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::Result;
 
-/// The rows of positive weight (features, labels, weights): what a weighted fit sees.
-pub(crate) struct PositiveRows {
-    /// Their features.
-    pub(crate) x: Features,
-    /// Their labels.
-    pub(crate) y: Vec<f64>,
-    /// Their weights, all positive.
-    pub(crate) w: Vec<f64>,
-}
-
-/// The rows of `(x, y)` whose weight in `weights` is positive, after checking one finite
-/// weight per row; no row left is an error.
-pub(crate) fn positive_rows(x: &Features, y: &[f64], weights: &[f64]) -> Result<PositiveRows> {
+/// One-vs-one machines on the rows of positive weight (every row without weights):
+/// `fit_pair` gets each class pair's rows, their ±1 labels and, when weighted, their
+/// weights. Also returns how many rows were fitted on.
+pub(crate) fn one_vs_one_weighted<M: BinaryMachine>(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    mut fit_pair: impl FnMut(&Features, &[f64], Option<&[f64]>) -> Result<M>,
+) -> Result<(OneVsOne<M>, usize)> {
+    let Some(weights) = weights else {
+        let machines = OneVsOne::fit_indexed(x, y, |xp, yp, _| fit_pair(xp, yp, None))?;
+        return Ok((machines, x.n_rows()));
+    };
     let rows = crate::svm::positive_weights(
         weights,
         y.len(),
         "every sample weight is zero or negative: no row is left to fit",
     )?;
-    Ok(PositiveRows {
-        x: x.select_rows(&rows),
-        y: rows.iter().map(|&t| y[t]).collect(),
-        w: rows.iter().map(|&t| weights[t]).collect(),
-    })
+    let (x, y) = (
+        x.select_rows(&rows),
+        rows.iter().map(|&t| y[t]).collect::<Vec<_>>(),
+    );
+    let w: Vec<f64> = rows.iter().map(|&t| weights[t]).collect();
+    let machines = OneVsOne::fit_indexed(&x, &y, |xp, yp, pair_rows| {
+        let wp: Vec<f64> = pair_rows.iter().map(|&t| w[t]).collect();
+        fit_pair(xp, yp, Some(&wp))
+    })?;
+    Ok((machines, rows.len()))
 }

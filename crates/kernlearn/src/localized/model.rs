@@ -7,7 +7,7 @@ use super::lmkl::LmklMachine;
 use super::swmkl::SwmklMachine;
 use super::{LocalizedMethod, LocalizedParams};
 use crate::data::Features;
-use crate::learner::weights::positive_rows;
+use crate::learner::weights::one_vs_one_weighted;
 use crate::multiclass::{BinaryMachine, OneVsOne};
 use crate::predictor::one_vs_one_predictor_methods;
 use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, Representation};
@@ -214,19 +214,13 @@ impl LocalizedModel {
         if weights.is_some() && params.method.weights_refusal().is_some() {
             return Err(refusal(&params.method));
         }
-        let kept = weights.map(|w| positive_rows(x, y, w)).transpose()?;
-        let (x, y, w) = match &kept {
-            Some(k) => (&k.x, &k.y[..], Some(&k.w[..])),
-            None => (x, y, None),
-        };
-        let machines = OneVsOne::fit_indexed(x, y, |xp, yp, rows| {
-            let wp: Option<Vec<f64>> = w.map(|w| rows.iter().map(|&t| w[t]).collect());
-            LocalizedMachine::fit(params, xp, (yp, wp.as_deref()))
+        let (machines, n_train) = one_vs_one_weighted(x, y, weights, |xp, yp, wp| {
+            LocalizedMachine::fit(params, xp, (yp, wp))
         })?;
         Ok(Self {
             params: params.clone(),
             n_features: x.n_cols(),
-            n_train: x.n_rows(),
+            n_train,
             machines,
         })
     }

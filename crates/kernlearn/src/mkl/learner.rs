@@ -446,13 +446,10 @@ impl Learner for NystromLinearLearner {
         _: u64,
         _: ProgressFn,
     ) -> Result<FittedMethod> {
-        Err(Error::param(
-            "sample weights",
-            format!(
-                "{} cannot honour per-sample weights: its Nyström landmarks are drawn \
-                 uniformly from the rows, so a weight could not act as copies of a row",
-                self.name()
-            ),
+        Err(crate::learner::weights_refused(
+            &self.name(),
+            "its Nyström landmarks are drawn uniformly from the rows, so a weight could \
+             not act as copies of a row",
         ))
     }
 

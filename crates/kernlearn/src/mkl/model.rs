@@ -11,7 +11,7 @@ use crate::bank::KernelFamily;
 use crate::bank::MklMachine;
 use crate::bank::{GramTable, KernelBank};
 use crate::data::Features;
-use crate::learner::weights::positive_rows;
+use crate::learner::weights::one_vs_one_weighted;
 use crate::multiclass::OneVsOne;
 use crate::predictor::one_vs_one_predictor_methods;
 use crate::predictor::{Artefact, ArtefactValue, FitSummary, Predictor, FEATURE_RELEVANCE};
@@ -80,8 +80,8 @@ impl MklMethod {
     }
 
     /// The binary machine of class pair `pair` (kernel values from `table` when it has
-    /// them), with the pair's per-sample weights `w` when given (positive; only the
-    /// methods without a [`MklMethod::weights_refusal`]); SPG-GMKL adds its iterations
+    /// them), with the pair's per-sample weights `w` when given (positive; the caller
+    /// has refused them for a method with a [`MklMethod::weights_refusal`]); SPG-GMKL adds its iterations
     /// to `trace`.
     fn fit_binary(
         &self,
@@ -91,12 +91,6 @@ impl MklMethod {
         pair: usize,
         trace: &mut Trace,
     ) -> Result<MklMachine> {
-        if let Some(why) = w.and(self.weights_refusal()) {
-            return Err(crate::Error::param(
-                "sample weights",
-                format!("{} cannot honour per-sample weights: {why}", self.name()),
-            ));
-        }
         let bank = &KernelBank::new_weighted(family, x, table, w)?;
         match self {
             MklMethod::Uniform(p) => uniform::fit_binary(family, bank, (y, w), p),
@@ -209,27 +203,14 @@ impl MklModel {
         params.family.validate(x.n_cols())?;
         x.check_training(y, true)?;
         if let (Some(_), Some(why)) = (weights, params.method.weights_refusal()) {
-            return Err(crate::Error::param(
-                "sample weights",
-                format!(
-                    "{} cannot honour per-sample weights: {why}",
-                    params.method.name()
-                ),
-            ));
+            return Err(crate::learner::weights_refused(params.method.name(), why));
         }
         // Rows of weight ≤ 0 are absent rows: fitted as if the data never had them.
-        let kept = weights.map(|w| positive_rows(x, y, w)).transpose()?;
-        let (x, y, w) = match &kept {
-            Some(k) => (&k.x, &k.y[..], Some(&k.w[..])),
-            None => (x, y, None),
-        };
         let mut trace = Trace::new(&spggmkl::TRACE_COLUMNS);
         let mut pair = 0;
-        let machines = OneVsOne::fit_indexed(x, y, |xp, yp, rows| {
+        let (machines, _) = one_vs_one_weighted(x, y, weights, |xp, yp, wp| {
             pair += 1;
-            let wp: Option<Vec<f64>> = w.map(|w| rows.iter().map(|&t| w[t]).collect());
-            let data = (xp, yp, wp.as_deref());
-            (params.method).fit_binary(&params.family, data, table, pair - 1, &mut trace)
+            (params.method).fit_binary(&params.family, (xp, yp, wp), table, pair - 1, &mut trace)
         })?;
         let model = Self {
             params: params.clone(),
